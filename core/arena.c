@@ -1,0 +1,72 @@
+#include "arena.h"
+
+#include <stdarg.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    alignas(max_align_t) unsigned char mem[];
+};
+
+enum { ARENA_BLOCK = 64 * 1024 };
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    size_t al = alignof(max_align_t);
+    n = (n + al - 1) / al * al;
+    struct arena_block *b = a->head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        b = xmalloc(sizeof(*b) + cap);
+        b->used = 0;
+        b->cap = cap;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->mem + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+    return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+    va_list ap, cp;
+    va_start(ap, fmt);
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    char *p = arena_alloc(a, n > 0 ? (size_t)n + 1 : 1);
+    if (n > 0)
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void arena_release(struct arena *a)
+{
+    while (a->head) {
+        struct arena_block *next = a->head->next;
+        free(a->head);
+        a->head = next;
+    }
+}

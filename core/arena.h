@@ -1,0 +1,24 @@
+/* arena.h: bump allocator. One arena per input file and one per report; everything
+ * allocated from it is freed at once by arena_release. */
+#ifndef BDB_ARENA_H
+#define BDB_ARENA_H
+
+#include <stddef.h>
+
+struct arena_block;
+struct arena {
+    struct arena_block *head;
+};
+#define ARENA_INIT {NULL}
+
+void *arena_alloc(struct arena *a, size_t n); /* zeroed, aligned for any type */
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void arena_release(struct arena *a);
+
+#endif

@@ -1,0 +1,113 @@
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *level_name[] = {"note", "warning", "error"};
+
+void source_locate(const struct source *src, size_t offset, unsigned *line, unsigned *col)
+{
+    unsigned l = 1;
+    size_t bol = 0;
+    if (offset > src->len)
+        offset = src->len;
+    for (size_t i = 0; i < offset; i++) {
+        if (src->data[i] == '\n') {
+            l++;
+            bol = i + 1;
+        }
+    }
+    *line = l;
+    *col = (unsigned)(offset - bol) + 1;
+}
+
+unsigned source_line(const struct source *src, size_t offset)
+{
+    unsigned line, col;
+    source_locate(src, offset, &line, &col);
+    return line;
+}
+
+static void emit(struct diag *d, enum diag_level level, struct buf *msg)
+{
+    if (level == DIAG_ERROR)
+        d->errors++;
+    else if (level == DIAG_WARNING)
+        d->warnings++;
+    if (d->emit)
+        d->emit(d->ctx, level, msg->data);
+    else
+        fprintf(stderr, "%s\n", msg->data);
+    buf_release(msg);
+}
+
+static void vreport(struct diag *d, enum diag_level level, const char *path, unsigned line,
+                    unsigned col, const char *fmt, va_list ap)
+{
+    struct buf msg = BUF_INIT;
+    if (path && line && col)
+        buf_addf(&msg, "%s:%u:%u: ", path, line, col);
+    else if (path && line)
+        buf_addf(&msg, "%s:%u: ", path, line);
+    else if (path)
+        buf_addf(&msg, "%s: ", path);
+    else
+        buf_adds(&msg, "benchdb: ");
+    buf_addf(&msg, "%s: ", level_name[level]);
+    buf_vaddf(&msg, fmt, ap);
+    emit(d, level, &msg);
+}
+
+int diag_error_at(struct diag *d, const struct source *src, size_t offset, const char *fmt, ...)
+{
+    unsigned line, col;
+    source_locate(src, offset, &line, &col);
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_ERROR, src->path, line, col, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int diag_error_line(struct diag *d, const struct source *src, unsigned line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_ERROR, src->path, line, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int diag_error(struct diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_ERROR, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void diag_warn_line(struct diag *d, const struct source *src, unsigned line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_WARNING, src->path, line, 0, fmt, ap);
+    va_end(ap);
+}
+
+void diag_warn(struct diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_WARNING, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+}
+
+void diag_note(struct diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_NOTE, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,48 @@
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void die_oom(size_t n)
+{
+    fprintf(stderr, "benchdb: fatal: out of memory allocating %zu bytes\n", n);
+    exit(3);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die_oom(n);
+    return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+    void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+    if (!p)
+        die_oom(nmemb * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        die_oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}

@@ -1,0 +1,34 @@
+#include "importer.h"
+
+#include <string.h>
+
+extern const struct importer importer_fio_json;
+
+const struct importer *const importers[] = {
+    &importer_fio_json,
+    NULL,
+};
+
+const struct importer *importer_find(const char *name)
+{
+    for (size_t i = 0; importers[i]; i++)
+        if (!strcmp(importers[i]->name, name))
+            return importers[i];
+    return NULL;
+}
+
+const struct importer *importer_detect(const struct source *src, struct buf *tried)
+{
+    const struct importer *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; importers[i]; i++) {
+        int score = importers[i]->probe(src);
+        if (score > best_score) {
+            best = importers[i];
+            best_score = score;
+        }
+        if (tried)
+            buf_addf(tried, "%s%s", i ? ", " : "", importers[i]->name);
+    }
+    return best;
+}
