@@ -13,7 +13,7 @@ struct line_iter {
     int cr_is_newline;
 };
 void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_is_newline);
-/* 1 and sets *line/*len (without the terminator), or 0 at the end. */
+/* 1 and sets *line and *len (without the terminator), or 0 at the end. */
 int line_iter_next(struct line_iter *it, const char **line, size_t *len);
 
 const char *skip_ws(const char *p);
