@@ -1,0 +1,53 @@
+/* stats.h: descriptive statistics and comparisons of repeated benchmark runs (pure C, libm).
+ *
+ * Nothing here allocates or touches the database. Inputs are expected to be finite; a NaN or
+ * infinity in a sample propagates into the results. Functions that cannot give a value return
+ * NAN (never 0: unknown is not zero). */
+#ifndef BDB_STATS_H
+#define BDB_STATS_H
+
+#include <stddef.h>
+
+struct sample_stats {
+    size_t n;
+    double mean;         /* NAN when n == 0 */
+    double sd;           /* sample standard deviation (divisor n-1); NAN when n < 2 */
+    double min, max;     /* NAN when n == 0 */
+    double ci_lo, ci_hi; /* 95 % Student t interval of the mean; NAN when n < 2 */
+};
+
+/* Fills *out from x[0..n-1] (two-pass mean and variance). x may be NULL when n == 0. */
+void stats_describe(const double *x, size_t n, struct sample_stats *out);
+
+/* Student t distribution with df > 0 degrees of freedom (df may be INFINITY: the normal
+ * distribution). NAN for df <= 0 or NaN arguments.
+ * stats_t_cdf: P(T <= t), via the regularized incomplete beta function.
+ * stats_t_sf: P(T > t), computed directly (no 1 - cdf cancellation in the upper tail).
+ * stats_t_quantile: the t with P(T <= t) = p; -INFINITY for p == 0, INFINITY for p == 1, NAN
+ * outside [0, 1]. Safeguarded Newton iteration on the tail probability. */
+double stats_t_cdf(double t, double df);
+double stats_t_sf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Regularized incomplete beta function I_x(a, b) for a, b > 0 and 0 <= x <= 1 (NAN otherwise). */
+double stats_incbeta(double a, double b, double x);
+
+/* Welch's unequal-variance t test, same convention as scipy.stats.ttest_ind(a, b,
+ * equal_var=False): t = (mean_a - mean_b) / sqrt(var_a/n_a + var_b/n_b), Welch-Satterthwaite
+ * df, two-sided p. Returns -1 (and leaves *out unchanged) when either side has n < 2 or both
+ * variances are 0 (t undefined), else 0. */
+struct welch {
+    double t, df, p;
+};
+int stats_welch(const struct sample_stats *a, const struct sample_stats *b, struct welch *out);
+
+/* Ratio of means b/a with a 95 % confidence interval by the delta method on the log ratio:
+ * se^2 = sd_a^2/(n_a mean_a^2) + sd_b^2/(n_b mean_b^2), Welch-Satterthwaite df for those two
+ * terms, interval exp(log(ratio) +- t(0.975, df) * se). The interval is always positive and
+ * asymmetric around the ratio (unlike Fieller's, it never becomes unbounded). When both
+ * variances are 0 the interval collapses to the ratio. Returns -1 (outputs unchanged) when
+ * either side has n < 2 or a mean that is not > 0 (throughputs, latencies: positive), else 0. */
+int stats_ratio_ci(const struct sample_stats *a, const struct sample_stats *b, double *ratio,
+                   double *lo, double *hi);
+
+#endif

@@ -1,0 +1,161 @@
+/* Unit tests for query/stats: every expected number comes from scipy (stats_expected.h, written
+ * by tests/tools/gen_stats_expected.py), except the degenerate cases scipy answers with NaN. */
+#include <math.h>
+#include <stdio.h>
+
+#include "../../query/stats.h"
+#include "harness.h"
+#include "stats_expected.h"
+
+#define REL 1e-6
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_t_distribution(void)
+{
+    char msg[128];
+    for (size_t i = 0; i < N_OF(t_cdf_cases); i++) {
+        const struct t_case *c = &t_cdf_cases[i];
+        snprintf(msg, sizeof(msg), "t.cdf(%g, df=%g)", c->x, c->df);
+        NUM_REL(stats_t_cdf(c->x, c->df), c->expected, REL, msg);
+    }
+    for (size_t i = 0; i < N_OF(t_sf_cases); i++) {
+        const struct t_case *c = &t_sf_cases[i];
+        snprintf(msg, sizeof(msg), "t.sf(%g, df=%g)", c->x, c->df);
+        NUM_REL(stats_t_sf(c->x, c->df), c->expected, REL, msg);
+    }
+    for (size_t i = 0; i < N_OF(t_ppf_cases); i++) {
+        const struct t_case *c = &t_ppf_cases[i];
+        snprintf(msg, sizeof(msg), "t.ppf(%g, df=%g)", c->x, c->df);
+        /* the median is 0 exactly: scipy answers with a rounding residue of ~1e-16 */
+        if (fabs(c->expected) < 1e-12)
+            OK(fabs(stats_t_quantile(c->x, c->df)) < 1e-12, msg);
+        else
+            NUM_REL(stats_t_quantile(c->x, c->df), c->expected, REL, msg);
+    }
+    /* the quantile inverts the cdf well beyond the 1e-6 the scipy comparison needs */
+    NUM_REL(stats_t_cdf(stats_t_quantile(0.975, 7.0), 7.0), 0.975, 1e-12, "cdf(ppf(0.975))");
+    NUM_REL(stats_t_cdf(stats_t_quantile(1e-30, 3.0), 3.0), 1e-30, 1e-10, "cdf(ppf(1e-30))");
+
+    OK(isnan(stats_t_cdf(1.0, 0.0)), "cdf with df 0 is NAN");
+    OK(isnan(stats_t_cdf(1.0, -3.0)), "cdf with negative df is NAN");
+    OK(isnan(stats_t_cdf(NAN, 3.0)), "cdf of NAN is NAN");
+    OK(isnan(stats_t_quantile(1.5, 3.0)), "quantile of p > 1 is NAN");
+    OK(isnan(stats_t_quantile(-0.1, 3.0)), "quantile of p < 0 is NAN");
+    OK(isnan(stats_t_quantile(0.5, NAN)), "quantile with NAN df is NAN");
+    OK(stats_t_quantile(0.0, 3.0) == -INFINITY, "quantile(0) is -inf");
+    OK(stats_t_quantile(1.0, 3.0) == INFINITY, "quantile(1) is +inf");
+    OK(stats_t_cdf(INFINITY, 3.0) == 1.0 && stats_t_cdf(-INFINITY, 3.0) == 0.0, "cdf(+-inf)");
+    NUM_REL(stats_t_cdf(1.959963984540054, INFINITY), 0.975, 1e-12, "df = inf is the normal");
+    NUM_REL(stats_incbeta(2.0, 3.0, 0.4), 0.5248, 1e-12, "I_0.4(2,3) = 0.5248 (closed form)");
+    OK(isnan(stats_incbeta(0.0, 1.0, 0.5)) && isnan(stats_incbeta(1.0, 1.0, 1.5)),
+       "incbeta rejects a <= 0 and x > 1");
+}
+
+static void check_describe(const char *name, const char *side, const double *x, size_t n,
+                           const double want[6], struct sample_stats *s)
+{
+    static const char *const field[6] = {"mean", "sd", "min", "max", "ci_lo", "ci_hi"};
+    char msg[160];
+    stats_describe(x, n, s);
+    INT_EQ(s->n, n, "n");
+    const double got[6] = {s->mean, s->sd, s->min, s->max, s->ci_lo, s->ci_hi};
+    for (int i = 0; i < 6; i++) {
+        snprintf(msg, sizeof(msg), "%s %s %s", name, side, field[i]);
+        /* sd is exactly 0 for constant samples: compare absolutely then */
+        if (want[i] == 0)
+            OK(got[i] == 0, msg);
+        else
+            NUM_REL(got[i], want[i], REL, msg);
+    }
+}
+
+static void test_pairs(void)
+{
+    char msg[160];
+    for (size_t i = 0; i < N_OF(pair_cases); i++) {
+        const struct pair_case *c = &pair_cases[i];
+        struct sample_stats a, b;
+        const double wa[6] = {c->a_mean, c->a_sd, c->a_min, c->a_max, c->a_ci_lo, c->a_ci_hi};
+        const double wb[6] = {c->b_mean, c->b_sd, c->b_min, c->b_max, c->b_ci_lo, c->b_ci_hi};
+        check_describe(c->name, "a", c->a, c->na, wa, &a);
+        check_describe(c->name, "b", c->b, c->nb, wb, &b);
+
+        struct welch w = {-1, -1, -1};
+        int rc = stats_welch(&a, &b, &w);
+        snprintf(msg, sizeof(msg), "%s welch status", c->name);
+        INT_EQ(rc, isnan(c->t) ? -1 : 0, msg);
+        if (rc == 0) {
+            snprintf(msg, sizeof(msg), "%s welch t", c->name);
+            /* identical samples: scipy's t is exactly 0 (or a rounding residue near it) */
+            if (fabs(c->t) < 1e-12)
+                OK(fabs(w.t) < 1e-12, msg);
+            else
+                NUM_REL(w.t, c->t, REL, msg);
+            snprintf(msg, sizeof(msg), "%s welch df", c->name);
+            NUM_REL(w.df, c->df, REL, msg);
+            snprintf(msg, sizeof(msg), "%s welch p", c->name);
+            NUM_REL(w.p, c->p, REL, msg);
+        }
+
+        double r = NAN, lo = NAN, hi = NAN;
+        snprintf(msg, sizeof(msg), "%s ratio status", c->name);
+        INT_EQ(stats_ratio_ci(&a, &b, &r, &lo, &hi), 0, msg);
+        snprintf(msg, sizeof(msg), "%s ratio", c->name);
+        NUM_REL(r, c->ratio, REL, msg);
+        snprintf(msg, sizeof(msg), "%s ratio lo", c->name);
+        NUM_REL(lo, c->ratio_lo, REL, msg);
+        snprintf(msg, sizeof(msg), "%s ratio hi", c->name);
+        NUM_REL(hi, c->ratio_hi, REL, msg);
+        OK(lo <= r && r <= hi, "ratio inside its interval");
+    }
+}
+
+static void test_degenerate(void)
+{
+    struct sample_stats s, t;
+    stats_describe(NULL, 0, &s);
+    INT_EQ(s.n, 0, "empty n");
+    OK(isnan(s.mean) && isnan(s.sd) && isnan(s.min) && isnan(s.ci_lo), "empty: all NAN");
+
+    const double one[] = {42.5};
+    stats_describe(one, 1, &s);
+    NUM_REL(s.mean, 42.5, 0, "n=1 mean");
+    NUM_REL(s.min, 42.5, 0, "n=1 min");
+    NUM_REL(s.max, 42.5, 0, "n=1 max");
+    OK(isnan(s.sd) && isnan(s.ci_lo) && isnan(s.ci_hi), "n=1: sd and ci are NAN");
+
+    struct welch w = {7, 7, 7};
+    const double two[] = {1.0, 2.0};
+    stats_describe(two, 2, &t);
+    INT_EQ(stats_welch(&s, &t, &w), -1, "welch refuses n=1");
+    INT_EQ(stats_welch(&t, &s, &w), -1, "welch refuses n=1 on the right");
+    OK(w.t == 7 && w.df == 7 && w.p == 7, "welch leaves out unchanged on failure");
+
+    const double c1[] = {3.0, 3.0, 3.0}, c2[] = {4.0, 4.0};
+    struct sample_stats k1, k2;
+    stats_describe(c1, 3, &k1);
+    stats_describe(c2, 2, &k2);
+    OK(k1.sd == 0 && k1.ci_lo == 3.0 && k1.ci_hi == 3.0, "constant sample: sd 0, ci collapses");
+    INT_EQ(stats_welch(&k1, &k2, &w), -1, "welch refuses two zero variances");
+
+    double r = 0, lo = 0, hi = 0;
+    INT_EQ(stats_ratio_ci(&k1, &k2, &r, &lo, &hi), 0, "ratio of constants");
+    OK(r == 4.0 / 3.0 && lo == r && hi == r, "ratio of constants: ci collapses");
+    INT_EQ(stats_ratio_ci(&s, &t, &r, &lo, &hi), -1, "ratio refuses n=1");
+    const double neg[] = {-1.0, -2.0, -3.0};
+    stats_describe(neg, 3, &s);
+    INT_EQ(stats_ratio_ci(&s, &t, &r, &lo, &hi), -1, "ratio refuses a mean <= 0");
+
+    /* cancellation: tiny spread on a huge offset */
+    const double big[] = {1e9 + 1, 1e9 + 2, 1e9 + 3};
+    stats_describe(big, 3, &s);
+    NUM_REL(s.sd, 1.0, 1e-9, "sd on a large offset");
+}
+
+int main(void)
+{
+    test_t_distribution();
+    test_pairs();
+    test_degenerate();
+    return TEST_DONE();
+}
