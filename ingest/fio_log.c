@@ -1,0 +1,776 @@
+/* fio_log.c: fio's per-job log files (--write_bw_log, --write_iops_log, --write_lat_log,
+ * --write_hist_log). See FORMATS.md section 4 and fio's HOWTO "Log File Formats".
+ *
+ * Lines are `time, value, ddir, bs[, offset], prio[, issue_time]` (4 columns before
+ * fio-3.18), with a second value column (`time, avg, max, ddir, ...`) under
+ * log_window_value=both; histogram logs are `time, ddir, bs, c0, c1, ...` with 1856 bins
+ * (fio >= 2.99, nanoseconds) or 1216 bins (fio 2.x, microseconds), halved per step of
+ * log_hist_coarseness. The content does not say what a value is: the file name does
+ * (`<job>_bw.1.log`, `_iops`, `_lat`, `_clat`, `_slat`, `_clat_hist`).
+ *
+ * One record per direction summarises the whole log in one pass with memory independent of
+ * the file size:
+ * - bw/iops: mean, min, max and sample stddev of the logged values (for per-I/O logs this is
+ *   the mean of the per-I/O rates, not bytes/runtime; with log_max_value=1 the values are
+ *   window maxima: the content cannot tell);
+ * - latency logs: the same, plus percentiles from a log-linear histogram with 128 buckets per
+ *   power of two (values below 256 exact): a percentile is the midpoint of the bucket that
+ *   holds the nearest-rank sample, so it is within 0.4% of the exact value. Values are taken
+ *   as ns (fio >= 3; fio 2.x wrote microseconds, which the content cannot reveal): tag
+ *   log_unit=ns records that assumption;
+ * - histogram logs: bins summed per direction (each line holds one interval's counts),
+ *   decoded with fio's plat_idx_to_val; mean and percentiles are computed as fio computes
+ *   them from its bins (error below 1/128 of the value).
+ * The time series is averaged into at most SERIES_CAP fixed-width time buckets; the width
+ * doubles (merging neighbours) whenever a time falls beyond the last bucket. */
+#include "importer.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+
+enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT, KIND_HIST };
+
+#define NDIR 4
+#define MIN_PLAIN_COLS 4
+#define MAX_PLAIN_COLS 8
+#define PLAT_BITS 6
+#define PLAT_VAL (1 << PLAT_BITS)
+#define HIST_FIO2_BINS (19 * PLAT_VAL) /* fio 2.x: microseconds */
+#define HIST_FIO3_BINS (29 * PLAT_VAL) /* fio >= 2.99: nanoseconds */
+#define HIST_MAX_COARSE 6
+#define MAX_COLS (3 + HIST_FIO3_BINS)
+#define SERIES_CAP 500
+/* raw latency values: LAT_SUB buckets per power of two */
+#define LAT_BITS 7
+#define LAT_SUB (1 << LAT_BITS)
+#define LAT_BUCKETS ((63 - LAT_BITS + 1) * LAT_SUB)
+/* log_unix_epoch=1 writes ms since 1970: any time past 2000-01-01 is taken as such */
+#define EPOCH_MS_MIN INT64_C(946684800000)
+
+static const char *const dir_names[NDIR] = {"read", "write", "trim", "sync"};
+
+struct kind_info {
+    const char *suffix;  /* in the file name */
+    const char *tag;     /* log_kind tag */
+    const char *mean, *min, *max, *avg, *stddev;
+    const char *p50, *p95, *p99, *p99_9; /* latency only */
+    const char *series;
+    double scale; /* logged value -> base unit */
+};
+
+static const struct kind_info kinds[] = {
+    [KIND_UNKNOWN] = {NULL, "unknown", "value", "value_min", "value_max", "value_mean",
+                      "value_stddev", NULL, NULL, NULL, NULL, "value", 1},
+    [KIND_BW] = {"_bw", "bw", "bw_bytes_s", "bw_min_bytes_s", "bw_max_bytes_s", "bw_mean_bytes_s",
+                 "bw_stddev_bytes_s", NULL, NULL, NULL, NULL, "bw_bytes_s", 1024},
+    [KIND_IOPS] = {"_iops", "iops", "iops", "iops_min", "iops_max", "iops_mean", "iops_stddev",
+                   NULL, NULL, NULL, NULL, "iops", 1},
+    [KIND_LAT] = {"_lat", "lat", "lat_mean_ns", "lat_min_ns", "lat_max_ns", NULL,
+                  "lat_stddev_ns", "lat_p50_ns", "lat_p95_ns", "lat_p99_ns", "lat_p99_9_ns",
+                  "lat_ns", 1},
+    [KIND_CLAT] = {"_clat", "clat", "clat_mean_ns", "clat_min_ns", "clat_max_ns", NULL,
+                   "clat_stddev_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns",
+                   "clat_p99_9_ns", "clat_ns", 1},
+    [KIND_SLAT] = {"_slat", "slat", "slat_mean_ns", "slat_min_ns", "slat_max_ns", NULL,
+                   "slat_stddev_ns", "slat_p50_ns", "slat_p95_ns", "slat_p99_ns",
+                   "slat_p99_9_ns", "slat_ns", 1},
+    [KIND_HIST] = {"_clat_hist", "clat_hist", "clat_mean_ns", NULL, NULL, NULL, NULL,
+                   "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_ns", 1},
+};
+
+struct series {
+    int64_t width; /* ms per bucket */
+    double t[SERIES_CAP], v[SERIES_CAP], n[SERIES_CAP];
+};
+
+struct dir_acc {
+    uint64_t n;           /* lines */
+    double mean, m2;      /* Welford */
+    int64_t min, max;
+    int64_t t_max, bs;
+    int bs_mixed;
+    unsigned line_first, line_last;
+    uint64_t *lat;        /* LAT_BUCKETS counts, latency logs */
+    double *bins;         /* per log bin counts, histogram logs */
+    double ios;           /* histogram logs: sum of all counts */
+    struct series *s;
+};
+
+struct parser {
+    const struct source *src;
+    struct arena *a;
+    struct diag *d;
+    enum log_kind kind;
+    int ncols;      /* fixed by the first line */
+    unsigned line1; /* the first data line */
+    int both;       /* log_window_value=both: avg and max columns */
+    int nbins;      /* histogram logs */
+    double *bin_ns; /* histogram bin -> latency in ns */
+    int fio2_hist;
+    int epoch;      /* times are Unix epoch ms */
+    int64_t t0;
+    int64_t cols[MAX_COLS];
+    const char *colpos[MAX_PLAIN_COLS];
+    struct dir_acc dir[NDIR];
+};
+
+/* ---- scanning ---- */
+
+static int is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+static int hex_val(char c)
+{
+    if (is_digit(c))
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A non-negative integer below 2^63; "0x..." too when hex (fio's log_prio column). */
+static int scan_uint(const char **pp, const char *eol, int64_t *v, int hex)
+{
+    const char *p = *pp;
+    uint64_t x = 0;
+    if (hex && eol - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hex_val(p[2]) >= 0) {
+        for (p += 2; p < eol && hex_val(*p) >= 0; p++) {
+            if (x > (uint64_t)INT64_MAX >> 4)
+                return 0;
+            x = x * 16 + (uint64_t)hex_val(*p);
+        }
+    } else {
+        const char *s = p;
+        for (; p < eol && is_digit(*p); p++) {
+            unsigned d = (unsigned)(*p - '0');
+            if (p - s >= 18 && x > ((uint64_t)INT64_MAX - d) / 10)
+                return 0;
+            x = x * 10 + d;
+        }
+        if (p == s)
+            return 0;
+    }
+    *v = (int64_t)x;
+    *pp = p;
+    return 1;
+}
+
+static const char *skip_blank(const char *p, const char *eol)
+{
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+enum row_status { ROW_OK, ROW_BAD_INT, ROW_BAD_SEP, ROW_TOO_MANY };
+
+struct row {
+    int n;
+    const char *bad; /* where scanning stopped on error */
+};
+
+/* Scans one line of comma-separated integers into cols (at most max). strict: fio's exact
+ * ", " separators and nothing else (probing). colpos receives the first columns' starts. */
+static enum row_status scan_row(const char *p, const char *eol, int64_t *cols, int max,
+                                const char **colpos, int hex_cols, int strict, struct row *r)
+{
+    r->n = 0;
+    if (!strict)
+        p = skip_blank(p, eol);
+    for (;;) {
+        if (r->n == max) {
+            r->bad = p;
+            return ROW_TOO_MANY;
+        }
+        if (colpos && r->n < MAX_PLAIN_COLS)
+            colpos[r->n] = p;
+        int hex = r->n >= 4 && r->n < hex_cols;
+        if (!scan_uint(&p, eol, &cols[r->n], hex)) {
+            r->bad = p;
+            return ROW_BAD_INT;
+        }
+        r->n++;
+        if (!strict)
+            p = skip_blank(p, eol);
+        if (p == eol)
+            return ROW_OK;
+        if (*p != ',' || (strict && (eol - p < 2 || p[1] != ' '))) {
+            r->bad = p;
+            return ROW_BAD_SEP;
+        }
+        p += strict ? 2 : 1;
+        if (!strict)
+            p = skip_blank(p, eol);
+    }
+}
+
+/* The next line [*line, *eol) of [p, end); returns where the one after starts. */
+static const char *next_line(const char *p, const char *end, const char **eol)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *e = nl ? nl : end;
+    if (e > p && e[-1] == '\r')
+        e--;
+    *eol = e;
+    return nl ? nl + 1 : end;
+}
+
+static const char *skip_bom(const char *p, const char *end)
+{
+    if (end - p >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+        return p + 3;
+    return p;
+}
+
+/* 0 for no histogram; else the log_hist_coarseness that gives nbins bins (+1), with fio2
+ * set for fio 2.x's 1216-bin layout. */
+static int hist_layout(int nbins, int *fio2)
+{
+    for (int k = 0; k <= HIST_MAX_COARSE; k++) {
+        if (nbins == HIST_FIO3_BINS >> k) {
+            *fio2 = 0;
+            return k + 1;
+        }
+        if (nbins == HIST_FIO2_BINS >> k) {
+            *fio2 = 1;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- probe ---- */
+
+static int probe_row(const int64_t *cols, int n)
+{
+    int fio2;
+    if (n > MAX_PLAIN_COLS)
+        return hist_layout(n - 3, &fio2) && cols[1] < NDIR ? (n - 3 >= 1000 ? 70 : 65) : 0;
+    if (n < MIN_PLAIN_COLS)
+        return 0;
+    /* ddir is the third column, or the fourth under log_window_value=both */
+    return cols[2] < NDIR || (n >= 6 && cols[3] < NDIR) ? 60 : 0;
+}
+
+static int fio_log_probe(const struct source *src)
+{
+    const char *p = skip_bom(src->data, src->data + src->len), *end = src->data + src->len;
+    int64_t *cols = xmalloc(MAX_COLS * sizeof(*cols));
+    int score = 0, ncols = 0, lines = 0;
+    while (p < end && lines < 5) {
+        const char *eol, *next = next_line(p, end, &eol);
+        struct row r;
+        if (eol == p && next < end) {
+            p = next;
+            continue;
+        }
+        /* a last line cut short is no evidence either way */
+        if (scan_row(p, eol, cols, MAX_COLS, NULL, MAX_PLAIN_COLS, 1, &r) != ROW_OK) {
+            score = next == end && lines ? score : 0;
+            break;
+        }
+        int s = probe_row(cols, r.n);
+        if (!s || (ncols && r.n != ncols)) {
+            score = 0;
+            break;
+        }
+        ncols = r.n;
+        score = s;
+        lines++;
+        p = next;
+    }
+    free(cols);
+    return score;
+}
+
+/* ---- file name ---- */
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+/* `<job>_<kind>[.<index>].log` */
+static enum log_kind kind_from_path(struct parser *ps, const char **job, const char **index)
+{
+    static const enum log_kind order[] = {KIND_HIST, KIND_CLAT, KIND_SLAT, KIND_LAT, KIND_BW,
+                                          KIND_IOPS};
+    const char *base = strrchr(ps->src->path, '/');
+    base = base ? base + 1 : ps->src->path;
+    size_t n = strlen(base);
+    *job = *index = NULL;
+    if (!ends_with(base, n, ".log"))
+        return KIND_UNKNOWN;
+    n -= 4;
+    size_t dot = n;
+    while (dot > 0 && is_digit(base[dot - 1]))
+        dot--;
+    if (dot < n && dot > 0 && base[dot - 1] == '.') {
+        *index = arena_strndup(ps->a, base + dot, n - dot);
+        n = dot - 1;
+    }
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        const char *suffix = kinds[order[i]].suffix;
+        if (ends_with(base, n, suffix)) {
+            size_t k = n - strlen(suffix);
+            *job = k ? arena_strndup(ps->a, base, k) : NULL;
+            return order[i];
+        }
+    }
+    *index = NULL;
+    return KIND_UNKNOWN;
+}
+
+/* ---- errors ---- */
+
+/* The token at p for messages: up to the next separator, at most 32 bytes, printable. */
+static const char *token(struct arena *a, const char *p, const char *eol)
+{
+    if (p >= eol)
+        return NULL;
+    const char *q = p;
+    while (q < eol && q - p < 32 && *q != ',' && *q != ' ' && *q != '\t')
+        q++;
+    if (q == p)
+        q++;
+    char *t = arena_strndup(a, p, (size_t)(q - p));
+    for (char *c = t; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return t;
+}
+
+static int error_at(struct parser *ps, const char *at, const char *eol, const char *what)
+{
+    const char *tok = token(ps->a, at, eol);
+    size_t off = (size_t)(at - ps->src->data);
+    if (!tok)
+        return diag_error_at(ps->d, ps->src, off, "expected %s, got end of line", what);
+    return diag_error_at(ps->d, ps->src, off, "expected %s, got '%s'", what, tok);
+}
+
+static int row_error(struct parser *ps, enum row_status st, const struct row *r,
+                     const char *eol)
+{
+    char what[64];
+    switch (st) {
+    case ROW_BAD_INT:
+        if (r->bad < eol && is_digit(*r->bad))
+            return error_at(ps, r->bad, eol, "an integer below 2^63");
+        return error_at(ps, r->bad, eol, "a non-negative integer");
+    case ROW_BAD_SEP:
+        return error_at(ps, r->bad, eol, "',' or end of line");
+    case ROW_TOO_MANY:
+        snprintf(what, sizeof(what), "end of line after %d columns", r->n);
+        return error_at(ps, r->bad, eol, what);
+    default:
+        return -1;
+    }
+}
+
+/* ---- accumulation ---- */
+
+static void series_merge(struct series *s)
+{
+    for (int i = 0; i < SERIES_CAP / 2; i++) {
+        s->t[i] = s->t[2 * i] + s->t[2 * i + 1];
+        s->v[i] = s->v[2 * i] + s->v[2 * i + 1];
+        s->n[i] = s->n[2 * i] + s->n[2 * i + 1];
+    }
+    for (int i = SERIES_CAP / 2; i < SERIES_CAP; i++)
+        s->t[i] = s->v[i] = s->n[i] = 0;
+    s->width *= 2;
+}
+
+static void series_add(struct series *s, int64_t t, double v)
+{
+    while (t / s->width >= SERIES_CAP)
+        series_merge(s);
+    int64_t i = t / s->width;
+    s->t[i] += (double)t;
+    s->v[i] += v;
+    s->n[i] += 1;
+}
+
+static unsigned lat_bucket(uint64_t v)
+{
+    if (v < 2 * LAT_SUB)
+        return (unsigned)v;
+#if defined(__GNUC__)
+    unsigned msb = 63 - (unsigned)__builtin_clzll(v);
+#else
+    unsigned msb = 63;
+    while (!(v >> msb))
+        msb--;
+#endif
+    unsigned shift = msb - LAT_BITS;
+    return (shift + 1) * LAT_SUB + (unsigned)((v >> shift) & (LAT_SUB - 1));
+}
+
+/* The middle of a bucket's value range. */
+static double lat_bucket_value(unsigned idx)
+{
+    if (idx < 2 * LAT_SUB)
+        return idx;
+    unsigned shift = idx / LAT_SUB - 1;
+    double lo = ldexp((double)(LAT_SUB + idx % LAT_SUB), (int)shift);
+    return lo + (ldexp(1, (int)shift) - 1) / 2;
+}
+
+static struct dir_acc *dir_get(struct parser *ps, int64_t ddir, unsigned line)
+{
+    struct dir_acc *acc = &ps->dir[ddir];
+    if (!acc->n && !acc->line_first) {
+        acc->line_first = line;
+        acc->min = INT64_MAX;
+        acc->bs = -1;
+        acc->s = arena_alloc(ps->a, sizeof(*acc->s));
+        acc->s->width = 1;
+        if (ps->kind == KIND_HIST)
+            acc->bins = arena_alloc(ps->a, (size_t)ps->nbins * sizeof(*acc->bins));
+        else if (kinds[ps->kind].p50)
+            acc->lat = arena_alloc(ps->a, LAT_BUCKETS * sizeof(*acc->lat));
+    }
+    acc->line_last = line;
+    return acc;
+}
+
+/* Time since the job started (log_unix_epoch logs count from the first line). */
+static int64_t rel_time(struct parser *ps, int64_t t)
+{
+    if (!ps->epoch)
+        return t;
+    return t > ps->t0 ? t - ps->t0 : 0;
+}
+
+static void note_bs(struct dir_acc *acc, int64_t bs)
+{
+    if (acc->bs < 0)
+        acc->bs = bs;
+    else if (acc->bs != bs)
+        acc->bs_mixed = 1;
+}
+
+static int plain_row(struct parser *ps, const char *eol, unsigned line)
+{
+    const int64_t *c = ps->cols;
+    int dc = ps->both ? 3 : 2;
+    if (c[dc] >= NDIR)
+        return error_at(ps, ps->colpos[dc], eol, "a data direction 0-3");
+    struct dir_acc *acc = dir_get(ps, c[dc], line);
+    int64_t v = c[1], hi = ps->both ? c[2] : c[1];
+    acc->n++;
+    double delta = (double)v - acc->mean;
+    acc->mean += delta / (double)acc->n;
+    acc->m2 += delta * ((double)v - acc->mean);
+    if (v < acc->min)
+        acc->min = v;
+    if (hi > acc->max)
+        acc->max = hi;
+    int64_t t = rel_time(ps, c[0]);
+    if (t > acc->t_max)
+        acc->t_max = t;
+    note_bs(acc, c[dc + 1]);
+    if (acc->lat)
+        acc->lat[lat_bucket((uint64_t)v)]++;
+    series_add(acc->s, t, (double)v);
+    return 0;
+}
+
+static int hist_row(struct parser *ps, const char *eol, unsigned line)
+{
+    const int64_t *c = ps->cols;
+    if (c[1] >= NDIR)
+        return error_at(ps, ps->colpos[1], eol, "a data direction 0-3");
+    struct dir_acc *acc = dir_get(ps, c[1], line);
+    double n = 0, sum = 0;
+    for (int i = 0; i < ps->nbins; i++) {
+        double k = (double)c[3 + i];
+        acc->bins[i] += k;
+        n += k;
+        sum += k * ps->bin_ns[i];
+    }
+    acc->n++;
+    acc->ios += n;
+    int64_t t = rel_time(ps, c[0]);
+    if (t > acc->t_max)
+        acc->t_max = t;
+    note_bs(acc, c[2]);
+    if (n > 0)
+        series_add(acc->s, t, sum / n);
+    return 0;
+}
+
+/* ---- layout, decided by the first line ---- */
+
+/* fio's plat_idx_to_val (stat.c), including its integer truncation. */
+static double plat_idx_to_val(unsigned idx)
+{
+    if (idx < (PLAT_VAL << 1))
+        return idx;
+    unsigned error_bits = (idx >> PLAT_BITS) - 1;
+    double base = ldexp(1, (int)(error_bits + PLAT_BITS));
+    unsigned k = idx % PLAT_VAL;
+    return base + floor((k + 0.5) * ldexp(1, (int)error_bits));
+}
+
+static void hist_setup(struct parser *ps, int coarse_plus1)
+{
+    int stride = 1 << (coarse_plus1 - 1);
+    double unit = ps->fio2_hist ? 1000 : 1;
+    ps->bin_ns = arena_alloc(ps->a, (size_t)ps->nbins * sizeof(*ps->bin_ns));
+    for (int i = 0; i < ps->nbins; i++) {
+        double sum = 0;
+        for (int j = 0; j < stride; j++)
+            sum += plat_idx_to_val((unsigned)(i * stride + j));
+        ps->bin_ns[i] = sum / stride * unit;
+    }
+}
+
+/* log_window_value=both puts the window max before ddir; per-I/O and plain windowed logs
+ * have ddir there. Decided by the first line that tells them apart (ddir is 0-3, bs is
+ * 0 in windowed logs and at least 512 per I/O). */
+static int detect_both(const char *p, const char *end, int ncols)
+{
+    int64_t c[MAX_PLAIN_COLS];
+    if (ncols < 6)
+        return 0;
+    for (int lines = 0; p < end && lines < 10000; lines++) {
+        const char *eol, *next = next_line(p, end, &eol);
+        struct row r;
+        if (scan_row(p, eol, c, MAX_PLAIN_COLS, NULL, MAX_PLAIN_COLS, 0, &r) != ROW_OK ||
+            r.n != ncols)
+            return 0;
+        if (c[2] >= NDIR || (c[3] > 0 && c[3] < NDIR))
+            return 1;
+        if (c[3] >= NDIR)
+            return 0;
+        p = next;
+    }
+    return 0;
+}
+
+static int setup_layout(struct parser *ps, const char *p, const char *end, const char *eol,
+                        const struct row *r)
+{
+    int coarse = r->n > MAX_PLAIN_COLS ? hist_layout(r->n - 3, &ps->fio2_hist) : 0;
+    ps->ncols = r->n;
+    if (r->n < MIN_PLAIN_COLS || (r->n > MAX_PLAIN_COLS && !coarse))
+        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
+                             "expected %d to %d columns, or 3 + %d (%d in fio 2.x) in a "
+                             "histogram log, got %d",
+                             MIN_PLAIN_COLS, MAX_PLAIN_COLS, HIST_FIO3_BINS, HIST_FIO2_BINS,
+                             r->n);
+    if (coarse) {
+        if (ps->kind != KIND_HIST && ps->kind != KIND_UNKNOWN)
+            diag_warn_line(ps->d, ps->src, ps->line1,
+                           "file name says '%s' but the lines are a latency histogram log; "
+                           "importing as clat_hist",
+                           kinds[ps->kind].tag);
+        ps->kind = KIND_HIST;
+        ps->nbins = r->n - 3;
+        hist_setup(ps, coarse);
+    } else if (ps->kind == KIND_HIST) {
+        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
+                             "expected 3 + %d (%d in fio 2.x) columns in a histogram log, got %d",
+                             HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
+    } else {
+        ps->both = detect_both(p, end, r->n);
+    }
+    if (ps->cols[0] >= EPOCH_MS_MIN) {
+        ps->epoch = 1;
+        ps->t0 = ps->cols[0];
+    }
+    return 0;
+}
+
+/* ---- output ---- */
+
+static double lat_percentile(const struct dir_acc *acc, double pct)
+{
+    double want = pct / 100 * (double)acc->n, cum = 0;
+    for (unsigned i = 0; i < LAT_BUCKETS; i++) {
+        cum += (double)acc->lat[i];
+        if (acc->lat[i] && cum >= want) {
+            double v = lat_bucket_value(i);
+            return v < (double)acc->min ? (double)acc->min
+                                        : v > (double)acc->max ? (double)acc->max : v;
+        }
+    }
+    return (double)acc->max;
+}
+
+static double hist_percentile(const struct parser *ps, const struct dir_acc *acc, double pct)
+{
+    double want = pct / 100 * acc->ios, cum = 0;
+    for (int i = 0; i < ps->nbins; i++) {
+        cum += acc->bins[i];
+        if (acc->bins[i] > 0 && cum >= want)
+            return ps->bin_ns[i];
+    }
+    return ps->bin_ns[ps->nbins - 1];
+}
+
+static void emit_percentiles(struct parser *ps, struct bench_record *r,
+                             const struct dir_acc *acc)
+{
+    static const double pcts[] = {50, 95, 99, 99.9};
+    const struct kind_info *k = &kinds[ps->kind];
+    const char *names[] = {k->p50, k->p95, k->p99, k->p99_9};
+    for (int i = 0; i < 4; i++) {
+        double v = ps->kind == KIND_HIST ? hist_percentile(ps, acc, pcts[i])
+                                         : lat_percentile(acc, pcts[i]);
+        record_metric(ps->a, r, names[i], v);
+    }
+}
+
+static void emit_hist_metrics(struct parser *ps, struct bench_record *r,
+                              const struct dir_acc *acc)
+{
+    r->bins_metric = "clat";
+    double sum = 0;
+    for (int i = 0; i < ps->nbins; i++) {
+        if (acc->bins[i] > 0) {
+            record_bin(ps->a, r, ps->bin_ns[i], acc->bins[i]);
+            sum += acc->bins[i] * ps->bin_ns[i];
+        }
+    }
+    record_metric(ps->a, r, "total_ios", acc->ios);
+    if (acc->ios > 0) {
+        record_metric(ps->a, r, "clat_mean_ns", sum / acc->ios);
+        emit_percentiles(ps, r, acc);
+    }
+}
+
+static void emit_value_metrics(struct parser *ps, struct bench_record *r,
+                               const struct dir_acc *acc)
+{
+    const struct kind_info *k = &kinds[ps->kind];
+    double scale = k->scale;
+    record_metric(ps->a, r, k->mean, acc->mean * scale);
+    if (k->avg)
+        record_metric(ps->a, r, k->avg, acc->mean * scale);
+    record_metric(ps->a, r, k->min, (double)acc->min * scale);
+    record_metric(ps->a, r, k->max, (double)acc->max * scale);
+    if (acc->n > 1)
+        record_metric(ps->a, r, k->stddev, sqrt(acc->m2 / (double)(acc->n - 1)) * scale);
+    if (acc->lat)
+        emit_percentiles(ps, r, acc);
+}
+
+static void emit_series(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
+{
+    const struct series *s = acc->s;
+    r->series_metric = kinds[ps->kind].series;
+    for (int i = 0; i < SERIES_CAP; i++)
+        if (s->n[i] > 0)
+            record_point(ps->a, r, s->t[i] / s->n[i], s->v[i] / s->n[i] * kinds[ps->kind].scale);
+}
+
+static int emit_dir(struct parser *ps, struct record_sink *out, int ddir, const char *job,
+                    const char *index)
+{
+    const struct dir_acc *acc = &ps->dir[ddir];
+    struct bench_record *r = record_new(ps->a, "fio");
+    r->job = job;
+    r->direction = dir_names[ddir];
+    r->line_first = acc->line_first;
+    r->line_last = acc->line_last;
+    if (acc->bs > 0 && !acc->bs_mixed)
+        r->wl.bs_bytes = acc->bs;
+    if (ps->epoch)
+        r->started_at = ps->t0 / 1000;
+    record_tag(ps->a, r, "log_kind", kinds[ps->kind].tag);
+    if (index)
+        record_tag(ps->a, r, "log_job_index", index);
+    if (kinds[ps->kind].p50)
+        record_tag(ps->a, r, "log_unit", ps->kind == KIND_HIST && ps->fio2_hist ? "us" : "ns");
+    if (ps->both)
+        record_tag(ps->a, r, "log_window_value", "both");
+    if (ps->epoch)
+        record_tag(ps->a, r, "log_time", "unix_epoch");
+    if (ps->kind == KIND_HIST)
+        emit_hist_metrics(ps, r, acc);
+    else
+        emit_value_metrics(ps, r, acc);
+    record_metric(ps->a, r, "samples", (double)acc->n);
+    record_metric(ps->a, r, "runtime_ms", (double)acc->t_max);
+    emit_series(ps, r, acc);
+    return out->emit(out->ctx, r);
+}
+
+/* ---- parse ---- */
+
+static int parse_line(struct parser *ps, const char *p, const char *end, const char *eol,
+                      unsigned line)
+{
+    struct row r;
+    int first = !ps->ncols;
+    int max = first ? MAX_COLS : ps->ncols;
+    int hex_cols = ps->nbins ? 0 : MAX_PLAIN_COLS;
+    enum row_status st = scan_row(p, eol, ps->cols, max, ps->colpos, hex_cols, 0, &r);
+    if (st != ROW_OK)
+        return row_error(ps, st, &r, eol);
+    if (first) {
+        ps->line1 = line;
+        if (setup_layout(ps, p, end, eol, &r))
+            return -1;
+        /* fio's hex priorities are no histogram counts */
+        if (ps->nbins && scan_row(p, eol, ps->cols, max, ps->colpos, 0, 0, &r) != ROW_OK)
+            return row_error(ps, ROW_BAD_INT, &r, eol);
+    } else if (r.n != ps->ncols) {
+        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
+                             "expected %d columns as on line %u, got %d", ps->ncols, ps->line1,
+                             r.n);
+    }
+    return ps->nbins ? hist_row(ps, eol, line) : plain_row(ps, eol, line);
+}
+
+static int fio_log_parse(const struct source *src, struct arena *a, struct record_sink *out,
+                         struct diag *d)
+{
+    struct parser *ps = xcalloc(1, sizeof(*ps));
+    ps->src = src;
+    ps->a = a;
+    ps->d = d;
+    const char *job, *index;
+    ps->kind = kind_from_path(ps, &job, &index);
+    const char *p = skip_bom(src->data, src->data + src->len), *end = src->data + src->len;
+    int rc = 0;
+    for (unsigned line = 1; p < end && !rc; line++) {
+        const char *eol, *next = next_line(p, end, &eol);
+        if (skip_blank(p, eol) != eol)
+            rc = parse_line(ps, p, end, eol, line);
+        p = next;
+    }
+    if (!rc && !ps->ncols)
+        diag_warn_line(d, src, 1, "no samples in fio log");
+    if (!rc && ps->ncols && ps->kind == KIND_UNKNOWN)
+        diag_warn_line(d, src, ps->line1,
+                       "the file name does not say which fio log this is (expected "
+                       "<job>_{bw,iops,lat,clat,slat,clat_hist}.N.log); importing as metric "
+                       "'value' with tag log_kind=unknown");
+    for (int i = 0; i < NDIR && !rc; i++)
+        if (ps->dir[i].n)
+            rc = emit_dir(ps, out, i, job, index);
+    free(ps);
+    return rc ? -1 : 0;
+}
+
+const struct importer importer_fio_log = {
+    "fio-log",
+    "fio --write_{bw,iops,lat}_log and --write_hist_log files",
+    fio_log_probe,
+    fio_log_parse,
+};
