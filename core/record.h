@@ -32,6 +32,9 @@ struct series_point {
     double t_ms, value;
 };
 
+/* Stored with every imported file; bump when an importer changes what it derives. */
+#define BENCHDB_IMPORTER_VERSION "1"
+
 #define WL_UNKNOWN (-1)
 
 struct workload {

@@ -43,6 +43,17 @@ const char *skip_ws(const char *p)
     return p;
 }
 
+const char *mem_find(const char *hay, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    if (m == 0)
+        return hay;
+    for (size_t i = 0; i + m <= n; i++)
+        if (hay[i] == needle[0] && !memcmp(hay + i, needle, m))
+            return hay + i;
+    return NULL;
+}
+
 int scan_number(const char **p, double *v)
 {
     const char *s = *p, *q = s;

@@ -17,6 +17,8 @@ void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_i
 int line_iter_next(struct line_iter *it, const char **line, size_t *len);
 
 const char *skip_ws(const char *p);
+/* First occurrence of needle in hay[0..n), or NULL (memmem is not POSIX). */
+const char *mem_find(const char *hay, size_t n, const char *needle);
 /* A decimal number: [+-]digits[.digits][e[+-]digits]; no inf, nan or hex. */
 int scan_number(const char **p, double *v);
 /* A non-negative decimal integer that fits in int64_t. */

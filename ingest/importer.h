@@ -10,8 +10,6 @@
 #include "../core/diag.h"
 #include "../core/record.h"
 
-#define BENCHDB_IMPORTER_VERSION "1"
-
 struct importer {
     const char *name;    /* --format value, e.g. "fio-json" */
     const char *summary; /* one line for `benchdb formats` */

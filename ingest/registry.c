@@ -3,9 +3,15 @@
 #include <string.h>
 
 extern const struct importer importer_fio_json;
+extern const struct importer importer_fio_terse;
+extern const struct importer importer_fio_log;
+extern const struct importer importer_fio_text;
 
 const struct importer *const importers[] = {
     &importer_fio_json,
+    &importer_fio_terse,
+    &importer_fio_log,
+    &importer_fio_text,
     NULL,
 };
 

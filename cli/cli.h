@@ -1,0 +1,36 @@
+/* cli.h: what the command implementations share. Every command has one signature and one
+ * row in main.c's commands[]; to add one: write cli/cmd_<name>.c with a usage string and
+ * cmd_<name>(), declare it here, add the row, document it in docs/benchdb.1.md. */
+#ifndef BDB_CLI_H
+#define BDB_CLI_H
+
+#include "../core/diag.h"
+#include "../schema/db.h"
+
+enum bdb_exit {
+    BDB_EXIT_OK = 0,
+    BDB_EXIT_INPUT = 1, /* some input was rejected (each reason printed) */
+    BDB_EXIT_USAGE = 2,
+    BDB_EXIT_ENV = 3, /* database, I/O or environment failure */
+};
+
+struct app {
+    const char *db_path;
+    struct diag diag;
+};
+
+int cmd_export(int argc, char **argv, struct app *app);
+int cmd_formats(int argc, char **argv, struct app *app);
+int cmd_import(int argc, char **argv, struct app *app);
+int cmd_query(int argc, char **argv, struct app *app);
+int cmd_report(int argc, char **argv, struct app *app);
+int cmd_runs(int argc, char **argv, struct app *app);
+
+/* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
+int usage_exit(const char *usage, int status);
+/* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
+int open_db(struct app *app, enum db_open_mode mode, struct db **db);
+/* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout). */
+int write_output(struct app *app, const char *path, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,56 @@
+/* cmd_export.c: benchdb export. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "../query/query.h"
+
+static const char usage[] =
+    "usage: benchdb export [--format ndjson|csv] [-o FILE]\n"
+    "\n"
+    "Write every result (one record per job and direction) with its context and metrics in\n"
+    "base units. The field list is stable; see docs/export.md. Unknown values are null.\n"
+    "\n"
+    "  --format F   ndjson (default) or csv\n"
+    "  -o FILE      write to FILE instead of standard output\n"
+    "\n"
+    "Examples:\n"
+    "  benchdb export | jq 'select(.storage_class == \"nfs-csi\") | .bw_bytes_s'\n"
+    "  benchdb export --format csv -o results.csv\n";
+
+int cmd_export(int argc, char **argv, struct app *app)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    enum export_format fmt = EXPORT_NDJSON;
+    const char *output = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        if (c == 'f' && (!strcmp(optarg, "ndjson") || !strcmp(optarg, "json")))
+            fmt = EXPORT_NDJSON;
+        else if (c == 'f' && !strcmp(optarg, "csv"))
+            fmt = EXPORT_CSV;
+        else if (c == 'o')
+            output = optarg;
+        else if (c == 'h')
+            return usage_exit(usage, BDB_EXIT_OK);
+        else
+            return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (optind != argc)
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    struct db *db;
+    if (open_db(app, DB_READ_ONLY, &db))
+        return BDB_EXIT_ENV;
+    struct buf out = BUF_INIT;
+    int status = query_export(db, fmt, &out, &app->diag) ? BDB_EXIT_ENV
+                                                          : write_output(app, output, out.data,
+                                                                         out.len);
+    buf_release(&out);
+    db_close(db);
+    return status;
+}

@@ -1,0 +1,259 @@
+/* cmd_import.c: benchdb import. Each file is one transaction: it lands whole or not at all,
+ * and a bad file never stops the others. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/sha256.h"
+#include "../core/xalloc.h"
+#include "../ingest/importer.h"
+
+static const char usage[] =
+    "usage: benchdb import [OPTIONS] FILE...\n"
+    "\n"
+    "Import benchmark output (fio JSON/terse/normal/logs, dd, iperf2/iperf3, bonnie++, notes);\n"
+    "the format is detected from the content. '-' reads standard input.\n"
+    "\n"
+    "  --host H              host the benchmark ran on (wins over the content)\n"
+    "  --storage-class S     storage class, e.g. nfs-csi or local-nvme-retain\n"
+    "  --mount OPTS_OR_LINE  mount options ('rw,vers=4.2,sec=krb5') or a whole mount line\n"
+    "  --sec FLAVOR          NFS security flavor: sys, krb5, krb5i, krb5p\n"
+    "  --tag K=V             free tag (repeatable)\n"
+    "  --format NAME         skip detection (see 'benchdb formats')\n"
+    "  -n, --dry-run         show what would be imported; store nothing\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Examples:\n"
+    "  benchdb import results/*.json\n"
+    "  benchdb import --storage-class nfs-csi --mount 'rw,vers=4.2,rsize=1048576' run1.json\n";
+
+struct import_opts {
+    struct import_labels labels;
+    struct kv *tags;
+    size_t n_tags, a_tags;
+    const char *format;
+    int dry_run;
+};
+
+static int parse_tag(struct import_opts *o, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        fprintf(stderr, "benchdb import: error: expected --tag KEY=VALUE, got '%s'\n", arg);
+        return -1;
+    }
+    *eq = '\0';
+    ALLOC_GROW(o->tags, o->n_tags, o->a_tags);
+    o->tags[o->n_tags++] = (struct kv){arg, eq + 1};
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct import_opts *o)
+{
+    static const struct option longopts[] = {
+        {"host", required_argument, NULL, 'H'},  {"storage-class", required_argument, NULL, 'S'},
+        {"mount", required_argument, NULL, 'M'}, {"sec", required_argument, NULL, 's'},
+        {"tag", required_argument, NULL, 't'},   {"format", required_argument, NULL, 'f'},
+        {"dry-run", no_argument, NULL, 'n'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H': o->labels.host = optarg; break;
+        case 'S': o->labels.storage_class = optarg; break;
+        case 'M': o->labels.mount = optarg; break;
+        case 's': o->labels.sec = optarg; break;
+        case 't':
+            if (parse_tag(o, optarg))
+                return BDB_EXIT_USAGE;
+            break;
+        case 'f':
+            if (!importer_find(optarg)) {
+                fprintf(stderr, "benchdb import: error: unknown format '%s' (see 'benchdb "
+                                "formats')\n", optarg);
+                return BDB_EXIT_USAGE;
+            }
+            o->format = optarg;
+            break;
+        case 'n': o->dry_run = 1; break;
+        case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
+        default: return usage_exit(usage, BDB_EXIT_USAGE);
+        }
+    }
+    if (optind == argc) {
+        fprintf(stderr, "benchdb import: error: no input files\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    o->labels.tags = o->tags;
+    o->labels.n_tags = o->n_tags;
+    return BDB_EXIT_OK;
+}
+
+/* Reads a file or standard input whole; 0, or -1 after a message. */
+static int read_input(struct app *app, const char *path, struct buf *data)
+{
+    int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        diag_error(&app->diag, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = buf_read_file(data, f);
+    int err = errno;
+    if (!is_stdin)
+        fclose(f);
+    if (rc) {
+        diag_error(&app->diag, "cannot read '%s': %s", path, strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
+static void now_iso(char out[32])
+{
+    time_t t = time(NULL);
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (sde && *sde)
+        t = (time_t)strtoll(sde, NULL, 10);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int print_record(void *ctx, const struct bench_record *r)
+{
+    size_t *count = ctx;
+    struct buf b = BUF_INIT;
+    record_dump(&b, r);
+    fputs(b.data, stdout);
+    buf_release(&b);
+    (*count)++;
+    return 0;
+}
+
+static const struct importer *choose(struct app *app, const struct import_opts *o,
+                                     const struct source *src)
+{
+    if (o->format)
+        return importer_find(o->format);
+    struct buf tried = BUF_INIT;
+    const struct importer *imp = importer_detect(src, &tried);
+    if (!imp)
+        diag_error_line(&app->diag, src, 1, "unrecognized format (tried %s)", tried.data);
+    buf_release(&tried);
+    return imp;
+}
+
+static int dry_run(struct app *app, const struct importer *imp, const struct source *src)
+{
+    struct arena a = ARENA_INIT;
+    size_t count = 0;
+    struct record_sink sink = {print_record, &count};
+    printf("%s: format %s\n", src->path, imp->name);
+    int rc = imp->parse(src, &a, &sink, &app->diag);
+    arena_release(&a);
+    if (rc == 0)
+        printf("%s: %zu result%s (dry run: nothing stored)\n", src->path, count,
+               count == 1 ? "" : "s");
+    return rc;
+}
+
+/* Parses into the database inside one transaction. 0 stored, 1 skipped, -1 rejected,
+ * -2 database failure. */
+static int store(struct app *app, struct db *db, const struct import_opts *o,
+                 const struct importer *imp, const struct source *src)
+{
+    char sha[65], when[32];
+    sha256_hex(src->data, src->len, sha);
+    char *first = NULL;
+    int found = db_source_find(db, sha, &first, &app->diag);
+    if (found < 0)
+        return -2;
+    if (found) {
+        fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n",
+                src->path, first);
+        free(first);
+        return 1;
+    }
+    if (db_begin(db, &app->diag))
+        return -2;
+    now_iso(when);
+    unsigned errors = app->diag.errors;
+    struct db_import *di = db_import_begin(db, src, sha, imp->name, when, &o->labels, &app->diag);
+    struct arena a = ARENA_INIT;
+    int rc = -2;
+    if (di) {
+        struct record_sink sink = db_import_sink(di);
+        rc = imp->parse(src, &a, &sink, &app->diag);
+        if (rc == 0 && db_import_count(di) == 0)
+            rc = diag_error_line(&app->diag, src, 1, "no results found in %s output", imp->name);
+    }
+    if (rc == 0 && db_commit(db, &app->diag) == 0) {
+        fprintf(stderr, "%s: imported %zu result%s (%s)\n", src->path, db_import_count(di),
+                db_import_count(di) == 1 ? "" : "s", imp->name);
+    } else {
+        db_rollback(db);
+        if (rc == 0)
+            rc = -2;
+        else if (rc == -1 && app->diag.errors == errors)
+            diag_error(&app->diag, "%s: import failed", src->path);
+    }
+    db_import_free(di);
+    arena_release(&a);
+    return rc;
+}
+
+static int import_one(struct app *app, struct db *db, const struct import_opts *o,
+                      const char *path)
+{
+    struct buf data = BUF_INIT;
+    if (read_input(app, path, &data))
+        return -1;
+    struct source src = {strcmp(path, "-") ? path : "<stdin>", data.data, data.len};
+    int rc;
+    const struct importer *imp = NULL;
+    if (data.len == 0)
+        rc = diag_error_line(&app->diag, &src, 1, "empty file: no benchmark output to import");
+    else if (!(imp = choose(app, o, &src)))
+        rc = -1;
+    else if (o->dry_run)
+        rc = dry_run(app, imp, &src);
+    else
+        rc = store(app, db, o, imp, &src);
+    buf_release(&data);
+    return rc;
+}
+
+int cmd_import(int argc, char **argv, struct app *app)
+{
+    struct import_opts o = {0};
+    int status = parse_options(argc, argv, &o);
+    if (status != BDB_EXIT_OK) {
+        free(o.tags);
+        return status < 0 ? BDB_EXIT_OK : status;
+    }
+    struct db *db = NULL;
+    if (!o.dry_run && open_db(app, DB_CREATE, &db)) {
+        free(o.tags);
+        return BDB_EXIT_ENV;
+    }
+    for (int i = optind; i < argc; i++) {
+        int rc = import_one(app, db, &o, argv[i]);
+        if (rc == -2) {
+            status = BDB_EXIT_ENV;
+            break;
+        }
+        if (rc == -1)
+            status = BDB_EXIT_INPUT;
+    }
+    db_close(db);
+    free(o.tags);
+    return status;
+}

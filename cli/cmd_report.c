@@ -1,0 +1,143 @@
+/* cmd_report.c: benchdb report. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/xalloc.h"
+#include "../query/compare.h"
+
+static const char usage[] =
+    "usage: benchdb report --compare BASELINE CANDIDATE... [OPTIONS]\n"
+    "\n"
+    "Compare results across storage classes (or another key) and write a report.\n"
+    "\n"
+    "  --compare A B [C...]  values to compare; the first is the baseline\n"
+    "  --by KEY              storage-class (default), host, sec, mount:OPTION, tag:NAME\n"
+    "  --where KEY=VALUE     filter (repeatable): the --by keys and rw, bs, direction, job,\n"
+    "                        iodepth, numjobs, direct, tool\n"
+    "  -o FILE               write to FILE (default: standard output)\n"
+    "  --format md           output format (md)\n"
+    "\n"
+    "Examples:\n"
+    "  benchdb report --compare nfs-csi local-nvme-retain\n"
+    "  benchdb report --by sec --compare sys krb5p --where rw=randread -o sec.md\n";
+
+struct report_opts {
+    struct compare_opts cmp;
+    const char **values, **wkeys, **wvals;
+    size_t nv, av, nw, aw, aw2;
+    const char *output;
+};
+
+static int add_where(struct report_opts *o, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        fprintf(stderr, "benchdb report: error: expected --where KEY=VALUE, got '%s'\n", arg);
+        return -1;
+    }
+    *eq = '\0';
+    ALLOC_GROW(o->wkeys, o->nw, o->aw);
+    ALLOC_GROW(o->wvals, o->nw, o->aw2);
+    o->wkeys[o->nw] = arg;
+    o->wvals[o->nw++] = eq + 1;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct report_opts *o)
+{
+    static const struct option longopts[] = {
+        {"compare", no_argument, NULL, 'c'},    {"by", required_argument, NULL, 'b'},
+        {"where", required_argument, NULL, 'w'}, {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, compare = 0;
+    optind = 1;
+    o->cmp.by = "storage-class";
+    while ((c = getopt_long(argc, argv, "-o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 1: /* a non-option: a compared value */
+            if (!compare)
+                return usage_exit(usage, BDB_EXIT_USAGE);
+            ALLOC_GROW(o->values, o->nv, o->av);
+            o->values[o->nv++] = optarg;
+            break;
+        case 'c': compare = 1; break;
+        case 'b': o->cmp.by = optarg; break;
+        case 'w':
+            if (add_where(o, optarg))
+                return BDB_EXIT_USAGE;
+            break;
+        case 'o': o->output = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "md")) {
+                fprintf(stderr, "benchdb report: error: unknown format '%s'\n", optarg);
+                return BDB_EXIT_USAGE;
+            }
+            break;
+        case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
+        default: return usage_exit(usage, BDB_EXIT_USAGE);
+        }
+    }
+    if (o->nv < 2) {
+        fprintf(stderr, "benchdb report: error: --compare needs a baseline and at least one "
+                        "candidate\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    o->cmp.values = o->values;
+    o->cmp.nvalues = o->nv;
+    o->cmp.where_keys = o->wkeys;
+    o->cmp.where_vals = o->wvals;
+    o->cmp.nwhere = o->nw;
+    return BDB_EXIT_OK;
+}
+
+/* The report states a time only when asked (SOURCE_DATE_EPOCH), so output is reproducible. */
+static void set_generated(struct report *r)
+{
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (!sde || !*sde)
+        return;
+    time_t t = (time_t)strtoll(sde, NULL, 10);
+    struct tm tm;
+    char when[32];
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+    r->generated = arena_strdup(&r->arena, when);
+}
+
+int cmd_report(int argc, char **argv, struct app *app)
+{
+    struct report_opts o = {0};
+    int status = parse_options(argc, argv, &o);
+    struct db *db = NULL;
+    if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
+        status = BDB_EXIT_ENV;
+    if (status == BDB_EXIT_OK) {
+        struct report r;
+        struct buf title = BUF_INIT;
+        buf_addf(&title, "Benchmark comparison: %s", o.values[0]);
+        for (size_t i = 1; i < o.nv; i++)
+            buf_addf(&title, " vs %s", o.values[i]);
+        report_init(&r, title.data);
+        buf_release(&title);
+        set_generated(&r);
+        struct buf out = BUF_INIT;
+        if (query_compare(db, &o.cmp, &r, &app->diag) || render_md(&r, &out, &app->diag))
+            status = BDB_EXIT_INPUT;
+        else
+            status = write_output(app, o.output, out.data, out.len);
+        buf_release(&out);
+        report_release(&r);
+    }
+    db_close(db);
+    free(o.values);
+    free(o.wkeys);
+    free(o.wvals);
+    return status < 0 ? BDB_EXIT_OK : status;
+}

@@ -1,0 +1,113 @@
+/* main.c: global options and the command table. */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: benchdb [--db PATH] COMMAND [ARGS]\n"
+    "       benchdb help | --version\n"
+    "\n"
+    "The warehouse is --db PATH, else $BENCHDB_DB, else ./benchdb.sqlite.\n"
+    "\n"
+    "Commands:\n";
+
+static const struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv, struct app *app);
+    const char *summary;
+} commands[] = {
+    {"export", cmd_export, "write every result as ndjson or csv (the stable interface)"},
+    {"formats", cmd_formats, "list the input formats benchdb imports"},
+    {"import", cmd_import, "import benchmark output files"},
+    {"query", cmd_query, "run a read-only SQL query over the documented views"},
+    {"report", cmd_report, "compare storage classes (or other keys) as md, html, xlsx or csv"},
+    {"runs", cmd_runs, "list imported runs and their context"},
+};
+
+static int help(FILE *f, int status)
+{
+    fputs(usage, f);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].summary);
+    fputs("\nRun 'benchdb COMMAND --help' for a command's options.\n"
+          "Exit status: 0 ok, 1 some input rejected, 2 usage error, 3 database or I/O failure.\n",
+          f);
+    return status;
+}
+
+int usage_exit(const char *text, int status)
+{
+    fputs(text, status == BDB_EXIT_OK ? stdout : stderr);
+    return status;
+}
+
+int open_db(struct app *app, enum db_open_mode mode, struct db **db)
+{
+    return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+}
+
+int write_output(struct app *app, const char *path, const char *data, size_t len)
+{
+    int to_stdout = !path || !strcmp(path, "-");
+    FILE *f = to_stdout ? stdout : fopen(path, "wb");
+    if (!f) {
+        diag_error(&app->diag, "cannot write '%s': %s", path, strerror(errno));
+        return BDB_EXIT_ENV;
+    }
+    size_t n = fwrite(data, 1, len, f);
+    int bad = (to_stdout ? fflush(f) : fclose(f)) != 0 || n != len;
+    if (bad && errno == EPIPE)
+        return BDB_EXIT_OK; /* the reader went away (| head): not an error */
+    if (bad) {
+        diag_error(&app->diag, "cannot write '%s': %s", to_stdout ? "<stdout>" : path,
+                   strerror(errno));
+        return BDB_EXIT_ENV;
+    }
+    return BDB_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    struct app app = {NULL, DIAG_INIT};
+    signal(SIGPIPE, SIG_IGN);
+    app.db_path = getenv("BENCHDB_DB");
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+            app.db_path = argv[++i];
+        } else if (!strncmp(argv[i], "--db=", 5)) {
+            app.db_path = argv[i] + 5;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("benchdb %s\n", BENCHDB_VERSION);
+            return BDB_EXIT_OK;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            return help(stdout, BDB_EXIT_OK);
+        } else {
+            fprintf(stderr, "benchdb: error: unknown option '%s'\n", argv[i]);
+            return help(stderr, BDB_EXIT_USAGE);
+        }
+    }
+    if (!app.db_path || !*app.db_path)
+        app.db_path = "benchdb.sqlite";
+    if (i == argc)
+        return help(stderr, BDB_EXIT_USAGE);
+    if (!strcmp(argv[i], "help")) {
+        if (i + 1 < argc) {
+            static char help_opt[] = "--help";
+            char *sub[] = {argv[i + 1], help_opt, NULL};
+            for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+                if (!strcmp(commands[c].name, argv[i + 1]))
+                    return commands[c].fn(2, sub, &app);
+        }
+        return help(stdout, BDB_EXIT_OK);
+    }
+    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+        if (!strcmp(commands[c].name, argv[i]))
+            return commands[c].fn(argc - i, argv + i, &app);
+    fprintf(stderr, "benchdb: error: unknown command '%s'\n", argv[i]);
+    return help(stderr, BDB_EXIT_USAGE);
+}

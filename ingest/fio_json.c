@@ -1,0 +1,553 @@
+/* fio_json.c: fio --output-format=json and json+ (fio 2.x and 3.x, local and client/server).
+ *
+ * Units by version (FORMATS.md 1.3): fio >= 3.0 reports latencies in ns (`clat_ns`), older
+ * versions in µs (`clat`); `bw` is KiB/s everywhere, `bw_bytes` (3.2+) bytes/s; `io_bytes` was
+ * KiB until fio 2.21 (detected by the absence of `io_kbytes`). Text around the JSON (warnings,
+ * `fio: terminating on signal 2`, the normal report of `--output-format=normal,json`) is
+ * skipped; with `--status-interval` fio prints several documents and the last one is final. */
+#include "importer.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/scan.h"
+
+struct fio_doc {
+    const struct source *src;
+    struct arena *a;
+    struct diag *d;
+    const cJSON *root;
+    const cJSON *global;
+    const char *version;
+    int latency_in_ns;  /* fio >= 3.0: *_ns objects */
+    int io_bytes_in_kib; /* fio < 2.21 */
+    int64_t timestamp;
+    unsigned line_first, line_last;
+};
+
+/* ---- locating the JSON documents ---- */
+
+/* Offset of the next '{' that starts a line (after optional blanks and a BOM), or len. */
+static size_t next_doc_start(const struct source *src, size_t from)
+{
+    const char *s = src->data;
+    int bol = from == 0 || s[from - 1] == '\n' || s[from - 1] == '\r';
+    for (size_t i = from; i < src->len; i++) {
+        if (bol) {
+            size_t j = i;
+            if (src->len - j >= 3 && !memcmp(s + j, "\xef\xbb\xbf", 3))
+                j += 3;
+            while (j < src->len && (s[j] == ' ' || s[j] == '\t'))
+                j++;
+            if (j < src->len && s[j] == '{')
+                return j;
+        }
+        bol = s[i] == '\n' || s[i] == '\r';
+    }
+    return src->len;
+}
+
+static int looks_like_fio_doc(const cJSON *root)
+{
+    return cJSON_IsObject(root) &&
+           (cJSON_GetObjectItemCaseSensitive(root, "jobs") ||
+            cJSON_GetObjectItemCaseSensitive(root, "client_stats"));
+}
+
+/* ---- option values (always strings in fio's JSON) ---- */
+
+static const char *option(const struct fio_doc *doc, const cJSON *job, const char *key)
+{
+    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(job, "job options");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(opts, key);
+    if (!cJSON_IsString(v))
+        v = cJSON_GetObjectItemCaseSensitive(doc->global, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int64_t option_size(const struct fio_doc *doc, const cJSON *job, const char *key)
+{
+    const char *v = option(doc, job, key);
+    if (!v)
+        return WL_UNKNOWN;
+    /* "4k,64k" gives read,write sizes; the first is taken for the workload key */
+    char first[64];
+    size_t n = strcspn(v, ",:");
+    if (n == 0 || n >= sizeof(first))
+        return WL_UNKNOWN;
+    memcpy(first, v, n);
+    first[n] = '\0';
+    int64_t bytes;
+    return parse_fio_size(first, &bytes) ? bytes : WL_UNKNOWN;
+}
+
+static int64_t option_int(const struct fio_doc *doc, const cJSON *job, const char *key)
+{
+    const char *v = option(doc, job, key);
+    int64_t x;
+    if (!v)
+        return WL_UNKNOWN;
+    const char *p = v;
+    if (!scan_int64(&p, &x) || *p)
+        return WL_UNKNOWN;
+    return x;
+}
+
+/* fio boolean options: present with "1"/"true", or present with an empty value */
+static int option_bool(const struct fio_doc *doc, const cJSON *job, const char *key)
+{
+    const char *v = option(doc, job, key);
+    if (!v)
+        return WL_UNKNOWN;
+    return !(!strcmp(v, "0") || !strcmp(v, "false"));
+}
+
+/* fio time values: plain seconds, or with a us/ms/s/m/h/d suffix. */
+static int64_t option_seconds(const struct fio_doc *doc, const cJSON *job, const char *key)
+{
+    const char *v = option(doc, job, key);
+    if (!v)
+        return WL_UNKNOWN;
+    const char *p = v;
+    double x;
+    if (!scan_number(&p, &x) || x < 0)
+        return WL_UNKNOWN;
+    double mult = 1;
+    if (!strcmp(p, "us") || !strcmp(p, "usec"))
+        mult = 1e-6;
+    else if (!strcmp(p, "ms") || !strcmp(p, "msec"))
+        mult = 1e-3;
+    else if (!strcmp(p, "m") || !strcmp(p, "min"))
+        mult = 60;
+    else if (!strcmp(p, "h"))
+        mult = 3600;
+    else if (!strcmp(p, "d"))
+        mult = 86400;
+    else if (*p && strcmp(p, "s"))
+        return WL_UNKNOWN;
+    return (int64_t)llround(x * mult);
+}
+
+static void read_workload(const struct fio_doc *doc, const cJSON *job, struct workload *wl)
+{
+    const char *rw = option(doc, job, "rw");
+    if (!rw)
+        rw = option(doc, job, "readwrite");
+    wl->rw = rw;
+    wl->ioengine = option(doc, job, "ioengine");
+    wl->bs_bytes = option_size(doc, job, "bs");
+    if (wl->bs_bytes == WL_UNKNOWN)
+        wl->bs_bytes = option_size(doc, job, "blocksize");
+    wl->size_bytes = option_size(doc, job, "size");
+    wl->iodepth = option_int(doc, job, "iodepth");
+    wl->numjobs = option_int(doc, job, "numjobs");
+    wl->runtime_s = option_seconds(doc, job, "runtime");
+    wl->rwmixread = option_int(doc, job, "rwmixread");
+    if (wl->rwmixread == WL_UNKNOWN) {
+        int64_t w = option_int(doc, job, "rwmixwrite");
+        if (w != WL_UNKNOWN && w <= 100)
+            wl->rwmixread = 100 - w;
+    }
+    wl->direct = option_bool(doc, job, "direct");
+    if (wl->direct == WL_UNKNOWN && option_bool(doc, job, "buffered") != WL_UNKNOWN)
+        wl->direct = !option_bool(doc, job, "buffered");
+    const char *sync = option(doc, job, "sync");
+    if (sync) /* 0/1, or none/sync/dsync since fio 3.25 */
+        wl->sync = !(!strcmp(sync, "0") || !strcmp(sync, "none") || !strcmp(sync, "false"));
+    wl->fsync = option_int(doc, job, "fsync");
+    wl->fdatasync = option_int(doc, job, "fdatasync");
+    /* fio's documented defaults apply only when the job options are actually listed */
+    if (cJSON_GetObjectItemCaseSensitive(job, "job options")) {
+        if (!wl->rw)
+            wl->rw = "read";
+        if (wl->bs_bytes == WL_UNKNOWN)
+            wl->bs_bytes = 4096;
+        if (wl->iodepth == WL_UNKNOWN)
+            wl->iodepth = 1;
+        if (wl->numjobs == WL_UNKNOWN)
+            wl->numjobs = 1;
+        if (wl->direct == WL_UNKNOWN)
+            wl->direct = 0;
+        if (wl->sync == WL_UNKNOWN)
+            wl->sync = 0;
+    }
+}
+
+/* ---- metrics ---- */
+
+static int number(const cJSON *obj, const char *key, double *v)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+        return 0;
+    *v = x->valuedouble;
+    return 1;
+}
+
+static void put(struct fio_doc *doc, struct bench_record *r, const cJSON *obj, const char *key,
+                const char *name, double scale)
+{
+    double v;
+    if (number(obj, key, &v))
+        record_metric(doc->a, r, name, v * scale);
+}
+
+/* "99.900000" -> "99_9"; NULL when the key is not a percentile. */
+static const char *percentile_label(struct arena *a, const char *key)
+{
+    const char *p = key;
+    double pct;
+    if (!scan_number(&p, &pct) || *p || pct <= 0 || pct > 100)
+        return NULL;
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.6f", pct);
+    char *dot = strchr(buf, '.');
+    char *end = buf + strlen(buf);
+    while (end > dot + 1 && end[-1] == '0')
+        *--end = '\0';
+    if (end == dot + 1)
+        *dot = '\0';
+    else
+        *dot = '_';
+    return arena_strdup(a, buf);
+}
+
+static void put_percentiles(struct fio_doc *doc, struct bench_record *r, const cJSON *lat,
+                            const char *kind, double scale)
+{
+    const cJSON *pct = cJSON_GetObjectItemCaseSensitive(lat, "percentile");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, pct)
+    {
+        const char *label = percentile_label(doc->a, it->string);
+        if (!label || !cJSON_IsNumber(it))
+            continue; /* fio 2.x pads with duplicate "0.00" : 0 slots */
+        record_metric(doc->a, r, arena_printf(doc->a, "%s_p%s_ns", kind, label),
+                      it->valuedouble * scale);
+    }
+}
+
+/* fio's plat_idx_to_val (stat.c) for fio 2.x json+ bins, which are keyed by bin index. */
+static double plat_idx_to_val(unsigned idx, unsigned bits, unsigned val)
+{
+    if (idx < (val << 1))
+        return idx;
+    unsigned error_bits = (idx >> bits) - 1;
+    double base = ldexp(1.0, (int)(error_bits + bits));
+    unsigned k = idx % val;
+    return base + (k + 0.5) * ldexp(1.0, (int)error_bits);
+}
+
+static void put_bins(struct fio_doc *doc, struct bench_record *r, const cJSON *lat,
+                     const char *kind, double scale)
+{
+    const cJSON *bins = cJSON_GetObjectItemCaseSensitive(lat, "bins");
+    if (!cJSON_IsObject(bins))
+        return;
+    double bits = 0, val = 0;
+    int indexed = number(bins, "FIO_IO_U_PLAT_BITS", &bits) && number(bins, "FIO_IO_U_PLAT_VAL", &val) &&
+                  bits > 0 && bits < 16 && val > 0 && val < 65536;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, bins)
+    {
+        const char *p = it->string;
+        int64_t key;
+        if (!p || !scan_int64(&p, &key) || *p || !cJSON_IsNumber(it) || it->valuedouble <= 0)
+            continue;
+        double value = indexed ? plat_idx_to_val((unsigned)(key & 0xffffff), (unsigned)bits,
+                                                 (unsigned)val)
+                               : (double)key;
+        record_bin(doc->a, r, value * scale, it->valuedouble);
+    }
+    r->bins_metric = kind;
+}
+
+/* fio prints all-zero latency objects for latencies it did not measure (slat with psync) */
+static int measured(const cJSON *lat)
+{
+    double n, max;
+    if (number(lat, "N", &n))
+        return n > 0;
+    return number(lat, "max", &max) && max > 0;
+}
+
+static void put_latency(struct fio_doc *doc, struct bench_record *r, const cJSON *dir,
+                        const char *kind)
+{
+    char key[16];
+    snprintf(key, sizeof(key), "%s_ns", kind);
+    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(dir, key);
+    double scale = 1;
+    if (!lat) {
+        lat = cJSON_GetObjectItemCaseSensitive(dir, kind);
+        scale = 1000; /* fio 2.x: µs */
+    }
+    if (!cJSON_IsObject(lat) || !measured(lat))
+        return;
+    static const char *const stat[] = {"min", "max", "mean", "stddev"};
+    for (size_t i = 0; i < 4; i++)
+        put(doc, r, lat, stat[i], arena_printf(doc->a, "%s_%s_ns", kind, stat[i]), scale);
+    put_percentiles(doc, r, lat, kind, scale);
+    put_bins(doc, r, lat, kind, scale);
+}
+
+static int did_io(const cJSON *dir)
+{
+    double v;
+    return (number(dir, "io_bytes", &v) && v > 0) || (number(dir, "total_ios", &v) && v > 0) ||
+           (number(dir, "iops", &v) && v > 0) || (number(dir, "io_kbytes", &v) && v > 0);
+}
+
+static void put_direction(struct fio_doc *doc, struct bench_record *r, const cJSON *dir)
+{
+    double v;
+    if (number(dir, "bw_bytes", &v))
+        record_metric(doc->a, r, "bw_bytes_s", v);
+    else
+        put(doc, r, dir, "bw", "bw_bytes_s", 1024);
+    put(doc, r, dir, "iops", "iops", 1);
+    if (cJSON_GetObjectItemCaseSensitive(dir, "io_kbytes") || !doc->io_bytes_in_kib)
+        put(doc, r, dir, "io_bytes", "io_bytes", 1);
+    else
+        put(doc, r, dir, "io_bytes", "io_bytes", 1024);
+    put(doc, r, dir, "runtime", "runtime_ms", 1);
+    put(doc, r, dir, "total_ios", "total_ios", 1);
+    /* per-sample statistics are all zero when fio took no samples (short runs) */
+    if (!number(dir, "bw_samples", &v) || v > 0) {
+        put(doc, r, dir, "bw_min", "bw_min_bytes_s", 1024);
+        put(doc, r, dir, "bw_max", "bw_max_bytes_s", 1024);
+        put(doc, r, dir, "bw_mean", "bw_mean_bytes_s", 1024);
+        put(doc, r, dir, "bw_dev", "bw_stddev_bytes_s", 1024);
+    }
+    if (!number(dir, "iops_samples", &v) || v > 0) {
+        put(doc, r, dir, "iops_min", "iops_min", 1);
+        put(doc, r, dir, "iops_max", "iops_max", 1);
+        put(doc, r, dir, "iops_mean", "iops_mean", 1);
+        put(doc, r, dir, "iops_stddev", "iops_stddev", 1);
+    }
+    put_latency(doc, r, dir, "slat");
+    put_latency(doc, r, dir, "clat");
+    put_latency(doc, r, dir, "lat");
+}
+
+/* fsync/fdatasync latency (fio 3.4+ `sync` object), kept with the write result. */
+static void put_sync(struct fio_doc *doc, struct bench_record *r, const cJSON *job)
+{
+    const cJSON *sync = cJSON_GetObjectItemCaseSensitive(job, "sync");
+    double ios;
+    if (!cJSON_IsObject(sync) || !number(sync, "total_ios", &ios) || ios <= 0)
+        return;
+    record_metric(doc->a, r, "sync_total_ios", ios);
+    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(sync, "lat_ns");
+    static const char *const stat[] = {"min", "max", "mean", "stddev"};
+    for (size_t i = 0; i < 4; i++)
+        put(doc, r, lat, stat[i], arena_printf(doc->a, "sync_lat_%s_ns", stat[i]), 1);
+    put_percentiles(doc, r, lat, "sync_lat", 1);
+}
+
+static const char *string(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, const char *dir)
+{
+    struct bench_record *r = record_new(doc->a, "fio");
+    r->tool_version = doc->version;
+    r->job = string(job, "jobname");
+    r->host = string(job, "hostname");
+    r->direction = dir;
+    r->started_at = doc->timestamp;
+    r->line_first = doc->line_first;
+    r->line_last = doc->line_last;
+    read_workload(doc, job, &r->wl);
+    double err;
+    if (number(job, "error", &err) && err != 0) {
+        r->error = (int)fmin(fmax(err, -1e9), 1e9);
+        r->error_msg = arena_printf(doc->a, "fio reported error %d for job '%s'", r->error,
+                                    r->job ? r->job : "");
+    }
+    if (r->job && !strcmp(r->job, "All clients")) {
+        /* the client/server aggregate repeats its hosts' results: kept apart, never averaged */
+        r->host = NULL;
+        record_tag(doc->a, r, "aggregate", "all-clients");
+    }
+    const char *desc = string(job, "desc");
+    if (desc && *desc)
+        record_tag(doc->a, r, "description", desc);
+    return r;
+}
+
+static int emit_job(struct fio_doc *doc, const cJSON *job, struct record_sink *out)
+{
+    static const char *const dirs[] = {"read", "write", "trim", "mixed"};
+    int emitted = 0;
+    for (size_t i = 0; i < 4; i++) {
+        const cJSON *dir = cJSON_GetObjectItemCaseSensitive(job, dirs[i]);
+        if (!cJSON_IsObject(dir) || !did_io(dir))
+            continue;
+        struct bench_record *r = job_record(doc, job, dirs[i]);
+        put_direction(doc, r, dir);
+        put(doc, r, job, "usr_cpu", "cpu_usr_pct", 1);
+        put(doc, r, job, "sys_cpu", "cpu_sys_pct", 1);
+        if (!strcmp(dirs[i], "write") || !strcmp(dirs[i], "mixed"))
+            put_sync(doc, r, job);
+        if (out->emit(out->ctx, r))
+            return -1;
+        emitted++;
+    }
+    if (!emitted) {
+        /* a job without any I/O is stored only when fio says why: flagged, never as zero */
+        struct bench_record *r = job_record(doc, job, NULL);
+        if (!r->error)
+            return 0;
+        return out->emit(out->ctx, r);
+    }
+    return 0;
+}
+
+/* "fio-2.1.4", "fio-3.14-6-g97134", "fio-2.99" -> major*1000+minor */
+static int version_number(const char *v)
+{
+    const char *p = v;
+    int64_t major, minor = 0;
+    if (!p)
+        return -1;
+    scan_lit(&p, "fio-");
+    if (!scan_int64(&p, &major))
+        return -1;
+    if (scan_lit(&p, "."))
+        scan_int64(&p, &minor);
+    if (major > 1000 || minor > 999)
+        return -1;
+    return (int)(major * 1000 + minor);
+}
+
+static int emit_doc(struct fio_doc *doc, struct record_sink *out)
+{
+    const cJSON *root = doc->root;
+    doc->version = string(root, "fio version");
+    doc->global = cJSON_GetObjectItemCaseSensitive(root, "global options");
+    if (cJSON_IsArray(doc->global)) /* fio 3.39+ client mode: one object per server */
+        doc->global = cJSON_GetArrayItem(doc->global, 0);
+    double ts;
+    if (number(root, "timestamp", &ts) && ts > 0 && ts < 1e11)
+        doc->timestamp = (int64_t)ts;
+    int ver = version_number(doc->version);
+    doc->io_bytes_in_kib = ver >= 0 && ver < 2021;
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(root, "client_stats");
+    if (!jobs)
+        jobs = cJSON_GetObjectItemCaseSensitive(root, "jobs");
+    if (!cJSON_IsArray(jobs))
+        return diag_error_line(doc->d, doc->src, doc->line_first,
+                               "expected 'jobs' to be an array in fio JSON output");
+    const cJSON *job;
+    cJSON_ArrayForEach(job, jobs)
+    {
+        if (!cJSON_IsObject(job))
+            return diag_error_line(doc->d, doc->src, doc->line_first,
+                                   "expected each entry of 'jobs' to be an object");
+        if (emit_job(doc, job, out))
+            return -1;
+    }
+    return 0;
+}
+
+/* fio's own failure text, e.g. "fio: engine x not loadable": the first line starting "fio:"
+ * or "error:" that is not the harmless signal notice. */
+static int report_failure(const struct source *src, struct diag *d)
+{
+    struct line_iter it;
+    const char *line;
+    size_t n;
+    line_iter_init(&it, src->data, src->len, 0);
+    while (line_iter_next(&it, &line, &n)) {
+        if ((n > 5 && !memcmp(line, "fio: ", 5) && !mem_find(line, n, "terminating on signal")) ||
+            (n > 7 && !memcmp(line, "error: ", 7))) {
+            const char *msg = line + (line[0] == 'f' ? 5 : 7);
+            return diag_error_line(d, src, it.lineno, "fio run failed: %.*s",
+                                   (int)(n - (size_t)(msg - line)), msg);
+        }
+    }
+    return -1;
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out,
+                 struct diag *d)
+{
+    size_t start = next_doc_start(src, 0);
+    if (start == src->len) {
+        if (report_failure(src, d) == 0 || d->errors)
+            return -1;
+        if (src->len == 0)
+            return diag_error_line(d, src, 1, "empty file: expected fio JSON output");
+        return diag_error_line(d, src, 1, "expected fio JSON output (a line starting with '{')");
+    }
+    cJSON *final = NULL;
+    unsigned final_first = 0, final_last = 0;
+    int rc = 0;
+    while (start < src->len) {
+        const char *end = NULL;
+        cJSON *root = cJSON_ParseWithLengthOpts(src->data + start, src->len - start, &end, 0);
+        if (!root) {
+            size_t at = end ? (size_t)(end - src->data) : start;
+            rc = diag_error_at(d, src, at, at >= src->len ? "truncated JSON: unexpected end of file"
+                                                          : "invalid JSON near '%.10s'",
+                               src->data + at);
+            break;
+        }
+        size_t stop = (size_t)(end - src->data);
+        if (looks_like_fio_doc(root)) {
+            cJSON_Delete(final);
+            final = root;
+            final_first = source_line(src, start);
+            final_last = source_line(src, stop ? stop - 1 : 0);
+        } else {
+            cJSON_Delete(root);
+        }
+        start = next_doc_start(src, stop);
+    }
+    if (rc == 0 && !final)
+        rc = diag_error_line(d, src, source_line(src, next_doc_start(src, 0)),
+                             "expected fio JSON output with 'jobs' or 'client_stats'");
+    if (rc == 0) {
+        struct fio_doc doc = {src, a, d, final, NULL, NULL, 0, 0, 0, final_first, final_last};
+        rc = emit_doc(&doc, out);
+    }
+    cJSON_Delete(final);
+    return rc;
+}
+
+static int probe(const struct source *src)
+{
+    size_t start = next_doc_start(src, 0);
+    if (start == src->len) {
+        /* fio's own error text with no JSON: a failed fio run, reported as such by parse() */
+        struct line_iter it;
+        const char *line;
+        size_t n;
+        line_iter_init(&it, src->data, src->len, 0);
+        while (line_iter_next(&it, &line, &n) && it.lineno <= 20)
+            if ((n > 5 && !memcmp(line, "fio: ", 5)) || (n > 7 && !memcmp(line, "error: ", 7)))
+                return 15;
+        return 0;
+    }
+    size_t window = src->len - start < 4096 ? src->len - start : 4096;
+    const char *w = src->data + start;
+    if (mem_find(w, window, "\"fio version\"") || mem_find(w, window, "\"client_stats\""))
+        return 95;
+    if (mem_find(w, window, "\"jobs\"") && mem_find(w, window, "\"jobname\""))
+        return 80;
+    return 0;
+}
+
+const struct importer importer_fio_json = {
+    "fio-json",
+    "fio --output-format=json / json+ (fio 2.x and 3.x, client/server)",
+    probe,
+    parse,
+};

@@ -1,0 +1,560 @@
+/* compare.c: benchdb report --compare. Results are matched on their workload (rw, block size,
+ * iodepth, numjobs, direct, sync settings, direction), repeated runs of one workload on one side
+ * are aggregated, and each candidate is compared with the baseline with a direction-aware
+ * factor, its 95 % interval and a significance verdict (Welch's t-test). */
+#include "compare.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/scan.h"
+#include "../core/xalloc.h"
+#include "stats.h"
+
+/* The metrics compared, and which way is better. */
+static const struct metric_def {
+    const char *name;  /* column of the pivot below */
+    const char *label; /* in the table */
+    enum unit unit;
+    int higher_is_better;
+    const char *better, *worse; /* phrases: "30.0x faster" / "1.4x slower" */
+} metric_defs[] = {
+    {"bw_bytes_s", "Bandwidth", UNIT_BYTES_S, 1, "faster", "slower"},
+    {"iops", "IOPS", UNIT_IOPS, 1, "more IOPS", "fewer IOPS"},
+    {"lat_mean", "Mean latency", UNIT_NS, 0, "lower latency", "higher latency"},
+    {"clat_p99_ns", "p99 latency", UNIT_NS, 0, "lower p99 latency", "higher p99 latency"},
+};
+enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]) };
+
+/* Significance level of the verdicts. */
+static const double ALPHA = 0.05;
+
+struct side {
+    double *v[N_METRICS];
+    size_t n[N_METRICS], a[N_METRICS];
+    size_t runs;
+};
+
+struct workload_group {
+    char *key;  /* identity: the workload columns joined */
+    char *name; /* human name */
+    struct side *sides;
+};
+
+struct groups {
+    struct workload_group *v;
+    size_t n, a;
+    size_t nsides;
+};
+
+/* ---- SQL pieces for --by and --where ---- */
+
+/* The SQL expression for a comparison key; *param gets the bound name for mount:/tag:. */
+static const char *key_expr(const char *key, const char **param)
+{
+    *param = NULL;
+    if (!strcmp(key, "storage-class") || !strcmp(key, "storage_class"))
+        return "r.storage_class";
+    if (!strcmp(key, "host"))
+        return "r.host";
+    if (!strcmp(key, "sec"))
+        return "r.sec";
+    if (!strcmp(key, "peer"))
+        return "r.peer";
+    static const char *const columns[] = {"rw", "direction", "job", "ioengine", "tool",
+                                          "bs_bytes", "iodepth", "numjobs", "direct"};
+    static const char *const exprs[] = {"r.rw", "r.direction", "r.job", "r.ioengine",
+                                        "run.tool", "r.bs_bytes", "r.iodepth", "r.numjobs",
+                                        "r.direct"};
+    for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+        if (!strcmp(key, columns[i]))
+            return exprs[i];
+    if (!strncmp(key, "mount:", 6) && key[6]) {
+        *param = key + 6;
+        return "(SELECT mo.value FROM mount_option mo WHERE mo.mount_id = r.mount_id AND "
+               "mo.key = ?)";
+    }
+    if (!strncmp(key, "tag:", 4) && key[4]) {
+        *param = key + 4;
+        return "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = ?)";
+    }
+    return NULL;
+}
+
+struct binds {
+    const char *v[64];
+    int n;
+};
+
+static int add_bind(struct binds *b, const char *s)
+{
+    if (b->n == (int)(sizeof(b->v) / sizeof(b->v[0])))
+        return -1;
+    b->v[b->n++] = s;
+    return 0;
+}
+
+/* "bs=4k" filters compare bytes: the value is normalized the way the column stores it. */
+static const char *where_value(const char *key, const char *value, char *tmp, size_t n)
+{
+    int64_t bytes;
+    if ((!strcmp(key, "bs") || !strcmp(key, "bs_bytes")) && parse_fio_size(value, &bytes)) {
+        snprintf(tmp, n, "%" PRId64, bytes);
+        return tmp;
+    }
+    return value;
+}
+
+static int build_sql(const struct compare_opts *o, struct buf *sql, struct binds *b,
+                     char (*tmp)[32], struct diag *d)
+{
+    const char *param;
+    const char *kx = key_expr(o->by, &param);
+    if (!kx)
+        return diag_error(d, "unknown comparison key '%s' (expected storage-class, host, sec, "
+                             "mount:OPTION or tag:NAME)", o->by);
+    buf_addf(sql,
+             "SELECT %s AS k, r.id, coalesce(r.rw, ''), coalesce(r.bs_bytes, -1), "
+             "coalesce(r.iodepth, -1), coalesce(r.numjobs, -1), coalesce(r.direct, -1), "
+             "coalesce(r.sync, -1), coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), "
+             "coalesce(r.direction, ''), coalesce(run.tool, ''), coalesce(r.rwmixread, -1)",
+             kx);
+    if (param && add_bind(b, param))
+        return -1;
+    static const char *const pivot[] = {"bw_bytes_s", "iops", "clat_mean_ns", "clat_p99_ns",
+                                        "lat_mean_ns"};
+    for (size_t i = 0; i < sizeof(pivot) / sizeof(pivot[0]); i++)
+        buf_addf(sql, ", (SELECT value FROM metric WHERE result_id = r.id AND name = '%s')",
+                 pivot[i]);
+    buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id WHERE r.error = 0 AND NOT "
+                  "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate')");
+    for (size_t i = 0; i < o->nwhere; i++) {
+        const char *wparam;
+        const char *wx = key_expr(!strcmp(o->where_keys[i], "bs") ? "bs_bytes" : o->where_keys[i],
+                                  &wparam);
+        if (!wx)
+            return diag_error(d, "unknown --where key '%s'", o->where_keys[i]);
+        buf_addf(sql, " AND %s = ?", wx);
+        if ((wparam && add_bind(b, wparam)) ||
+            add_bind(b, where_value(o->where_keys[i], o->where_vals[i], tmp[i], 32)))
+            return -1;
+    }
+    buf_addf(sql, " AND %s IN (", kx);
+    if (param && add_bind(b, param))
+        return -1;
+    for (size_t i = 0; i < o->nvalues; i++) {
+        buf_adds(sql, i ? ", ?" : "?");
+        if (add_bind(b, o->values[i]))
+            return -1;
+    }
+    buf_adds(sql, ") ORDER BY r.id");
+    return 0;
+}
+
+/* ---- workload identity and name ---- */
+
+static void size_label(struct buf *out, int64_t bytes)
+{
+    if (bytes >= 1048576 && bytes % 1048576 == 0)
+        buf_addf(out, "%" PRId64 "M", bytes / 1048576);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        buf_addf(out, "%" PRId64 "K", bytes / 1024);
+    else
+        buf_addf(out, "%" PRId64 "B", bytes);
+}
+
+static const char *rw_label(const char *rw)
+{
+    static const char *const map[][2] = {
+        {"read", "Sequential Read"},      {"write", "Sequential Write"},
+        {"randread", "Random Read"},      {"randwrite", "Random Write"},
+        {"rw", "Sequential Mixed"},       {"readwrite", "Sequential Mixed"},
+        {"randrw", "Random Mixed"},       {"trim", "Sequential Trim"},
+        {"randtrim", "Random Trim"},      {"trimwrite", "Trim+Write"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(rw, map[i][0]))
+            return map[i][1];
+    return NULL;
+}
+
+static void workload_name(struct buf *out, sqlite3_stmt *st)
+{
+    const char *rw = (const char *)sqlite3_column_text(st, 2);
+    int64_t bs = sqlite3_column_int64(st, 3), qd = sqlite3_column_int64(st, 4);
+    int64_t jobs = sqlite3_column_int64(st, 5), direct = sqlite3_column_int64(st, 6);
+    int sync = sqlite3_column_int(st, 7) > 0 || sqlite3_column_int(st, 8) > 0 ||
+               sqlite3_column_int(st, 9) > 0;
+    const char *dir = (const char *)sqlite3_column_text(st, 10);
+    const char *tool = (const char *)sqlite3_column_text(st, 11);
+    int64_t mix = sqlite3_column_int64(st, 12);
+    const char *label = rw_label(rw);
+    if (label)
+        buf_adds(out, label);
+    else if (*rw)
+        buf_adds(out, rw);
+    else
+        buf_addf(out, "%s %s", *tool ? tool : "unknown", *dir ? dir : "");
+    if (label && mix >= 0 && mix <= 100 && (!strcmp(rw, "randrw") || !strcmp(rw, "rw")))
+        buf_addf(out, " %" PRId64 "/%" PRId64, mix, 100 - mix);
+    if (bs > 0) {
+        buf_addc(out, ' ');
+        size_label(out, bs);
+    }
+    if (qd > 1)
+        buf_addf(out, " QD%" PRId64, qd);
+    if (jobs > 1)
+        buf_addf(out, " x%" PRId64 " jobs", jobs);
+    if (sync)
+        buf_adds(out, " sync");
+    if (direct == 0)
+        buf_adds(out, " buffered");
+    if (label && (!strcmp(rw, "randrw") || !strcmp(rw, "rw") || !strcmp(rw, "readwrite")) &&
+        *dir)
+        buf_addf(out, " (%s)", dir);
+}
+
+static void workload_key(struct buf *out, sqlite3_stmt *st)
+{
+    for (int c = 2; c <= 12; c++)
+        buf_addf(out, "%s|", (const char *)sqlite3_column_text(st, c));
+}
+
+/* ---- grouping ---- */
+
+static struct workload_group *find_group(struct groups *g, sqlite3_stmt *st)
+{
+    struct buf key = BUF_INIT;
+    workload_key(&key, st);
+    for (size_t i = 0; i < g->n; i++) {
+        if (!strcmp(g->v[i].key, key.data)) {
+            buf_release(&key);
+            return &g->v[i];
+        }
+    }
+    ALLOC_GROW(g->v, g->n, g->a);
+    struct workload_group *w = &g->v[g->n++];
+    w->key = buf_detach(&key, NULL);
+    struct buf name = BUF_INIT;
+    workload_name(&name, st);
+    w->name = buf_detach(&name, NULL);
+    w->sides = xcalloc(g->nsides, sizeof(*w->sides));
+    return w;
+}
+
+static void add_value(struct side *s, int m, double v)
+{
+    ALLOC_GROW(s->v[m], s->n[m], s->a[m]);
+    s->v[m][s->n[m]++] = v;
+}
+
+static void add_row(struct groups *g, const struct compare_opts *o, sqlite3_stmt *st)
+{
+    const char *k = (const char *)sqlite3_column_text(st, 0);
+    size_t side = 0;
+    while (side < o->nvalues && strcmp(o->values[side], k))
+        side++;
+    if (side == o->nvalues)
+        return;
+    struct workload_group *w = find_group(g, st);
+    struct side *s = &w->sides[side];
+    s->runs++;
+    /* columns 13..17: bw, iops, clat_mean, clat_p99, lat_mean */
+    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+        add_value(s, 0, sqlite3_column_double(st, 13));
+    if (sqlite3_column_type(st, 14) != SQLITE_NULL)
+        add_value(s, 1, sqlite3_column_double(st, 14));
+    int lat_col = sqlite3_column_type(st, 15) != SQLITE_NULL ? 15 : 17;
+    if (sqlite3_column_type(st, lat_col) != SQLITE_NULL)
+        add_value(s, 2, sqlite3_column_double(st, lat_col));
+    if (sqlite3_column_type(st, 16) != SQLITE_NULL)
+        add_value(s, 3, sqlite3_column_double(st, 16));
+}
+
+static void groups_release(struct groups *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        for (size_t s = 0; s < g->nsides; s++)
+            for (int m = 0; m < N_METRICS; m++)
+                free(g->v[i].sides[s].v[m]);
+        free(g->v[i].sides);
+        free(g->v[i].key);
+        free(g->v[i].name);
+    }
+    free(g->v);
+}
+
+static int load_groups(struct db *db, const struct compare_opts *o, struct groups *g,
+                       struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    struct buf sql = BUF_INIT;
+    struct binds b = {{0}, 0};
+    char(*tmp)[32] = xcalloc(o->nwhere + 1, sizeof(*tmp));
+    sqlite3_stmt *st = NULL;
+    int rc = build_sql(o, &sql, &b, tmp, d);
+    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    for (int i = 0; rc == 0 && i < b.n; i++)
+        sqlite3_bind_text(st, i + 1, b.v[i], -1, SQLITE_STATIC);
+    int s = SQLITE_DONE;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW)
+        add_row(g, o, st);
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    buf_release(&sql);
+    free(tmp);
+    return rc;
+}
+
+static int cmp_groups(const void *a, const void *b)
+{
+    const struct workload_group *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->key, y->key);
+}
+
+/* ---- the factor ---- */
+
+void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
+                    int higher_is_better, struct cell *out)
+{
+    out->kind = CELL_NUMBER;
+    double ratio = cand->mean / base->mean;
+    double lo = NAN, hi = NAN, r;
+    if (stats_ratio_ci(base, cand, &r, &lo, &hi) == 0)
+        ratio = r;
+    /* the factor reads as "how many times better": >1 better, <1 worse */
+    out->value = higher_is_better ? ratio : 1 / ratio;
+    out->lo = higher_is_better ? lo : 1 / hi;
+    out->hi = higher_is_better ? hi : 1 / lo;
+    if (base->n < 2 || cand->n < 2) {
+        out->verdict = VERDICT_SINGLE_RUN;
+        return;
+    }
+    struct welch w;
+    if (stats_welch(base, cand, &w) != 0)
+        out->verdict = base->mean == cand->mean ? VERDICT_NOT_SIGNIFICANT : VERDICT_SIGNIFICANT;
+    else
+        out->verdict = w.p < ALPHA ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+}
+
+static const char *factor_phrase(struct arena *a, const struct cell *c,
+                                 const struct metric_def *m)
+{
+    if (!isfinite(c->value) || c->value <= 0)
+        return "n/a";
+    if (c->verdict == VERDICT_NOT_SIGNIFICANT)
+        return arena_printf(a, "no significant difference (%.2fx)", c->value);
+    int better = c->value >= 1;
+    double f = better ? c->value : 1 / c->value;
+    const char *what = better ? m->better : m->worse;
+    if (c->verdict == VERDICT_SINGLE_RUN)
+        return arena_printf(a, "%.1fx %s (single run)", f, what);
+    if (isfinite(c->lo) && isfinite(c->hi)) {
+        double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
+        return arena_printf(a, "%.1fx %s (95%% CI %.2f-%.2f)", f, what, lo, hi);
+    }
+    return arena_printf(a, "%.1fx %s", f, what);
+}
+
+/* ---- the report ---- */
+
+static void value_cell(struct cell *c, const struct side *s, int m)
+{
+    if (!s->n[m])
+        return;
+    struct sample_stats st;
+    stats_describe(s->v[m], s->n[m], &st);
+    c->kind = CELL_NUMBER;
+    c->value = st.mean;
+    c->sd = st.sd;
+    c->n = (int)st.n;
+}
+
+static void add_comparison_rows(struct report *r, struct table *t, const struct workload_group *w,
+                                size_t nsides)
+{
+    for (int m = 0; m < N_METRICS; m++) {
+        const struct side *base = &w->sides[0];
+        int any = 0;
+        for (size_t s = 0; s < nsides; s++)
+            any |= w->sides[s].n[m] > 0;
+        if (!any)
+            continue;
+        struct cell *row = table_add_row(r, t);
+        row[0] = (struct cell){CELL_TEXT, arena_strdup(&r->arena, w->name), 0, NAN, 0,
+                               VERDICT_NONE, NAN, NAN, UNIT_NONE};
+        row[1] = (struct cell){CELL_TEXT, metric_defs[m].label, 0, NAN, 0, VERDICT_NONE, NAN,
+                               NAN, UNIT_NONE};
+        row[2].unit = metric_defs[m].unit;
+        value_cell(&row[2], base, m);
+        for (size_t s = 1; s < nsides; s++) {
+            struct cell *v = &row[1 + 2 * s], *f = &row[2 + 2 * s];
+            v->unit = metric_defs[m].unit;
+            value_cell(v, &w->sides[s], m);
+            f->unit = UNIT_RATIO;
+            if (!base->n[m] || !w->sides[s].n[m])
+                continue;
+            struct sample_stats a, b;
+            stats_describe(base->v[m], base->n[m], &a);
+            stats_describe(w->sides[s].v[m], w->sides[s].n[m], &b);
+            if (!(a.mean > 0 && b.mean > 0))
+                continue;
+            compare_factor(&a, &b, metric_defs[m].higher_is_better, f);
+            f->text = factor_phrase(&r->arena, f, &metric_defs[m]);
+        }
+    }
+}
+
+static int complete(const struct workload_group *w, size_t nsides)
+{
+    for (size_t s = 0; s < nsides; s++)
+        if (!w->sides[s].runs)
+            return 0;
+    return 1;
+}
+
+static void comparison_table(struct report *r, const struct compare_opts *o,
+                             const struct groups *g)
+{
+    size_t ncols = 1 + 2 * o->nvalues;
+    struct column *cols = xcalloc(ncols, sizeof(*cols));
+    cols[0] = (struct column){"Workload", UNIT_NONE};
+    cols[1] = (struct column){"Metric", UNIT_NONE};
+    cols[2] = (struct column){arena_printf(&r->arena, "%s (baseline)", o->values[0]), UNIT_NONE};
+    for (size_t s = 1; s < o->nvalues; s++) {
+        cols[1 + 2 * s] = (struct column){o->values[s], UNIT_NONE};
+        cols[2 + 2 * s] =
+            (struct column){arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]),
+                            UNIT_RATIO};
+    }
+    struct buf prose = BUF_INIT;
+    buf_adds(&prose, "Each row is one workload both sides ran, matched on rw, block size, "
+                     "iodepth, numjobs, direct and sync settings. Values are means of the "
+                     "repeated runs (± standard deviation, n runs); the factor reads as "
+                     "candidate against baseline.");
+    struct section *s = report_section(r, "Comparison", prose.data);
+    buf_release(&prose);
+    struct table *t = report_table(r, s, "comparison", cols, ncols);
+    free(cols);
+    size_t rows = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        if (!complete(&g->v[i], o->nvalues))
+            continue;
+        add_comparison_rows(r, t, &g->v[i], o->nvalues);
+        rows++;
+    }
+    if (!rows)
+        s->prose = "No workload was run on every compared side: nothing to compare.";
+}
+
+static void unmatched_section(struct report *r, const struct compare_opts *o,
+                              const struct groups *g)
+{
+    struct section *s = NULL;
+    struct table *t = NULL;
+    static const struct column cols[] = {{"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE},
+                                         {"Runs", UNIT_NONE}};
+    for (size_t i = 0; i < g->n; i++) {
+        const struct workload_group *w = &g->v[i];
+        if (complete(w, o->nvalues))
+            continue;
+        if (!s) {
+            s = report_section(r, "Workloads not run on every side",
+                               "These workloads have results on some of the compared sides "
+                               "only, so they are not compared.");
+            t = report_table(r, s, "unmatched", cols, 3);
+        }
+        for (size_t side = 0; side < o->nvalues; side++) {
+            if (!w->sides[side].runs)
+                continue;
+            struct cell *row = table_add_row(r, t);
+            row[0] = (struct cell){CELL_TEXT, arena_strdup(&r->arena, w->name), 0, NAN, 0,
+                                   VERDICT_NONE, NAN, NAN, UNIT_NONE};
+            row[1] = (struct cell){CELL_TEXT, o->values[side], 0, NAN, 0, VERDICT_NONE, NAN, NAN, UNIT_NONE};
+            row[2] = (struct cell){CELL_NUMBER, NULL, (double)w->sides[side].runs, NAN, 0,
+                                   VERDICT_NONE, NAN, NAN, UNIT_NONE};
+        }
+    }
+}
+
+/* What was compared: for each side its hosts, mounts, flavors, tool versions and dates. */
+static int context_facts(struct db *db, struct report *r, const struct compare_opts *o,
+                         struct diag *d)
+{
+    const char *param;
+    const char *kx = key_expr(o->by, &param);
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT group_concat(DISTINCT coalesce(r.host, '?')), "
+             "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
+             "group_concat(DISTINCT run.tool_version), "
+             "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
+             "strftime('%%Y-%%m-%%d', max(run.started_at), 'unixepoch'), count(*) "
+             "FROM result r JOIN run ON run.id = r.run_id LEFT JOIN mount m ON m.id = r.mount_id "
+             "WHERE %s = ?",
+             kx);
+    sqlite3_stmt *st;
+    sqlite3 *h = db_handle(db);
+    int rc = 0;
+    if (sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    buf_release(&sql);
+    report_fact(r, "Compared by", o->by);
+    for (size_t i = 0; rc == 0 && i < o->nvalues; i++) {
+        int p = 1;
+        if (param)
+            sqlite3_bind_text(st, p++, param, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, p, o->values[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            struct buf v = BUF_INIT;
+            const char *labels[] = {"hosts", "mount", "sec", "tool"};
+            buf_addf(&v, "%d results", sqlite3_column_int(st, 6));
+            for (int c = 0; c < 4; c++)
+                if (sqlite3_column_type(st, c) != SQLITE_NULL)
+                    buf_addf(&v, "; %s: %s", labels[c], sqlite3_column_text(st, c));
+            if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+                buf_addf(&v, "; dates: %s to %s", sqlite3_column_text(st, 4),
+                         sqlite3_column_text(st, 5));
+            report_fact(r, arena_printf(&r->arena, "%s%s", o->values[i],
+                                        i == 0 ? " (baseline)" : ""),
+                        v.data);
+            buf_release(&v);
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static const char method_note[] =
+    "Repeated runs of a workload on one side are averaged; the spread is the sample standard "
+    "deviation. A factor above 1 means the candidate is better in that metric's own direction "
+    "(higher bandwidth and IOPS, lower latency). Its 95 % interval comes from the delta method "
+    "on the log ratio of the means, and a difference is called significant only when Welch's "
+    "t-test on the runs gives p < 0.05. With a single run on either side no verdict is possible "
+    "and the factor is marked *single run*. Failed jobs (fio error != 0) and client/server "
+    "aggregates are left out.";
+
+int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
+{
+    struct groups g = {NULL, 0, 0, o->nvalues};
+    if (load_groups(db, o, &g, d)) {
+        groups_release(&g);
+        return -1;
+    }
+    qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
+    int rc = context_facts(db, r, o, d);
+    if (rc == 0) {
+        comparison_table(r, o, &g);
+        unmatched_section(r, o, &g);
+        report_section(r, "Method", method_note);
+    }
+    groups_release(&g);
+    return rc;
+}

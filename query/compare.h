@@ -1,0 +1,26 @@
+/* compare.h: comparisons of storage classes (or any key) into the report model. */
+#ifndef BDB_COMPARE_H
+#define BDB_COMPARE_H
+
+#include <stddef.h>
+
+#include "../report/report.h"
+#include "../schema/db.h"
+#include "stats.h"
+
+struct compare_opts {
+    const char *by;            /* storage-class (default), host, sec, mount:KEY, tag:NAME */
+    const char *const *values; /* the compared values; the first is the baseline */
+    size_t nvalues;
+    const char *const *where_keys, *const *where_vals; /* filters, bound as parameters */
+    size_t nwhere;
+};
+
+int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);
+
+/* The direction-aware factor of candidate against baseline (>1: candidate better), its 95 %
+ * interval and verdict. Exposed for the unit tests. */
+void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
+                    int higher_is_better, struct cell *out);
+
+#endif

@@ -1,0 +1,231 @@
+/* export.c: benchdb export, the stable interface for scripts (fields in docs/export.md). */
+#include "query.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "format.h"
+
+/* The fixed fields, in output order; metrics follow. */
+static const char *const fields[] = {
+    "result_id", "source", "sha256", "format", "tool", "tool_version", "host", "peer",
+    "storage_class", "sec", "mount_options", "job", "direction", "rw", "bs_bytes", "iodepth",
+    "numjobs", "direct", "sync", "fsync", "fdatasync", "ioengine", "size_bytes", "rwmixread",
+    "runtime_s", "error", "error_msg", "line_first", "line_last", "transcribed", "started_at",
+    "imported_at",
+};
+enum { N_FIELDS = sizeof(fields) / sizeof(fields[0]) };
+
+/* Metrics every export has as columns even when no result has them (the documented core). */
+static const char *const core_metrics[] = {
+    "bw_bytes_s", "iops", "io_bytes", "runtime_ms", "lat_mean_ns", "clat_mean_ns",
+    "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_max_ns",
+};
+
+struct names {
+    char **v;
+    size_t n;
+};
+
+static int has(const struct names *m, const char *s)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i], s))
+            return 1;
+    return 0;
+}
+
+/* The core metrics, then every other metric name in the warehouse, sorted. */
+static int metric_names(sqlite3 *h, struct names *m)
+{
+    size_t ncore = sizeof(core_metrics) / sizeof(core_metrics[0]);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metric ORDER BY name", -1, &st, NULL))
+        return -1;
+    m->v = sqlite3_malloc64(sizeof(char *) * ncore);
+    for (size_t i = 0; i < ncore; i++)
+        m->v[m->n++] = sqlite3_mprintf("%s", core_metrics[i]);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (has(m, name))
+            continue;
+        m->v = sqlite3_realloc64(m->v, sizeof(char *) * (m->n + 1));
+        m->v[m->n++] = sqlite3_mprintf("%s", name);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static void names_free(struct names *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        sqlite3_free(m->v[i]);
+    sqlite3_free(m->v);
+}
+
+struct row {
+    struct names tag_keys, tag_vals;
+    double *metric; /* NAN: absent */
+    int *present;
+};
+
+static void load_details(sqlite3_stmt *mst, sqlite3_stmt *tst, int64_t id,
+                         const struct names *names, struct row *row)
+{
+    for (size_t i = 0; i < names->n; i++)
+        row->present[i] = 0;
+    sqlite3_bind_int64(mst, 1, id);
+    while (sqlite3_step(mst) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(mst, 0);
+        for (size_t i = 0; i < names->n; i++) {
+            if (!strcmp(names->v[i], name)) {
+                row->metric[i] = sqlite3_column_double(mst, 1);
+                row->present[i] = 1;
+                break;
+            }
+        }
+    }
+    sqlite3_reset(mst);
+    sqlite3_bind_int64(tst, 1, id);
+    row->tag_keys.n = row->tag_vals.n = 0;
+    while (sqlite3_step(tst) == SQLITE_ROW) {
+        size_t n = row->tag_keys.n;
+        row->tag_keys.v = sqlite3_realloc64(row->tag_keys.v, sizeof(char *) * (n + 1));
+        row->tag_vals.v = sqlite3_realloc64(row->tag_vals.v, sizeof(char *) * (n + 1));
+        row->tag_keys.v[n] = sqlite3_mprintf("%s", sqlite3_column_text(tst, 0));
+        row->tag_vals.v[n] = sqlite3_mprintf("%s", sqlite3_column_text(tst, 1));
+        row->tag_keys.n = row->tag_vals.n = n + 1;
+    }
+    sqlite3_reset(tst);
+}
+
+static void release_tags(struct row *row)
+{
+    names_free(&row->tag_keys);
+    names_free(&row->tag_vals);
+    row->tag_keys = row->tag_vals = (struct names){0};
+}
+
+static void put_json_field(struct buf *out, sqlite3_stmt *st, int col)
+{
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_NULL: buf_adds(out, "null"); break;
+    case SQLITE_INTEGER: buf_addf(out, "%lld", (long long)sqlite3_column_int64(st, col)); break;
+    case SQLITE_FLOAT: fmt_json_number(out, sqlite3_column_double(st, col)); break;
+    default: fmt_json_string(out, (const char *)sqlite3_column_text(st, col)); break;
+    }
+}
+
+static void ndjson_row(struct buf *out, sqlite3_stmt *st, const struct names *names,
+                       const struct row *row)
+{
+    buf_addc(out, '{');
+    for (int i = 0; i < N_FIELDS; i++) {
+        buf_addf(out, "%s\"%s\":", i ? "," : "", fields[i]);
+        put_json_field(out, st, i);
+    }
+    buf_adds(out, ",\"tags\":{");
+    for (size_t i = 0; i < row->tag_keys.n; i++) {
+        if (i)
+            buf_addc(out, ',');
+        fmt_json_string(out, row->tag_keys.v[i]);
+        buf_addc(out, ':');
+        fmt_json_string(out, row->tag_vals.v[i]);
+    }
+    buf_addc(out, '}');
+    for (size_t i = 0; i < names->n; i++) {
+        buf_addf(out, ",\"%s\":", names->v[i]);
+        if (row->present[i])
+            fmt_json_number(out, row->metric[i]);
+        else
+            buf_adds(out, "null");
+    }
+    buf_adds(out, "}\n");
+}
+
+static void csv_header(struct buf *out, const struct names *names)
+{
+    for (int i = 0; i < N_FIELDS; i++)
+        buf_addf(out, "%s%s", i ? "," : "", fields[i]);
+    buf_adds(out, ",tags");
+    for (size_t i = 0; i < names->n; i++)
+        buf_addf(out, ",%s", names->v[i]);
+    buf_adds(out, "\r\n");
+}
+
+static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names,
+                    const struct row *row)
+{
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (i)
+            buf_addc(out, ',');
+        if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
+            fmt_plain_number(out, sqlite3_column_double(st, i));
+        else if (sqlite3_column_type(st, i) != SQLITE_NULL)
+            fmt_csv_field(out, (const char *)sqlite3_column_text(st, i));
+    }
+    struct buf tags = BUF_INIT;
+    for (size_t i = 0; i < row->tag_keys.n; i++)
+        buf_addf(&tags, "%s%s=%s", i ? ";" : "", row->tag_keys.v[i], row->tag_vals.v[i]);
+    buf_addc(out, ',');
+    fmt_csv_field(out, tags.data);
+    buf_release(&tags);
+    for (size_t i = 0; i < names->n; i++) {
+        buf_addc(out, ',');
+        if (row->present[i])
+            fmt_plain_number(out, row->metric[i]);
+    }
+    buf_adds(out, "\r\n");
+}
+
+int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    struct names names = {0};
+    sqlite3_stmt *st = NULL, *mst = NULL, *tst = NULL;
+    int rc = -1;
+    if (metric_names(h, &names) ||
+        sqlite3_prepare_v2(h,
+                           "SELECT result_id, source, sha256, format, tool, tool_version, host, "
+                           "peer, storage_class, sec, mount_options, job, direction, rw, "
+                           "bs_bytes, iodepth, numjobs, direct, sync, fsync, fdatasync, "
+                           "ioengine, size_bytes, rwmixread, runtime_s, error, error_msg, "
+                           "line_first, line_last, transcribed, started_at, imported_at "
+                           "FROM v_result ORDER BY result_id",
+                           -1, &st, NULL) ||
+        sqlite3_prepare_v2(h, "SELECT name, value FROM metric WHERE result_id = ?", -1, &mst,
+                           NULL) ||
+        sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,
+                           &tst, NULL)) {
+        diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
+        goto out;
+    }
+    struct row row = {{0}, {0}, NULL, NULL};
+    row.metric = sqlite3_malloc64(sizeof(double) * (names.n + 1));
+    row.present = sqlite3_malloc64(sizeof(int) * (names.n + 1));
+    if (fmt == EXPORT_CSV)
+        csv_header(out, &names);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        load_details(mst, tst, sqlite3_column_int64(st, 0), &names, &row);
+        if (fmt == EXPORT_CSV)
+            csv_row(out, st, &names, &row);
+        else
+            ndjson_row(out, st, &names, &row);
+        release_tags(&row);
+    }
+    sqlite3_free(row.metric);
+    sqlite3_free(row.present);
+    if (s != SQLITE_DONE) {
+        diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(mst);
+    sqlite3_finalize(tst);
+    names_free(&names);
+    return rc;
+}

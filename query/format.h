@@ -1,0 +1,16 @@
+/* format.h: value formatting shared by the query module's text outputs. */
+#ifndef BDB_QUERY_FORMAT_H
+#define BDB_QUERY_FORMAT_H
+
+#include "../core/buf.h"
+
+/* Shortest text that reads back to the same double; integers without a fraction. */
+void fmt_plain_number(struct buf *out, double v);
+/* As fmt_plain_number, or null for NaN/inf (JSON has neither). */
+void fmt_json_number(struct buf *out, double v);
+void fmt_json_string(struct buf *out, const char *s);
+/* RFC 4180 quoting when needed. Text that a spreadsheet would evaluate (=, +, -, @, tab, CR
+ * at the start) is prefixed with a quote character (OWASP CSV injection guidance). */
+void fmt_csv_field(struct buf *out, const char *s);
+
+#endif

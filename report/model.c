@@ -1,0 +1,73 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+
+void report_init(struct report *r, const char *title)
+{
+    memset(r, 0, sizeof(*r));
+    r->title = arena_strdup(&r->arena, title);
+}
+
+void report_release(struct report *r)
+{
+    free(r->facts);
+    free(r->sections);
+    arena_release(&r->arena);
+    memset(r, 0, sizeof(*r));
+}
+
+void report_fact(struct report *r, const char *key, const char *value)
+{
+    ALLOC_GROW(r->facts, r->nfacts, r->afacts);
+    r->facts[r->nfacts++] =
+        (struct fact){arena_strdup(&r->arena, key), arena_strdup(&r->arena, value)};
+}
+
+struct section *report_section(struct report *r, const char *heading, const char *prose)
+{
+    ALLOC_GROW(r->sections, r->nsections, r->asections);
+    struct section *s = &r->sections[r->nsections++];
+    s->heading = arena_strdup(&r->arena, heading);
+    s->prose = arena_strdup(&r->arena, prose);
+    s->table = NULL;
+    return s;
+}
+
+struct table *report_table(struct report *r, struct section *s, const char *name,
+                           const struct column *cols, size_t ncols)
+{
+    struct table *t = arena_alloc(&r->arena, sizeof(*t));
+    t->name = arena_strdup(&r->arena, name);
+    t->cols = arena_alloc(&r->arena, ncols * sizeof(*cols));
+    for (size_t i = 0; i < ncols; i++)
+        t->cols[i] = (struct column){arena_strdup(&r->arena, cols[i].name), cols[i].unit};
+    t->ncols = ncols;
+    s->table = t;
+    return t;
+}
+
+struct cell *table_add_row(struct report *r, struct table *t)
+{
+    if (t->nrows == t->arows) {
+        size_t n = t->arows ? t->arows * 2 : 16;
+        struct cell *c = arena_alloc(&r->arena, n * t->ncols * sizeof(*c));
+        if (t->nrows)
+            memcpy(c, t->cells, t->nrows * t->ncols * sizeof(*c));
+        t->cells = c;
+        t->arows = n;
+    }
+    struct cell *row = &t->cells[t->nrows++ * t->ncols];
+    for (size_t i = 0; i < t->ncols; i++)
+        row[i] = (struct cell){CELL_EMPTY, NULL, 0, NAN, 0, VERDICT_NONE, NAN, NAN, UNIT_NONE};
+    return row;
+}
+
+enum unit cell_unit(const struct table *t, size_t row, size_t col)
+{
+    enum unit u = t->cells[row * t->ncols + col].unit;
+    return u != UNIT_NONE ? u : t->cols[col].unit;
+}

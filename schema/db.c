@@ -1,0 +1,439 @@
+/* db.c: opening the warehouse and storing imported records. */
+#include "db_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/mount.h"
+#include "../core/xalloc.h"
+
+/* How long a writer waits for another process's transaction before giving up. */
+enum { BUSY_TIMEOUT_MS = 30000 };
+
+int db_user_version(sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    int v = 0;
+    if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int exec(struct db *db, const char *sql, struct diag *d)
+{
+    char *err = NULL;
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &err) == SQLITE_OK)
+        return 0;
+    diag_error(d, "database '%s': %s", db->path, err ? err : sqlite3_errmsg(db->h));
+    sqlite3_free(err);
+    return -1;
+}
+
+int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
+{
+    int flags = mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
+                : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
+                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    struct db *db = xcalloc(1, sizeof(*db));
+    db->path = xstrdup(path);
+    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+        diag_error(d, "cannot open database '%s': %s", path,
+                   db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        db_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(db->h, 1);
+    if (exec(db, "PRAGMA foreign_keys = ON", d) ||
+        (mode != DB_READ_ONLY && exec(db, "PRAGMA journal_mode = WAL", d)) ||
+        (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
+        db_close(db);
+        return -1;
+    }
+    if (mode == DB_READ_ONLY && db_user_version(db->h) == 0) {
+        diag_error(d, "'%s' is not a benchdb database (no schema)", path);
+        db_close(db);
+        return -1;
+    }
+    *out = db;
+    return 0;
+}
+
+void db_close(struct db *db)
+{
+    if (!db)
+        return;
+    sqlite3_close(db->h);
+    free(db->path);
+    free(db);
+}
+
+struct sqlite3 *db_handle(struct db *db)
+{
+    return db->h;
+}
+
+int db_schema_version(struct db *db)
+{
+    return db_user_version(db->h);
+}
+
+int db_begin(struct db *db, struct diag *d)
+{
+    return exec(db, "BEGIN IMMEDIATE", d);
+}
+
+int db_commit(struct db *db, struct diag *d)
+{
+    return exec(db, "COMMIT", d);
+}
+
+void db_rollback(struct db *db)
+{
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- statements carried through one rc, as in sqlite's shell ---- */
+
+static sqlite3_stmt *prepare(struct db *db, int *rc, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (*rc == SQLITE_OK)
+        *rc = sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+    return st;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v == WL_UNKNOWN)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+/* Steps a write statement and resets it; keeps *rc at SQLITE_OK on success. */
+static void step_done(sqlite3_stmt *st, int *rc)
+{
+    if (*rc != SQLITE_OK)
+        return;
+    int s = sqlite3_step(st);
+    *rc = s == SQLITE_DONE || s == SQLITE_ROW ? SQLITE_OK : s;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->h, "SELECT path FROM source_file WHERE sha256 = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found && path)
+        *path = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* ---- one file being imported ---- */
+
+struct db_import {
+    struct db *db;
+    struct diag *d;
+    const struct import_labels *labels;
+    const struct source *src;
+    int64_t source_id, run_id;
+    int64_t label_mount_id; /* 0: none */
+    char *label_mount_sec;
+    size_t count;
+    sqlite3_stmt *ins_result, *ins_metric, *ins_tag, *ins_bin, *ins_point;
+};
+
+static int fail(struct db_import *imp, int rc)
+{
+    (void)rc;
+    return diag_error(imp->d, "database '%s': cannot store results of '%s': %s", imp->db->path,
+                      imp->src->path, sqlite3_errmsg(imp->db->h));
+}
+
+/* Stores a parsed mount (once per canonical option set); 0 or -1. */
+static int store_mount(struct db_import *imp, const struct mount_info *m, int64_t *id)
+{
+    struct db *db = imp->db;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *ins = prepare(db, &rc, "INSERT INTO mount(options, fstype, device) VALUES "
+                                         "(?, ?, ?) ON CONFLICT(options) DO UPDATE SET "
+                                         "fstype = coalesce(fstype, excluded.fstype), "
+                                         "device = coalesce(device, excluded.device) "
+                                         "RETURNING id");
+    sqlite3_stmt *opt = prepare(db, &rc, "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
+                                         "VALUES (?, ?, ?)");
+    if (rc == SQLITE_OK) {
+        bind_text(ins, 1, m->canonical);
+        bind_text(ins, 2, m->fstype);
+        bind_text(ins, 3, m->source);
+        if (sqlite3_step(ins) == SQLITE_ROW)
+            *id = sqlite3_column_int64(ins, 0);
+        else
+            rc = SQLITE_ERROR;
+        sqlite3_reset(ins);
+    }
+    for (size_t i = 0; rc == SQLITE_OK && i < m->n_opts; i++) {
+        sqlite3_bind_int64(opt, 1, *id);
+        bind_text(opt, 2, m->opts[i].key);
+        bind_text(opt, 3, m->opts[i].value);
+        step_done(opt, &rc);
+    }
+    sqlite3_finalize(ins);
+    sqlite3_finalize(opt);
+    return rc == SQLITE_OK ? 0 : fail(imp, rc);
+}
+
+/* Parses and stores a mount written in any form; *sec gets its flavor (caller frees). */
+static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, char **sec)
+{
+    struct mount_info m;
+    struct buf err = BUF_INIT;
+    if (mount_parse(text, &m, &err)) {
+        diag_error(imp->d, "%s: cannot parse mount options '%s': %s", imp->src->path, text,
+                   err.data);
+        buf_release(&err);
+        return -1;
+    }
+    buf_release(&err);
+    int rc = store_mount(imp, &m, id);
+    if (sec && m.sec)
+        *sec = xstrdup(m.sec);
+    mount_info_release(&m);
+    return rc;
+}
+
+struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
+                                  const char *format, const char *imported_at,
+                                  const struct import_labels *labels, struct diag *d)
+{
+    struct db_import *imp = xcalloc(1, sizeof(*imp));
+    imp->db = db;
+    imp->d = d;
+    imp->labels = labels;
+    imp->src = src;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = prepare(db, &rc, "INSERT INTO source_file(path, sha256, format, "
+                                        "importer_version, imported_at, size_bytes, raw) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    if (rc == SQLITE_OK) {
+        bind_text(st, 1, src->path);
+        bind_text(st, 2, sha256);
+        bind_text(st, 3, format);
+        bind_text(st, 4, BENCHDB_IMPORTER_VERSION);
+        bind_text(st, 5, imported_at);
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)src->len);
+        sqlite3_bind_blob64(st, 7, src->data, src->len, SQLITE_STATIC);
+        step_done(st, &rc);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) {
+        fail(imp, rc);
+        db_import_free(imp);
+        return NULL;
+    }
+    imp->source_id = sqlite3_last_insert_rowid(db->h);
+    if (labels->mount &&
+        resolve_mount(imp, labels->mount, &imp->label_mount_id, &imp->label_mount_sec)) {
+        db_import_free(imp);
+        return NULL;
+    }
+    imp->ins_result = prepare(
+        db, &rc,
+        "INSERT INTO result(run_id, host, peer, storage_class, sec, mount_id, job, direction, "
+        "rw, bs_bytes, iodepth, numjobs, direct, sync, fsync, fdatasync, ioengine, size_bytes, "
+        "rwmixread, runtime_s, error, error_msg, line_first, line_last, transcribed) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    imp->ins_metric = prepare(db, &rc, "INSERT OR REPLACE INTO metric(result_id, name, value) "
+                                       "VALUES (?, ?, ?)");
+    imp->ins_tag = prepare(db, &rc, "INSERT OR REPLACE INTO tag(result_id, key, value) "
+                                    "VALUES (?, ?, ?)");
+    imp->ins_bin = prepare(db, &rc, "INSERT INTO latency_bin(result_id, metric, value_ns, count) "
+                                    "VALUES (?, ?, ?, ?)");
+    imp->ins_point = prepare(db, &rc, "INSERT INTO series_point(result_id, metric, t_ms, value) "
+                                      "VALUES (?, ?, ?, ?)");
+    if (rc != SQLITE_OK) {
+        fail(imp, rc);
+        db_import_free(imp);
+        return NULL;
+    }
+    return imp;
+}
+
+static int ensure_run(struct db_import *imp, const struct bench_record *r)
+{
+    if (imp->run_id)
+        return 0;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = prepare(imp->db, &rc, "INSERT INTO run(source_id, tool, tool_version, "
+                                             "started_at) VALUES (?, ?, ?, ?)");
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, imp->source_id);
+        bind_text(st, 2, r->tool);
+        bind_text(st, 3, r->tool_version);
+        if (r->started_at)
+            sqlite3_bind_int64(st, 4, r->started_at);
+        step_done(st, &rc);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return fail(imp, rc);
+    imp->run_id = sqlite3_last_insert_rowid(imp->db->h);
+    return 0;
+}
+
+static int valid_sec(const char *s)
+{
+    static const char *const ok[] = {"sys", "krb5", "krb5i", "krb5p", "none"};
+    for (size_t i = 0; s && i < sizeof(ok) / sizeof(ok[0]); i++)
+        if (!strcmp(s, ok[i]))
+            return 1;
+    return 0;
+}
+
+/* Flags win over the content: host, storage class, mount, then the security flavor from
+ * --sec, the flag mount's sec=, the record's sec, the record mount's sec=. */
+static int bind_context(struct db_import *imp, const struct bench_record *r, char **rec_sec)
+{
+    const struct import_labels *l = imp->labels;
+    sqlite3_stmt *st = imp->ins_result;
+    int64_t mount_id = imp->label_mount_id;
+    if (!mount_id && r->mount && resolve_mount(imp, r->mount, &mount_id, rec_sec))
+        return -1;
+    const char *sec = l->sec ? l->sec
+                      : imp->label_mount_sec ? imp->label_mount_sec
+                      : r->sec               ? r->sec
+                                             : *rec_sec;
+    if (sec && !valid_sec(sec))
+        return diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected sys, krb5, "
+                                  "krb5i or krb5p)", imp->src->path, sec);
+    bind_text(st, 2, l->host ? l->host : r->host);
+    bind_text(st, 3, r->peer);
+    bind_text(st, 4, l->storage_class ? l->storage_class : r->storage_class);
+    bind_text(st, 5, sec);
+    if (mount_id)
+        sqlite3_bind_int64(st, 6, mount_id);
+    return 0;
+}
+
+static void bind_workload(sqlite3_stmt *st, const struct workload *wl)
+{
+    bind_text(st, 9, wl->rw);
+    bind_opt_int(st, 10, wl->bs_bytes);
+    bind_opt_int(st, 11, wl->iodepth);
+    bind_opt_int(st, 12, wl->numjobs);
+    bind_opt_int(st, 13, wl->direct);
+    bind_opt_int(st, 14, wl->sync);
+    bind_opt_int(st, 15, wl->fsync);
+    bind_opt_int(st, 16, wl->fdatasync);
+    bind_text(st, 17, wl->ioengine);
+    bind_opt_int(st, 18, wl->size_bytes);
+    bind_opt_int(st, 19, wl->rwmixread);
+    bind_opt_int(st, 20, wl->runtime_s);
+}
+
+static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id)
+{
+    int rc = SQLITE_OK;
+    for (size_t i = 0; rc == SQLITE_OK && i < r->n_metrics; i++) {
+        sqlite3_bind_int64(imp->ins_metric, 1, id);
+        bind_text(imp->ins_metric, 2, r->metrics[i].name);
+        sqlite3_bind_double(imp->ins_metric, 3, r->metrics[i].value);
+        step_done(imp->ins_metric, &rc);
+    }
+    const struct import_labels *l = imp->labels;
+    for (size_t i = 0; rc == SQLITE_OK && i < r->n_tags + l->n_tags; i++) {
+        const struct kv *t = i < r->n_tags ? &r->tags[i] : &l->tags[i - r->n_tags];
+        sqlite3_bind_int64(imp->ins_tag, 1, id);
+        bind_text(imp->ins_tag, 2, t->key);
+        bind_text(imp->ins_tag, 3, t->value);
+        step_done(imp->ins_tag, &rc);
+    }
+    for (size_t i = 0; rc == SQLITE_OK && i < r->n_bins; i++) {
+        sqlite3_bind_int64(imp->ins_bin, 1, id);
+        bind_text(imp->ins_bin, 2, r->bins_metric ? r->bins_metric : "clat");
+        sqlite3_bind_double(imp->ins_bin, 3, r->bins[i].value_ns);
+        sqlite3_bind_double(imp->ins_bin, 4, r->bins[i].count);
+        step_done(imp->ins_bin, &rc);
+    }
+    for (size_t i = 0; rc == SQLITE_OK && i < r->n_series; i++) {
+        sqlite3_bind_int64(imp->ins_point, 1, id);
+        bind_text(imp->ins_point, 2, r->series_metric ? r->series_metric : "value");
+        sqlite3_bind_double(imp->ins_point, 3, r->series[i].t_ms);
+        sqlite3_bind_double(imp->ins_point, 4, r->series[i].value);
+        step_done(imp->ins_point, &rc);
+    }
+    return rc == SQLITE_OK ? 0 : fail(imp, rc);
+}
+
+static int store_record(void *ctx, const struct bench_record *r)
+{
+    struct db_import *imp = ctx;
+    if (ensure_run(imp, r))
+        return -1;
+    sqlite3_stmt *st = imp->ins_result;
+    char *rec_sec = NULL;
+    sqlite3_bind_int64(st, 1, imp->run_id);
+    int bad = bind_context(imp, r, &rec_sec);
+    free(rec_sec);
+    if (bad) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        return -1;
+    }
+    bind_text(st, 7, r->job);
+    bind_text(st, 8, r->direction);
+    bind_workload(st, &r->wl);
+    sqlite3_bind_int(st, 21, r->error);
+    bind_text(st, 22, r->error_msg);
+    if (r->line_first) {
+        sqlite3_bind_int(st, 23, (int)r->line_first);
+        sqlite3_bind_int(st, 24, (int)r->line_last);
+    }
+    sqlite3_bind_int(st, 25, r->transcribed);
+    int rc = SQLITE_OK;
+    step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return fail(imp, rc);
+    imp->count++;
+    return store_details(imp, r, sqlite3_last_insert_rowid(imp->db->h));
+}
+
+struct record_sink db_import_sink(struct db_import *imp)
+{
+    return (struct record_sink){store_record, imp};
+}
+
+size_t db_import_count(const struct db_import *imp)
+{
+    return imp->count;
+}
+
+void db_import_free(struct db_import *imp)
+{
+    if (!imp)
+        return;
+    sqlite3_finalize(imp->ins_result);
+    sqlite3_finalize(imp->ins_metric);
+    sqlite3_finalize(imp->ins_tag);
+    sqlite3_finalize(imp->ins_bin);
+    sqlite3_finalize(imp->ins_point);
+    free(imp->label_mount_sec);
+    free(imp);
+}
