@@ -1,0 +1,668 @@
+/* iperf_text.c: the human-readable output of iperf3 and iperf2, client and server side
+ * (FORMATS.md 6 and 7).
+ *
+ * One record per test and direction (client's view: a server log's tests are "send"; -R,
+ * --bidir, iperf2 -d/-r give "receive" records too). The whole-test row is the result:
+ * iperf3's summary rows that end with sender/receiver, iperf2's row that spans the test from
+ * 0 ([SUM] with -P); interval rows are ignored. bw_bytes_s is the receiver's figure when the
+ * output has one (iperf3 receiver row, iperf2 server side or UDP "Server Report"), else the
+ * sender's; sender_bw_bytes_s is the sender's whole-test figure when printed. An iperf3
+ * receiver row of 0 bytes after a sender row that moved data (interrupted or very short
+ * runs) means the receiver's count never arrived, so the sender's figure is used. */
+#include "iperf_common.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "../core/scan.h"
+
+struct line {
+    const char *s;
+    size_t n;
+    unsigned no;
+};
+
+static int starts(const struct line *l, const char *lit)
+{
+    size_t n = strlen(lit);
+    return l->n >= n && !memcmp(l->s, lit, n);
+}
+
+static const char *find(const struct line *l, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (size_t i = 0; i + n <= l->n; i++)
+        if (!memcmp(l->s + i, lit, n))
+            return l->s + i;
+    return NULL;
+}
+
+/* The word (up to a blank or one of stop) at p, copied into the arena. */
+static const char *word(struct arena *a, const char *p, const char *end, const char *stop)
+{
+    const char *q = p;
+    while (q < end && *q != ' ' && *q != '\t' && !strchr(stop, *q))
+        q++;
+    return q > p ? arena_strndup(a, p, (size_t)(q - p)) : NULL;
+}
+
+static int tail_ends(const struct iperf_row *r, const char *lit)
+{
+    size_t n = r->tail_len, k = strlen(lit);
+    while (n && (r->tail[n - 1] == ' ' || r->tail[n - 1] == '\t'))
+        n--;
+    return n >= k && !memcmp(r->tail + n - k, lit, k);
+}
+
+/* The first blank-separated token of the tail as an integer (iperf3 Retr, iperf2 -e Rtry). */
+static int64_t tail_int(const struct iperf_row *r, int skip)
+{
+    const char *p = r->tail, *end = r->tail + r->tail_len;
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (!skip--)
+            break;
+        while (p < end && *p != ' ' && *p != '\t')
+            p++;
+    }
+    int64_t v = 0;
+    const char *q = p;
+    while (q < end && isdigit((unsigned char)*q) && v < INT64_MAX / 10 - 10)
+        v = v * 10 + (*q++ - '0');
+    if (q == p || (q < end && *q != ' ' && *q != '\t'))
+        return -1;
+    return v;
+}
+
+static void add_udp(struct arena *a, struct bench_record *r, const struct iperf_row *row)
+{
+    double jitter, loss;
+    int64_t lost, total;
+    if (!iperf_parse_udp(row->tail, row->tail_len, &jitter, &lost, &total, &loss))
+        return;
+    record_metric(a, r, "jitter_ns", jitter * 1e6);
+    record_metric(a, r, "lost_packets", (double)lost);
+    record_metric(a, r, "packets", (double)total);
+    iperf_metric(a, r, "loss_pct", loss);
+}
+
+static void add_figure(struct arena *a, struct bench_record *r, const struct iperf_row *row)
+{
+    record_metric(a, r, "bw_bytes_s", row->bps / 8);
+    record_metric(a, r, "io_bytes", row->bytes);
+    record_metric(a, r, "runtime_ms", (row->end - row->start) * 1000);
+}
+
+/* ======================================================================================
+ * iperf3 */
+
+struct row3 {
+    struct iperf_row row;
+    int sender;
+    int plain; /* a summary row without sender/receiver (iperf 3.0/3.1 UDP client) */
+    unsigned line;
+};
+
+struct test3 {
+    int server, reverse, udp, server_sends, after_sep, suffixed;
+    double max_end;
+    const char *host, *peer;
+    struct row3 *rows;
+    size_t n, cap;
+    unsigned first_line, last_line;
+    const char *interrupt;
+};
+
+struct ctx3 {
+    const struct source *src;
+    struct arena *a;
+    struct record_sink *out;
+    const char *version;
+    int emitted;
+};
+
+static const char *direction3(const struct test3 *t, const char *role)
+{
+    if (*role)
+        return (role[0] == 'T') == (role[3] == 'C') ? "send" : "receive";
+    if (t->server)
+        return t->server_sends ? "receive" : "send";
+    return t->reverse ? "receive" : "send";
+}
+
+/* The sender or receiver whole-test row of one role: [SUM] when printed, else the stream. */
+static const struct row3 *pick3(const struct test3 *t, const char *role, int sender, int *nstreams)
+{
+    const struct row3 *sum = NULL, *one = NULL;
+    int64_t ids[64];
+    int n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct row3 *r = &t->rows[i];
+        if (strcmp(r->row.role, role) || r->sender != sender)
+            continue;
+        if (r->plain && (t->suffixed || r->row.start != 0 || r->row.end < t->max_end - 0.5))
+            continue;
+        if (r->row.id < 0) {
+            sum = r;
+            continue;
+        }
+        one = r;
+        int seen = 0;
+        for (int k = 0; k < n; k++)
+            seen |= ids[k] == r->row.id;
+        if (!seen && n < 64)
+            ids[n++] = r->row.id;
+    }
+    if (n > *nstreams)
+        *nstreams = n;
+    return sum ? sum : n == 1 ? one : NULL;
+}
+
+static int flush3(struct ctx3 *c, struct test3 *t)
+{
+    /* roles in order of appearance */
+    const char *roles[8];
+    size_t nroles = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t k = 0;
+        while (k < nroles && strcmp(roles[k], t->rows[i].row.role))
+            k++;
+        if (k == nroles && nroles < 8)
+            roles[nroles++] = t->rows[i].row.role;
+    }
+    for (size_t k = 0; k < nroles; k++) {
+        int nstreams = 0;
+        const struct row3 *snd = pick3(t, roles[k], 1, &nstreams);
+        const struct row3 *rcv = pick3(t, roles[k], 0, &nstreams);
+        if (!snd && !rcv)
+            continue;
+        struct bench_record *r = iperf_record(c->a, "iperf3", c->version,
+                                              direction3(t, roles[k]), t->udp ? "udp" : "tcp");
+        r->host = t->host;
+        r->peer = t->peer;
+        if (nstreams)
+            r->wl.numjobs = nstreams;
+        if (snd) {
+            record_metric(c->a, r, "sender_bw_bytes_s", snd->row.bps / 8);
+            if (!t->udp) {
+                int64_t retr = tail_int(&snd->row, 0);
+                if (retr >= 0)
+                    record_metric(c->a, r, "retransmits", (double)retr);
+            }
+        }
+        int rcv_missing = rcv && snd && rcv->row.bytes == 0 && snd->row.bytes > 0;
+        add_figure(c->a, r, rcv && !rcv_missing ? &rcv->row : &snd->row);
+        if (t->udp && rcv)
+            add_udp(c->a, r, &rcv->row);
+        if (t->interrupt) {
+            r->error = 1;
+            r->error_msg = t->interrupt;
+        }
+        r->line_first = t->first_line;
+        r->line_last = t->last_line;
+        if (c->out->emit(c->out->ctx, r))
+            return -1;
+        c->emitted++;
+    }
+    return 0;
+}
+
+static void new_test3(struct test3 *t, int server, unsigned line)
+{
+    memset(t, 0, sizeof(*t));
+    t->server = server;
+    t->first_line = line;
+}
+
+static void add_row3(struct arena *a, struct test3 *t, const struct iperf_row *row, unsigned no,
+                     int plain)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 8;
+        struct row3 *rows = arena_alloc(a, cap * sizeof(*rows));
+        if (t->n)
+            memcpy(rows, t->rows, t->n * sizeof(*rows));
+        t->rows = rows;
+        t->cap = cap;
+    }
+    t->rows[t->n++] = (struct row3){*row, tail_ends(row, "sender"), plain, no};
+    t->suffixed |= !plain;
+    t->last_line = no;
+}
+
+static int parse3(const struct source *src, struct arena *a, struct record_sink *out,
+                  struct diag *d)
+{
+    struct ctx3 c = {src, a, out, NULL, 0};
+    struct test3 t;
+    struct line_iter it;
+    struct line l;
+    unsigned err_line = 0;
+    const char *err = NULL;
+    new_test3(&t, 0, 1);
+    line_iter_init(&it, src->data, src->len, 0);
+    while (line_iter_next(&it, &l.s, &l.n)) {
+        l.no = it.lineno;
+        const char *end = l.s + l.n, *p;
+        struct iperf_row row;
+        if (l.n && l.s[0] == '\x03') { /* ^C echoed into the log */
+            l.s++;
+            l.n--;
+        }
+        if (starts(&l, "^C")) {
+            l.s += 2;
+            l.n -= 2;
+        }
+        if (starts(&l, "Server listening on") || starts(&l, "Connecting to host ")) {
+            if (t.n && flush3(&c, &t))
+                return -1;
+            new_test3(&t, starts(&l, "Server"), l.no);
+            if (!t.server)
+                t.peer = word(a, l.s + 19, end, ",");
+        } else if (starts(&l, "Accepted connection from ")) {
+            t.server = 1;
+            t.peer = word(a, l.s + 25, end, ",");
+        } else if (starts(&l, "- - - - ")) {
+            t.after_sep = 1;
+        } else if (starts(&l, "Reverse mode")) {
+            t.reverse = 1;
+        } else if (starts(&l, "iperf 3") && !c.version) {
+            c.version = word(a, l.s + 6, end, "") ? arena_printf(a, "iperf %s",
+                                                                   word(a, l.s + 6, end, ""))
+                                                  : NULL;
+        } else if (starts(&l, "iperf3: error - ")) {
+            if (!err) {
+                err = arena_strndup(a, l.s + 16, l.n - 16);
+                err_line = l.no;
+            }
+        } else if (starts(&l, "iperf3: interrupt - ")) {
+            if (!t.server)
+                t.interrupt = arena_strndup(a, l.s + 8, l.n - 8);
+            if (!err) {
+                err = arena_strndup(a, l.s + 8, l.n - 8);
+                err_line = l.no;
+            }
+        } else if (starts(&l, "[ ID]")) {
+            if (find(&l, "Jitter") || find(&l, "Datagrams"))
+                t.udp = 1;
+            if (find(&l, "Retr") || (find(&l, "Total Datagrams") && !find(&l, "Jitter")))
+                t.server_sends = 1;
+        } else if (iperf_parse_row(l.s, l.n, &row)) {
+            if (tail_ends(&row, "sender") || tail_ends(&row, "receiver"))
+                add_row3(a, &t, &row, l.no, 0);
+            else if (t.after_sep && row.start == 0)
+                add_row3(a, &t, &row, l.no, 1);
+            if (row.end > t.max_end)
+                t.max_end = row.end;
+            if (!t.host && (p = find(&l, " local ")) != NULL)
+                t.host = word(a, p + 7, end, "");
+        } else if (l.n > 6 && l.s[0] == '[' && (p = find(&l, "] local ")) != NULL) {
+            t.host = word(a, p + 8, end, "");
+            const char *q = find(&l, " connected to ");
+            if (q && !t.peer)
+                t.peer = word(a, q + 14, end, "");
+        }
+    }
+    if (t.n && flush3(&c, &t))
+        return -1;
+    if (c.emitted)
+        return 0;
+    if (err)
+        return diag_error_line(d, src, err_line, "iperf3 run failed: %s", err);
+    return diag_error_line(d, src, it.lineno ? it.lineno : 1,
+                           "no iperf3 summary rows (sender/receiver) found");
+}
+
+/* ======================================================================================
+ * iperf2 */
+
+struct stream2 {
+    int64_t id;
+    int accepted; /* the local end accepted the connection (a server's receiving side) */
+    int reverse;  /* `[ *9]` or `(reverse)`: data flows from the server to the client */
+    const char *host, *peer;
+    int64_t started_at;
+    struct iperf_row whole, report; /* last row from 0; the UDP "Server Report" row */
+    int have_whole, have_report, want_report;
+    double max_end;
+    unsigned line_first, line_last;
+    struct stream2 *next;
+};
+
+struct group2 {
+    struct stream2 *streams, **tail;
+    struct iperf_row sum;
+    int have_sum, rows, udp, rtry;
+    double sum_max_end;
+    const char *error;
+    unsigned line_first, line_last;
+};
+
+struct ctx2 {
+    const struct source *src;
+    struct arena *a;
+    struct record_sink *out;
+    const char *version;
+    int64_t listen_ports[8];
+    int nlisten, emitted;
+    int role; /* 0 unknown, 1 client output, 2 server log: from the first connection */
+};
+
+static int is_whole(const struct iperf_row *r, double max_end)
+{
+    return r->start == 0 && r->end > 0 && r->end >= max_end - 0.5;
+}
+
+static struct bench_record *record2(struct ctx2 *c, const struct group2 *g,
+                                    const struct stream2 *s, const struct iperf_row *row,
+                                    int64_t numjobs)
+{
+    int receive = s->reverse || (c->role == 2 ? !s->accepted : s->accepted);
+    struct bench_record *r = iperf_record(c->a, "iperf", c->version,
+                                          receive ? "receive" : "send", g->udp ? "udp" : "tcp");
+    r->host = s->host;
+    r->peer = s->peer;
+    r->started_at = s->started_at;
+    r->wl.numjobs = numjobs;
+    r->line_first = s->line_first;
+    r->line_last = g->line_last;
+    if (g->error) {
+        r->error = 1;
+        r->error_msg = g->error;
+    }
+    if (!s->accepted) {
+        record_metric(c->a, r, "sender_bw_bytes_s", row->bps / 8);
+        if (g->rtry) {
+            int64_t v = tail_int(row, 1);
+            if (v >= 0)
+                record_metric(c->a, r, "retransmits", (double)v);
+        }
+    }
+    return r;
+}
+
+static int flush2(struct ctx2 *c, struct group2 *g)
+{
+    int nstreams = 0, naccepted = 0, all_reports = 1;
+    for (struct stream2 *s = g->streams; s; s = s->next) {
+        nstreams++;
+        naccepted += s->accepted;
+        all_reports &= s->have_report;
+    }
+    int one_direction = naccepted == 0 || naccepted == nstreams;
+    if (g->have_sum && nstreams > 1 && one_direction && is_whole(&g->sum, g->sum_max_end)) {
+        struct bench_record *r = record2(c, g, g->streams, &g->sum, nstreams);
+        add_figure(c->a, r, &g->sum);
+        if (g->udp && all_reports && !g->streams->accepted) {
+            /* the receiver's figures are per stream: add them up */
+            double bytes = 0, bps = 0, jitter = 0, lost = 0, total = 0;
+            int udp_ok = 1;
+            for (struct stream2 *s = g->streams; s; s = s->next) {
+                double j, loss;
+                int64_t lo, to;
+                bytes += s->report.bytes;
+                bps += s->report.bps;
+                if (iperf_parse_udp(s->report.tail, s->report.tail_len, &j, &lo, &to, &loss)) {
+                    jitter += j;
+                    lost += (double)lo;
+                    total += (double)to;
+                } else {
+                    udp_ok = 0;
+                }
+            }
+            record_metric(c->a, r, "bw_bytes_s", bps / 8);
+            record_metric(c->a, r, "io_bytes", bytes);
+            if (udp_ok) {
+                record_metric(c->a, r, "jitter_ns", jitter / nstreams * 1e6);
+                record_metric(c->a, r, "lost_packets", lost);
+                record_metric(c->a, r, "packets", total);
+                if (total > 0)
+                    record_metric(c->a, r, "loss_pct", lost * 100 / total);
+            }
+        } else if (g->udp && g->streams->accepted) {
+            add_udp(c->a, r, &g->sum);
+        }
+        if (c->out->emit(c->out->ctx, r))
+            return -1;
+        c->emitted++;
+        return 0;
+    }
+    for (struct stream2 *s = g->streams; s; s = s->next) {
+        if (!s->have_whole || !is_whole(&s->whole, s->max_end))
+            continue;
+        struct bench_record *r = record2(c, g, s, &s->whole, 1);
+        const struct iperf_row *rcv = s->have_report ? &s->report : &s->whole;
+        add_figure(c->a, r, rcv);
+        if (g->udp && (s->have_report || s->accepted))
+            add_udp(c->a, r, rcv);
+        if (c->out->emit(c->out->ctx, r))
+            return -1;
+        c->emitted++;
+    }
+    return 0;
+}
+
+static void new_group2(struct group2 *g, unsigned line, int udp)
+{
+    memset(g, 0, sizeof(*g));
+    g->tail = &g->streams;
+    g->line_first = g->line_last = line;
+    g->udp = udp;
+}
+
+static struct stream2 *stream_of(struct arena *a, struct group2 *g, int64_t id, unsigned line)
+{
+    for (struct stream2 *s = g->streams; s; s = s->next)
+        if (s->id == id)
+            return s;
+    struct stream2 *s = arena_alloc(a, sizeof(*s));
+    s->id = id;
+    s->line_first = line;
+    *g->tail = s;
+    g->tail = &s->next;
+    return s;
+}
+
+/* `... port 5001 connected with B port M (...) on 2026-11-30 08:34:23 (UTC)` */
+static int64_t connect_time(const struct line *l)
+{
+    const char *p = find(l, ") on ");
+    if (!p || !find(l, "(UTC)"))
+        return 0;
+    p += 5;
+    int64_t y, mo, dd, h, mi, se;
+    if (!scan_int64(&p, &y) || *p++ != '-' || !scan_int64(&p, &mo) || *p++ != '-' ||
+        !scan_int64(&p, &dd) || *p++ != ' ' || !scan_int64(&p, &h) || *p++ != ':' ||
+        !scan_int64(&p, &mi) || *p++ != ':' || !scan_int64(&p, &se))
+        return 0;
+    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || h > 23 || mi > 59 ||
+        se > 60)
+        return 0;
+    return iperf_days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 +
+           se;
+}
+
+static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, const char *p)
+{
+    const char *end = l->s + l->n, *q = l->s + 1;
+    int64_t id, lport = -1;
+    q = skip_ws(q);
+    int star = *q == '*';
+    q += star;
+    if (!scan_int64(&q, &id))
+        return;
+    struct stream2 *s = stream_of(c->a, g, id, l->no);
+    s->host = word(c->a, p + 8, end, "%");
+    const char *pp = find(l, " port ");
+    if (pp) {
+        pp += 6;
+        scan_int64(&pp, &lport);
+    }
+    for (int i = 0; i < c->nlisten; i++)
+        s->accepted |= c->listen_ports[i] == lport;
+    s->reverse = star || find(l, " (reverse)") != NULL;
+    if (!c->role)
+        c->role = s->accepted ? 2 : 1;
+    const char *w = find(l, " connected with ");
+    if (w)
+        s->peer = word(c->a, w + 16, end, "");
+    s->started_at = connect_time(l);
+}
+
+static int parse2(const struct source *src, struct arena *a, struct record_sink *out,
+                  struct diag *d)
+{
+    struct ctx2 c = {src, a, out, NULL, {0}, 0, 0, 0};
+    struct group2 g;
+    struct line_iter it;
+    struct line l;
+    unsigned err_line = 0, last_row = 0;
+    const char *err = NULL;
+    int udp = 0;
+    new_group2(&g, 1, 0);
+    line_iter_init(&it, src->data, src->len, 0);
+    while (line_iter_next(&it, &l.s, &l.n)) {
+        l.no = it.lineno;
+        const char *end = l.s + l.n, *p;
+        struct iperf_row row;
+        if (starts(&l, "Server listening on ") || starts(&l, "Client connecting to ")) {
+            udp = find(&l, "UDP port") != NULL;
+            g.udp |= udp;
+            if (l.s[0] == 'S' && (p = find(&l, " port ")) != NULL && c.nlisten < 7) {
+                p += 6;
+                int64_t port;
+                if (scan_int64(&p, &port))
+                    c.listen_ports[c.nlisten++] = port;
+            }
+        } else if (starts(&l, "iperf version ") && !c.version) {
+            const char *v = word(a, l.s + 14, end, "");
+            c.version = v ? arena_printf(a, "iperf version %s", v) : NULL;
+        } else if (find(&l, "connect failed: ") || find(&l, "write failed: ") ||
+                   find(&l, "read failed: ")) {
+            const char *m = l.s;
+            while (m < end && (*m == ' ' || *m == '\t'))
+                m++;
+            if (!err) {
+                err = arena_strndup(a, m, (size_t)(end - m));
+                err_line = l.no;
+            }
+            g.error = err;
+        } else if (iperf_parse_row(l.s, l.n, &row)) {
+            g.rows++;
+            g.line_last = l.no;
+            last_row = l.no;
+            if (row.id < 0) {
+                if (row.end >= g.sum_max_end)
+                    g.sum_max_end = row.end;
+                if (row.start == 0) {
+                    g.sum = row;
+                    g.have_sum = 1;
+                }
+                continue;
+            }
+            struct stream2 *s = stream_of(a, &g, row.id, l.no);
+            s->line_last = l.no;
+            if (s->want_report) {
+                s->report = row;
+                s->have_report = 1;
+                s->want_report = 0;
+                continue;
+            }
+            if (row.end > s->max_end)
+                s->max_end = row.end;
+            if (row.start == 0) {
+                s->whole = row;
+                s->have_whole = 1;
+            }
+        } else if (l.n > 6 && l.s[0] == '[' && find(&l, "] Server Report:")) {
+            const char *q = skip_ws(l.s + 1);
+            int64_t id;
+            if (scan_int64(&q, &id))
+                stream_of(a, &g, id, l.no)->want_report = 1;
+        } else if (starts(&l, "[ ID]")) {
+            g.rtry |= find(&l, "Rtry") != NULL;
+        } else if (l.n > 6 && l.s[0] == '[' && (p = find(&l, "] local ")) != NULL &&
+                   find(&l, " connected with ")) {
+            if (g.rows) { /* a new test begins */
+                if (flush2(&c, &g))
+                    return -1;
+                new_group2(&g, l.no, udp);
+            }
+            connect2(&c, &g, &l, p);
+        }
+    }
+    if (flush2(&c, &g))
+        return -1;
+    if (c.emitted)
+        return 0;
+    if (err)
+        return diag_error_line(d, src, err_line, "iperf run failed: %s", err);
+    if (last_row)
+        return diag_error_line(d, src, last_row,
+                               "no whole-test row: the run ended before iperf printed its "
+                               "summary");
+    return diag_error_line(d, src, it.lineno ? it.lineno : 1, "no iperf report rows found");
+}
+
+/* ======================================================================================
+ * detection */
+
+struct marks {
+    int v3, v2, rows, other;
+};
+
+static void scan_marks(const struct source *src, struct marks *m)
+{
+    struct line_iter it;
+    struct line l;
+    struct iperf_row row;
+    memset(m, 0, sizeof(*m));
+    line_iter_init(&it, src->data, src->len > 262144 ? 262144 : src->len, 0);
+    while (line_iter_next(&it, &l.s, &l.n)) {
+        if (starts(&l, "Connecting to host ") || starts(&l, "iperf3: ") ||
+            starts(&l, "- - - - - - ") || starts(&l, "[ ID][Role]") ||
+            starts(&l, "Accepted connection from ") || starts(&l, "iperf Done.") ||
+            (starts(&l, "Server listening on ") && l.n > 20 && isdigit((unsigned char)l.s[20])) ||
+            (l.n && l.s[0] == '[' && find(&l, " connected to ")))
+            m->v3++;
+        else if (starts(&l, "Client connecting to ") || starts(&l, "Server listening on ") ||
+                 find(&l, "connect failed: ") || starts(&l, "iperf version 2") ||
+                 (l.n && l.s[0] == '[' && find(&l, " connected with ")))
+            m->v2++;
+        else if (iperf_parse_row(l.s, l.n, &row))
+            m->rows++;
+        else if (l.n && (l.s[0] == '{' || l.s[0] == '"' || l.s[0] == '\t'))
+            m->other++;
+    }
+}
+
+static int probe(const struct source *src)
+{
+    struct marks m;
+    scan_marks(src, &m);
+    if (m.other > m.rows + m.v2 + m.v3)
+        return 0; /* JSON (iperf3 -J with text in server_output_text) */
+    if ((m.v3 || m.v2) && m.rows)
+        return 90;
+    if (m.v3 || m.v2)
+        return 60;
+    return m.rows ? 50 : 0;
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out,
+                 struct diag *d)
+{
+    struct marks m;
+    scan_marks(src, &m);
+    if (m.v3 > m.v2)
+        return parse3(src, a, out, d);
+    return parse2(src, a, out, d);
+}
+
+const struct importer importer_iperf_text = {
+    "iperf-text",
+    "iperf3 and iperf2 text output (client and server)",
+    probe,
+    parse,
+};
