@@ -21,6 +21,9 @@
 
 #include "../core/scan.h"
 
+/* Larger numbers are refused, so that no unit conversion can overflow to infinity. */
+#define BIG 1e200
+
 enum { D_READ, D_WRITE, D_TRIM, D_MIXED, D_SYNC, N_DIRS };
 static const char *const dir_names[N_DIRS] = {"read", "write", "trim", "mixed", "sync"};
 
@@ -136,6 +139,8 @@ static int scan_bytes(const char **s, int v2, int rate, double *v)
         return 0;
     if (rate && !scan_lit(&q, "/s") && !(q > u && q[-1] == 'i') && q - u != 1)
         return 0; /* only the client aggregate omits "/s" ("32.8Mi", "34.4M") */
+    if (!(x * m <= BIG))
+        return 0;
     *v = x * m;
     *s = q;
     return 1;
@@ -152,7 +157,7 @@ static int scan_ms(const char **s, double *ms)
     while (isalpha((unsigned char)*q))
         q++;
     double m = unit_time_ns(u, (size_t)(q - u));
-    if (m == 0)
+    if (m == 0 || !(x <= BIG))
         return 0;
     *ms = x * m / 1e6;
     *s = q;
@@ -168,6 +173,8 @@ static int scan_count(const char **s, double *v)
         return 0;
     if (*q && strchr("kKMG", *q) && !isalpha((unsigned char)q[1]))
         x *= unit_count_suffix(*q++);
+    if (!(fabs(x) <= BIG))
+        return 0;
     *v = x;
     *s = q;
     return 1;
@@ -861,6 +868,10 @@ static int segment(struct parser *p, const char *s, size_t n, size_t off)
             return 0;
         if (*t == ' ' || *t == '\t') {
             p->cur->line_last = p->lineno;
+            if (strlen(t) != n)
+                return diag_error_at(p->d, p->src, off + strlen(t),
+                                     "unexpected NUL byte in the report of job '%s'",
+                                     p->cur->name);
             return body_line(p, skip_ws(t));
         }
         if (end_block(p))
