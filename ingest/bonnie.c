@@ -236,7 +236,7 @@ static int csv_line(struct bon_state *st, const char *line, size_t len, size_t o
     size_t n = split_csv(st->a, line, len, off, f, 51);
     struct run r = {0};
     r.first = r.last = lineno;
-    if (n >= 48 && is_csv_version(f[0].s)) {
+    if (n >= 8 && is_csv_version(f[0].s)) {
         int v198 = !strcmp(f[0].s, "1.98");
         if (n != (v198 ? 50u : 48u))
             return diag_error_at(st->d, st->src, off,
@@ -318,7 +318,7 @@ struct table {
     int active, files; /* 0 none; files: the file-creation block */
     const char *version, *host;
     size_t val_end[6], cpu_end[6];
-    int row_seen;
+    int row_seen, latency_seen;
     struct run run;
 };
 
@@ -342,10 +342,15 @@ static int nearest(const size_t *ends, size_t col, size_t tol)
 static int table_flush(struct bon_state *st, struct table *tb)
 {
     int rc = 0;
+    /* bonnie++ 1.96 and later print a Latency row under every result row */
+    if (tb->active && tb->row_seen && !tb->latency_seen && tb->version &&
+        (!strncmp(tb->version, "1.9", 3) || (tb->version[0] >= '2' && tb->version[0] <= '9')))
+        return diag_error_line(st->d, st->src, tb->run.last + 1,
+                               "expected a 'Latency' row after the bonnie++ result row");
     if (tb->active && tb->row_seen)
         rc = emit_run(st, &tb->run);
     tb->active = 0;
-    tb->row_seen = 0;
+    tb->row_seen = tb->latency_seen = 0;
     return rc;
 }
 
@@ -400,6 +405,7 @@ static int text_line(struct bon_state *st, struct table *tb, const char *line, s
             r->lat[tb->files ? 6 + i : i] = (struct field){t[k].s, off + t[k].start};
         }
         r->last = lineno;
+        tb->latency_seen = 1;
         return table_flush(st, tb);
     }
     if (tb->row_seen)
@@ -455,7 +461,7 @@ static int has_csv(const struct source *src, struct arena *a)
             continue;
         struct field f[52];
         size_t n = split_csv(a, line, len, 0, f, 51);
-        if ((n >= 48 && n <= 50 && is_csv_version(f[0].s)) || looks_103(f, n))
+        if ((n >= 8 && is_csv_version(f[0].s)) || looks_103(f, n))
             return 1;
     }
     return 0;
@@ -507,6 +513,8 @@ static int bon_probe(const struct source *src)
                 commas += line[i] == ',';
             if (commas == 47 || commas == 49)
                 score = 100;
+            else if (commas >= 20 && score < 60)
+                score = 60; /* a truncated CSV line: let the parser say what is wrong */
         } else if (len > 8 && !memcmp(line, "Version ", 8) &&
                    (contains(line, len, "Sequential Output") ||
                     contains(line, len, "Sequential Create"))) {

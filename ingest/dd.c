@@ -398,6 +398,15 @@ static void touch(struct dd_run *r, unsigned line)
     r->last = line;
 }
 
+/* Digits alone or followed by the start of " bytes": a summary line cut short. */
+static int truncated_summary(const char *t)
+{
+    int64_t v;
+    if (!scan_int64(&t, &v))
+        return 0;
+    return !*t || (t[0] == ' ' && (!t[1] || t[1] == 'b'));
+}
+
 /* One CR-separated piece of a line. progress: the piece was followed or preceded by a CR. */
 static int handle_segment(struct dd_state *st, const char *seg, size_t off, unsigned line,
                           int progress)
@@ -479,6 +488,10 @@ static int handle_segment(struct dd_state *st, const char *seg, size_t off, unsi
         }
         return 0;
     }
+    if (r->have_out && !r->xfer.present && truncated_summary(t))
+        return diag_error_at(st->d, st->src, off + (size_t)(t - seg),
+                             "expected a dd transfer summary after the records lines, got '%s'",
+                             quote(st->a, t));
     struct dd_cmd c;
     if (parse_command(st->a, seg, &c)) {
         finish_run(st);
