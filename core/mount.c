@@ -38,8 +38,8 @@ struct parser {
     unsigned line; /* line being parsed, for messages */
 };
 
-static const char *const nfs_flavors[] = {"none",  "null", "sys",    "krb5",    "krb5i",  "krb5p",
-                                          "lkey",  "lkeyi", "lkeyp", "spkm3",   "spkm3i", "spkm3p"};
+static const char *const nfs_flavors[] = {"none", "null",  "sys",   "krb5",  "krb5i",  "krb5p",
+                                          "lkey", "lkeyi", "lkeyp", "spkm3", "spkm3i", "spkm3p"};
 
 static int is_ws(char c)
 {
@@ -186,8 +186,8 @@ static int is_nfs_type(const char *fstype)
 
 static const char *slot_of(const char *key, const char *value, int nfs)
 {
-    static const char *const atime[] = {"atime",       "noatime",      "relatime",
-                                        "norelatime",  "strictatime", "nostrictatime"};
+    static const char *const atime[] = {"atime",      "noatime",     "relatime",
+                                        "norelatime", "strictatime", "nostrictatime"};
     if (value)
         return key;
     if (!strcmp(key, "ro") || !strcmp(key, "rw"))
@@ -210,8 +210,7 @@ static void nfs_alias(struct parser *p, char **key, char **value)
     static const char *const vflags[] = {"v2", "v3", "v4", "v4.0", "v4.1", "v4.2"};
     if (*value && !strcmp(*key, "nfsvers")) {
         *key = dup_s(p, "vers");
-    } else if (!*value && (!strcmp(*key, "tcp") || !strcmp(*key, "udp") ||
-                           !strcmp(*key, "rdma"))) {
+    } else if (!*value && (!strcmp(*key, "tcp") || !strcmp(*key, "udp") || !strcmp(*key, "rdma"))) {
         *value = *key;
         *key = dup_s(p, "proto");
     } else if (*value && !strcmp(*key, "sec") && !strcmp(*value, "none")) {
@@ -464,8 +463,9 @@ static int parse_mountinfo(struct parser *p, const struct fields *f)
     while (sep < f->n && strcmp(f->v[sep], "-"))
         sep++;
     if (sep == f->n || f->n - sep != 4)
-        return fail(p, "expected '- FSTYPE SOURCE SUPER-OPTIONS' at the end of the mountinfo "
-                       "line, got %zu fields after '-'",
+        return fail(p,
+                    "expected '- FSTYPE SOURCE SUPER-OPTIONS' at the end of the mountinfo "
+                    "line, got %zu fields after '-'",
                     sep == f->n ? (size_t)0 : f->n - sep - 1);
     struct mount_info *m = p->m;
     if (!(m->target = field_decoded(p, f->v[4], ESC_OCTAL)) ||
@@ -498,12 +498,12 @@ static int parse_table(struct parser *p, const struct fields *f)
     struct mount_info *m = p->m;
     for (size_t i = 4; i < f->n; i++)
         if (!all_digits(f->v[i]))
-            return fail(p, "expected a number for the %s field, got '%s'",
-                        i == 4 ? "dump" : "pass", quoted(p, f->v[i], strlen(f->v[i])));
+            return fail(p, "expected a number for the %s field, got '%s'", i == 4 ? "dump" : "pass",
+                        quoted(p, f->v[i], strlen(f->v[i])));
     const char *a = f->v[0], *b = f->v[1];
-    int findmnt = (f->n == 4 && a[0] == '/' && b[0] != '/' && strcmp(b, "none") &&
-                   strcmp(b, "swap")) ||
-                  (f->n == 4 && a[0] == '/' && !has_prefix(a, "/dev/") && has_prefix(b, "/dev/"));
+    int findmnt =
+        (f->n == 4 && a[0] == '/' && b[0] != '/' && strcmp(b, "none") && strcmp(b, "swap")) ||
+        (f->n == 4 && a[0] == '/' && !has_prefix(a, "/dev/") && has_prefix(b, "/dev/"));
     if (findmnt) {
         m->target = dup_s(p, strip_tree(a));
         m->source = dup_s(p, b);
@@ -712,10 +712,10 @@ static int parse_bare(struct parser *p, const char *s)
 
 static int is_findmnt_column(const char *w)
 {
-    static const char *const cols[] = {"TARGET", "SOURCE", "FSTYPE", "OPTIONS", "VFS-OPTIONS",
-                                       "FS-OPTIONS", "SOURCES", "LABEL", "UUID", "ID",
-                                       "PARENT", "MAJ:MIN", "FSROOT", "PROPAGATION", "SIZE",
-                                       "AVAIL", "USED", "USE%", "FREQ", "PASSNO", "TID"};
+    static const char *const cols[] = {
+        "TARGET", "SOURCE", "FSTYPE", "OPTIONS", "VFS-OPTIONS", "FS-OPTIONS", "SOURCES",
+        "LABEL",  "UUID",   "ID",     "PARENT",  "MAJ:MIN",     "FSROOT",     "PROPAGATION",
+        "SIZE",   "AVAIL",  "USED",   "USE%",    "FREQ",        "PASSNO",     "TID"};
     for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
         if (!strcmp(w, cols[i]))
             return 1;
@@ -837,7 +837,8 @@ static size_t indent_of(const char *s)
     return (size_t)(skip_blanks(s) - s);
 }
 
-/* A YAML scalar (NULL when a quote is not closed): quotes removed ('' and \" unescaped), a trailing # comment dropped. */
+/* A YAML scalar (NULL when a quote is not closed): quotes removed ('' and \" unescaped), a
+ * trailing # comment dropped. */
 static char *yaml_scalar(struct parser *p, const char *s, size_t n)
 {
     while (n && is_ws(*s))
@@ -904,7 +905,8 @@ static int k8s_flow(struct parser *p, size_t *li, const char *s)
     *close = '\0';
     const char *rest = skip_blanks(close + 1);
     if (*rest && *rest != '#')
-        return fail(p, "unexpected '%s' after the mountOptions list", quoted(p, rest, strlen(rest)));
+        return fail(p, "unexpected '%s' after the mountOptions list",
+                    quoted(p, rest, strlen(rest)));
     if (!*skip_blanks(list))
         return 0; /* [] */
     const char *start = list;
@@ -960,7 +962,6 @@ static char *yaml_value(struct parser *p, const char *line, const char *key)
     return yaml_scalar(p, t + kn + 1, strlen(t + kn + 1));
 }
 
-
 static void k8s_hints(struct parser *p)
 {
     struct mount_info *m = p->m;
@@ -1007,8 +1008,8 @@ static int try_k8s(struct parser *p, int *rc)
         if (is_key_line(p->lines[i].s, "mountOptions", &v)) {
             p->line = p->lines[i].no;
             if (key != p->n_lines) {
-                *rc = fail(p, "more than one mountOptions list (lines %u and %u)",
-                           p->lines[key].no, p->lines[i].no);
+                *rc = fail(p, "more than one mountOptions list (lines %u and %u)", p->lines[key].no,
+                           p->lines[i].no);
                 return 1;
             }
             key = i;

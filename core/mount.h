@@ -66,7 +66,7 @@ struct mount_info {
     char *canonical; /* the options joined with commas; "" when there are none */
     char *sec;       /* see above; NULL when not NFS or unknown */
     enum mount_form form;
-    unsigned line;   /* 1-based line the mount (or on failure, the error) is on; 0: none */
+    unsigned line;    /* 1-based line the mount (or on failure, the error) is on; 0: none */
     struct arena mem; /* owns every string above */
 };
 

@@ -9,10 +9,10 @@
  * P(T > t) = Q(t) + phi(t) (t^3 + t) / (4 df) + O(1/df^2), better than 1e-9 relative there
  * for |t| <= 10. */
 #define DF_ASYMPTOTIC 1e8
-#define CF_MAX_ITER 100000
-#define CF_EPS 1e-16
-#define CF_TINY 1e-300
-#define PI 3.14159265358979323846
+#define CF_MAX_ITER   100000
+#define CF_EPS        1e-16
+#define CF_TINY       1e-300
+#define PI            3.14159265358979323846
 
 void stats_describe(const double *x, size_t n, struct sample_stats *out)
 {

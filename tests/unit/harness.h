@@ -27,7 +27,7 @@ static inline int test_check(int ok, const char *file, int line, const char *msg
     do {                                                                                           \
         long long g_ = (long long)(got), e_ = (long long)(expected);                               \
         if (!test_check(g_ == e_, __FILE__, __LINE__, (msg)))                                      \
-            fprintf(stderr, "  got      %lld\n  expected %lld\n", g_, e_);                          \
+            fprintf(stderr, "  got      %lld\n  expected %lld\n", g_, e_);                         \
     } while (0)
 
 /* NULL is a value: it equals only NULL */
@@ -36,7 +36,7 @@ static inline int test_check(int ok, const char *file, int line, const char *msg
         const char *g_ = (got), *e_ = (expected);                                                  \
         int same_ = (g_ && e_) ? strcmp(g_, e_) == 0 : g_ == e_;                                   \
         if (!test_check(same_, __FILE__, __LINE__, (msg)))                                         \
-            fprintf(stderr, "  got      %s%s%s\n  expected %s%s%s\n", g_ ? "'" : "",              \
+            fprintf(stderr, "  got      %s%s%s\n  expected %s%s%s\n", g_ ? "'" : "",               \
                     g_ ? g_ : "(null)", g_ ? "'" : "", e_ ? "'" : "", e_ ? e_ : "(null)",          \
                     e_ ? "'" : "");                                                                \
     } while (0)
@@ -45,7 +45,7 @@ static inline int test_check(int ok, const char *file, int line, const char *msg
 #define NUM_REL(got, expected, rel, msg)                                                           \
     do {                                                                                           \
         double g_ = (got), e_ = (expected);                                                        \
-        int ok_ = (isnan(g_) && isnan(e_)) || g_ == e_ || fabs(g_ - e_) <= (rel) * fabs(e_);       \
+        int ok_ = (isnan(g_) && isnan(e_)) || g_ == e_ || fabs(g_ - e_) <= (rel)*fabs(e_);         \
         if (!test_check(ok_, __FILE__, __LINE__, (msg)))                                           \
             fprintf(stderr, "  got      %.17g\n  expected %.17g (rel %.3g)\n", g_, e_,             \
                     e_ != 0 ? fabs(g_ - e_) / fabs(e_) : fabs(g_));                                \

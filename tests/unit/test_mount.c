@@ -81,27 +81,38 @@ static void check_error(const char *what, const char *text, size_t len, unsigned
 
 static void test_tmpfs_with_space(void)
 {
-    const struct want w = {MOUNT_FORM_TABLE, "tmpfs", "/tmp/ov/with space", "tmpfs",
-                           "nr_inodes=100,relatime,rw,size=2048k", NULL};
+    const struct want w = {MOUNT_FORM_TABLE,
+                           "tmpfs",
+                           "/tmp/ov/with space",
+                           "tmpfs",
+                           "nr_inodes=100,relatime,rw,size=2048k",
+                           NULL};
     struct want v = w;
-    check("proc/mounts", "tmpfs /tmp/ov/with\\040space tmpfs rw,relatime,size=2048k,nr_inodes=100 0 0\n",
-          &v);
+    check("proc/mounts",
+          "tmpfs /tmp/ov/with\\040space tmpfs rw,relatime,size=2048k,nr_inodes=100 0 0\n", &v);
     v.form = MOUNT_FORM_MOUNTINFO;
-    check("mountinfo", "63 43 0:39 / /tmp/ov/with\\040space rw,relatime - tmpfs tmpfs "
-                       "rw,size=2048k,nr_inodes=100\n", &v);
+    check("mountinfo",
+          "63 43 0:39 / /tmp/ov/with\\040space rw,relatime - tmpfs tmpfs "
+          "rw,size=2048k,nr_inodes=100\n",
+          &v);
     v.form = MOUNT_FORM_MOUNT;
-    check("mount", "tmpfs on /tmp/ov/with space type tmpfs (rw,relatime,size=2048k,nr_inodes=100)\n",
-          &v);
+    check("mount",
+          "tmpfs on /tmp/ov/with space type tmpfs (rw,relatime,size=2048k,nr_inodes=100)\n", &v);
     v.form = MOUNT_FORM_FINDMNT;
-    check("findmnt table", "TARGET             SOURCE FSTYPE OPTIONS\n"
-                           "/tmp/ov/with space tmpfs  tmpfs  rw,relatime,size=2048k,nr_inodes=100\n",
+    check("findmnt table",
+          "TARGET             SOURCE FSTYPE OPTIONS\n"
+          "/tmp/ov/with space tmpfs  tmpfs  rw,relatime,size=2048k,nr_inodes=100\n",
           &v);
-    check("findmnt -P", "TARGET=\"/tmp/ov/with space\" SOURCE=\"tmpfs\" FSTYPE=\"tmpfs\" "
-                        "OPTIONS=\"rw,relatime,size=2048k,nr_inodes=100\"\n", &v);
-    check("findmnt -P hex escape", "TARGET=\"/tmp/ov/with\\x20space\" SOURCE=\"tmpfs\" "
-                                   "FSTYPE=\"tmpfs\" OPTIONS=\"rw,relatime,size=2048k,nr_inodes=100\"",
+    check("findmnt -P",
+          "TARGET=\"/tmp/ov/with space\" SOURCE=\"tmpfs\" FSTYPE=\"tmpfs\" "
+          "OPTIONS=\"rw,relatime,size=2048k,nr_inodes=100\"\n",
           &v);
-    check_opts("findmnt -n -o OPTIONS", "rw,relatime,size=2048k,nr_inodes=100\n", w.canonical, NULL);
+    check("findmnt -P hex escape",
+          "TARGET=\"/tmp/ov/with\\x20space\" SOURCE=\"tmpfs\" "
+          "FSTYPE=\"tmpfs\" OPTIONS=\"rw,relatime,size=2048k,nr_inodes=100\"",
+          &v);
+    check_opts("findmnt -n -o OPTIONS", "rw,relatime,size=2048k,nr_inodes=100\n", w.canonical,
+               NULL);
     check_opts("reordered options", "size=2048k,nr_inodes=100,rw,relatime", w.canonical, NULL);
 }
 
@@ -109,39 +120,57 @@ static void test_ext4_root(void)
 {
     const char *canon = "discard,relatime,resgid=65534,resuid=65534,resv_strict,rw";
     struct want v = {MOUNT_FORM_MOUNT, "/dev/vda", "/", "ext4", canon, NULL};
-    check("ext4 mount", "/dev/vda on / type ext4 (rw,relatime,discard,resv_strict,resuid=65534,"
-                        "resgid=65534)", &v);
+    check("ext4 mount",
+          "/dev/vda on / type ext4 (rw,relatime,discard,resv_strict,resuid=65534,"
+          "resgid=65534)",
+          &v);
     v.form = MOUNT_FORM_TABLE;
     check("ext4 proc/mounts",
           "/dev/vda / ext4 rw,relatime,discard,resv_strict,resuid=65534,resgid=65534 0 0", &v);
     v.form = MOUNT_FORM_MOUNTINFO;
-    check("ext4 mountinfo", "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict,"
-                            "resuid=65534,resgid=65534", &v);
+    check("ext4 mountinfo",
+          "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict,"
+          "resuid=65534,resgid=65534",
+          &v);
     v.form = MOUNT_FORM_FINDMNT;
-    check("ext4 findmnt /", "TARGET SOURCE   FSTYPE OPTIONS\n"
-                            "/      /dev/vda ext4   rw,relatime,discard,resv_strict,resuid=65534,"
-                            "resgid=65534\n", &v);
-    check("ext4 findmnt -P", "TARGET=\"/\" SOURCE=\"/dev/vda\" FSTYPE=\"ext4\" OPTIONS=\"rw,"
-                             "relatime,discard,resv_strict,resuid=65534,resgid=65534\"", &v);
-    check("ext4 findmnt -n row", "/ /dev/vda ext4 rw,relatime,discard,resv_strict,resuid=65534,"
-                                 "resgid=65534", &v);
+    check("ext4 findmnt /",
+          "TARGET SOURCE   FSTYPE OPTIONS\n"
+          "/      /dev/vda ext4   rw,relatime,discard,resv_strict,resuid=65534,"
+          "resgid=65534\n",
+          &v);
+    check("ext4 findmnt -P",
+          "TARGET=\"/\" SOURCE=\"/dev/vda\" FSTYPE=\"ext4\" OPTIONS=\"rw,"
+          "relatime,discard,resv_strict,resuid=65534,resgid=65534\"",
+          &v);
+    check("ext4 findmnt -n row",
+          "/ /dev/vda ext4 rw,relatime,discard,resv_strict,resuid=65534,"
+          "resgid=65534",
+          &v);
 
     /* rows of the full findmnt tree (findmnt -n, and findmnt -n --ascii) */
-    const struct want shm = {MOUNT_FORM_FINDMNT, "tmpfs", "/dev/shm", "tmpfs",
+    const struct want shm = {MOUNT_FORM_FINDMNT,           "tmpfs", "/dev/shm", "tmpfs",
                              "relatime,rw,size=24684096k", NULL};
-    check("findmnt tree row", "\xe2\x94\x82 \xe2\x94\x9c\xe2\x94\x80/dev/shm                      "
-                              "          tmpfs                   tmpfs    rw,relatime,"
-                              "size=24684096k", &shm);
-    check("findmnt tree row, last child", "\xe2\x94\x82 \xe2\x94\x82 \xe2\x94\x94\xe2\x94\x80"
-                                          "/dev/shm      tmpfs   tmpfs    rw,relatime,"
-                                          "size=24684096k", &shm);
-    check("findmnt --ascii tree row", "| |-/dev/shm                                tmpfs       "
-                                      "            tmpfs    rw,relatime,size=24684096k", &shm);
-    check("findmnt table with tree", "TARGET                                      SOURCE      "
-                                     "            FSTYPE   OPTIONS\n"
-                                     "\xe2\x94\x82 \xe2\x94\x9c\xe2\x94\x80/dev/shm            "
-                                     "                    tmpfs                   tmpfs    "
-                                     "rw,relatime,size=24684096k\n", &shm);
+    check("findmnt tree row",
+          "\xe2\x94\x82 \xe2\x94\x9c\xe2\x94\x80/dev/shm                      "
+          "          tmpfs                   tmpfs    rw,relatime,"
+          "size=24684096k",
+          &shm);
+    check("findmnt tree row, last child",
+          "\xe2\x94\x82 \xe2\x94\x82 \xe2\x94\x94\xe2\x94\x80"
+          "/dev/shm      tmpfs   tmpfs    rw,relatime,"
+          "size=24684096k",
+          &shm);
+    check("findmnt --ascii tree row",
+          "| |-/dev/shm                                tmpfs       "
+          "            tmpfs    rw,relatime,size=24684096k",
+          &shm);
+    check("findmnt table with tree",
+          "TARGET                                      SOURCE      "
+          "            FSTYPE   OPTIONS\n"
+          "\xe2\x94\x82 \xe2\x94\x9c\xe2\x94\x80/dev/shm            "
+          "                    tmpfs                   tmpfs    "
+          "rw,relatime,size=24684096k\n",
+          &shm);
 }
 
 static void test_overlay(void)
@@ -149,22 +178,30 @@ static void test_overlay(void)
     const char *canon = "lowerdir=/tmp/ov/l,redirect_dir=nofollow,relatime,rw,upperdir=/tmp/ov/u,"
                         "uuid=null,workdir=/tmp/ov/w";
     struct want v = {MOUNT_FORM_MOUNTINFO, "overlay", "/tmp/ov/m", "overlay", canon, NULL};
-    check("overlay mountinfo", "65 43 0:39 / /tmp/ov/m rw,relatime - overlay overlay rw,"
-                               "lowerdir=/tmp/ov/l,upperdir=/tmp/ov/u,workdir=/tmp/ov/w,"
-                               "redirect_dir=nofollow,uuid=null", &v);
+    check("overlay mountinfo",
+          "65 43 0:39 / /tmp/ov/m rw,relatime - overlay overlay rw,"
+          "lowerdir=/tmp/ov/l,upperdir=/tmp/ov/u,workdir=/tmp/ov/w,"
+          "redirect_dir=nofollow,uuid=null",
+          &v);
     v.form = MOUNT_FORM_TABLE;
-    check("overlay proc/mounts", "overlay /tmp/ov/m overlay rw,relatime,lowerdir=/tmp/ov/l,"
-                                 "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
-                                 "uuid=null 0 0", &v);
+    check("overlay proc/mounts",
+          "overlay /tmp/ov/m overlay rw,relatime,lowerdir=/tmp/ov/l,"
+          "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
+          "uuid=null 0 0",
+          &v);
     v.form = MOUNT_FORM_MOUNT;
-    check("overlay mount", "overlay on /tmp/ov/m type overlay (rw,relatime,lowerdir=/tmp/ov/l,"
-                           "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
-                           "uuid=null)", &v);
+    check("overlay mount",
+          "overlay on /tmp/ov/m type overlay (rw,relatime,lowerdir=/tmp/ov/l,"
+          "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
+          "uuid=null)",
+          &v);
     v.form = MOUNT_FORM_FINDMNT;
-    check("overlay findmnt", "TARGET    SOURCE  FSTYPE  OPTIONS\n"
-                             "/tmp/ov/m overlay overlay rw,relatime,lowerdir=/tmp/ov/l,"
-                             "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
-                             "uuid=null", &v);
+    check("overlay findmnt",
+          "TARGET    SOURCE  FSTYPE  OPTIONS\n"
+          "/tmp/ov/m overlay overlay rw,relatime,lowerdir=/tmp/ov/l,"
+          "upperdir=/tmp/ov/u,workdir=/tmp/ov/w,redirect_dir=nofollow,"
+          "uuid=null",
+          &v);
 }
 
 /* A read-only bind mount of a read-write tmpfs: mountinfo says ro per mount, rw for the
@@ -181,18 +218,20 @@ static void test_ro_bind(void)
     check("ro bind mount", "tmpfs on /tmp/ov/ro type tmpfs (ro,relatime,size=1024k)", &v);
     v.form = MOUNT_FORM_FINDMNT;
     v.source = v.fstype = NULL;
-    check("ro bind findmnt VFS/FS-OPTIONS", "TARGET     VFS-OPTIONS FS-OPTIONS\n"
-                                            "/tmp/ov/ro ro,relatime rw,size=1024k\n", &v);
+    check("ro bind findmnt VFS/FS-OPTIONS",
+          "TARGET     VFS-OPTIONS FS-OPTIONS\n"
+          "/tmp/ov/ro ro,relatime rw,size=1024k\n",
+          &v);
 }
 
 #define NFS_OPTS(sec)                                                                              \
-    "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"       \
+    "rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"        \
     "retrans=2,sec=" sec ",clientaddr=192.168.0.2,local_lock=none,addr=192.168.0.1"
 #define NFS_SUPER(sec)                                                                             \
-    "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"                \
+    "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"                 \
     "retrans=2,sec=" sec ",clientaddr=192.168.0.2,local_lock=none,addr=192.168.0.1"
 #define NFS_CANON(sec)                                                                             \
-    "addr=192.168.0.1,clientaddr=192.168.0.2,hard,local_lock=none,namlen=255,proto=tcp,"          \
+    "addr=192.168.0.1,clientaddr=192.168.0.2,hard,local_lock=none,namlen=255,proto=tcp,"           \
     "relatime,retrans=2,rsize=1048576,rw,sec=" sec ",timeo=600,vers=4.2,wsize=1048576"
 
 static void test_nfs_flavors(void)
@@ -203,26 +242,31 @@ static void test_nfs_flavors(void)
         const char *f = flavors[i];
         snprintf(target, sizeof(target), "/mnt/%s", f);
         snprintf(canon, sizeof(canon), NFS_CANON("%s"), f);
-        struct want v = {MOUNT_FORM_TABLE, "fedora-kdc.example.com:/mnt/nfs", target, "nfs4",
-                         canon, f};
+        struct want v = {
+            MOUNT_FORM_TABLE, "fedora-kdc.example.com:/mnt/nfs", target, "nfs4", canon, f};
         /* the seed's own line: /proc/mounts columns aligned with blanks */
-        snprintf(text, sizeof(text), "fedora-kdc.example.com:/mnt/nfs  %-10s  nfs4  " NFS_OPTS("%s")
-                 "    0  0", target, f);
+        snprintf(text, sizeof(text),
+                 "fedora-kdc.example.com:/mnt/nfs  %-10s  nfs4  " NFS_OPTS("%s") "    0  0", target,
+                 f);
         snprintf(what, sizeof(what), "nfs %s proc/mounts", f);
         check(what, text, &v);
         v.form = MOUNT_FORM_MOUNT;
-        snprintf(text, sizeof(text), "fedora-kdc.example.com:/mnt/nfs on %s type nfs4 ("
-                 NFS_OPTS("%s") ")", target, f);
+        snprintf(text, sizeof(text),
+                 "fedora-kdc.example.com:/mnt/nfs on %s type nfs4 (" NFS_OPTS("%s") ")", target, f);
         snprintf(what, sizeof(what), "nfs %s mount", f);
         check(what, text, &v);
         v.form = MOUNT_FORM_MOUNTINFO;
-        snprintf(text, sizeof(text), "412 29 0:52 / %s rw,relatime shared:221 - nfs4 "
-                 "fedora-kdc.example.com:/mnt/nfs " NFS_SUPER("%s"), target, f);
+        snprintf(text, sizeof(text),
+                 "412 29 0:52 / %s rw,relatime shared:221 - nfs4 "
+                 "fedora-kdc.example.com:/mnt/nfs " NFS_SUPER("%s"),
+                 target, f);
         snprintf(what, sizeof(what), "nfs %s mountinfo", f);
         check(what, text, &v);
         v.form = MOUNT_FORM_FINDMNT;
-        snprintf(text, sizeof(text), "TARGET     SOURCE                          FSTYPE OPTIONS\n"
-                 "%-10s fedora-kdc.example.com:/mnt/nfs nfs4   " NFS_OPTS("%s"), target, f);
+        snprintf(text, sizeof(text),
+                 "TARGET     SOURCE                          FSTYPE OPTIONS\n"
+                 "%-10s fedora-kdc.example.com:/mnt/nfs nfs4   " NFS_OPTS("%s"),
+                 target, f);
         snprintf(what, sizeof(what), "nfs %s findmnt", f);
         check(what, text, &v);
         snprintf(text, sizeof(text), NFS_OPTS("%s"), f);
@@ -251,16 +295,20 @@ static void test_nfs_aliases(void)
     v.fstype = "nfs";
     v.source = "192.168.0.105:/nfs/NFS/ocp";
     v.sec = "sys";
-    check("k8s storage class", "apiVersion: storage.k8s.io/v1\nkind: StorageClass\n"
-                               "metadata:\n  name: nfs-csi\nprovisioner: nfs.csi.k8s.io\n"
-                               "parameters:\n  server: 192.168.0.105\n  share: /nfs/NFS/ocp\n"
-                               "reclaimPolicy: Delete\nmountOptions:\n  # tuned\n  - hard\n"
-                               "  - nfsvers=4.1   # pNFS\n  - nconnect=8\n"
-                               "volumeBindingMode: Immediate\n", &v);
-    check("k8s PV, list at key indent", "kind: PersistentVolume\nspec:\n  mountOptions:\n"
-                                        "  - hard\n  - nfsvers=4.1\n  - nconnect=8\n  nfs:\n"
-                                        "    server: 192.168.0.105\n"
-                                        "    path: /nfs/NFS/ocp\n", &v);
+    check("k8s storage class",
+          "apiVersion: storage.k8s.io/v1\nkind: StorageClass\n"
+          "metadata:\n  name: nfs-csi\nprovisioner: nfs.csi.k8s.io\n"
+          "parameters:\n  server: 192.168.0.105\n  share: /nfs/NFS/ocp\n"
+          "reclaimPolicy: Delete\nmountOptions:\n  # tuned\n  - hard\n"
+          "  - nfsvers=4.1   # pNFS\n  - nconnect=8\n"
+          "volumeBindingMode: Immediate\n",
+          &v);
+    check("k8s PV, list at key indent",
+          "kind: PersistentVolume\nspec:\n  mountOptions:\n"
+          "  - hard\n  - nfsvers=4.1\n  - nconnect=8\n  nfs:\n"
+          "    server: 192.168.0.105\n"
+          "    path: /nfs/NFS/ocp\n",
+          &v);
     check_opts("bare", "hard,vers=4.1,nconnect=8", canon, NULL);
     check_opts("CRLF and BOM", "\xef\xbb\xbfhard,vers=4.1,nconnect=8\r\n", canon, NULL);
 }
@@ -271,8 +319,7 @@ static void test_last_wins(void)
     check_opts("soft then hard", "soft,hard,timeo=600", "hard,timeo=600", NULL);
     check_opts("noac then ac", "noac,ac", "ac", NULL);
     check_opts("atime family", "relatime,noatime", "noatime", NULL);
-    check_opts("repeated value", "rsize=4096,wsize=4096,rsize=8192", "rsize=8192,wsize=4096",
-               NULL);
+    check_opts("repeated value", "rsize=4096,wsize=4096,rsize=8192", "rsize=8192,wsize=4096", NULL);
     check_opts("udp then proto=tcp", "udp,proto=tcp", "proto=tcp", NULL);
     check_opts("nfsvers then vers", "nfsvers=3,vers=4.2", "vers=4.2", NULL);
     check_opts("sync, async", "sync,async", "async", NULL);
@@ -287,11 +334,11 @@ static void test_sec(void)
     check_opts("sec list keeps the first", "sec=krb5:krb5i,hard", "hard,sec=krb5:krb5i", "krb5");
     check_opts("sec=none is null", "sec=none", "sec=null", "null");
     check_opts("cifs sec= in bare options", "sec=ntlmssp,vers=3.0", "sec=ntlmssp,vers=3.0", NULL);
-    const struct want cifs = {MOUNT_FORM_TABLE, "//srv/share", "/mnt/c", "cifs",
-                              "nfsvers=3,sec=krb5,vers=3.0", NULL};
+    const struct want cifs = {
+        MOUNT_FORM_TABLE, "//srv/share", "/mnt/c", "cifs", "nfsvers=3,sec=krb5,vers=3.0", NULL};
     check("cifs: no nfs aliases, no flavor", "//srv/share /mnt/c cifs vers=3.0,sec=krb5,nfsvers=3",
           &cifs);
-    const struct want nfs3 = {MOUNT_FORM_MOUNT, "srv:/export", "/mnt", "nfs",
+    const struct want nfs3 = {MOUNT_FORM_MOUNT,      "srv:/export", "/mnt", "nfs",
                               "proto=udp,rw,vers=3", "sys"};
     check("nfs v3 without sec", "srv:/export on /mnt type nfs (rw,vers=3,udp)", &nfs3);
 }
@@ -303,8 +350,7 @@ static void test_errors(void)
     CHECK_ERROR("empty", "", 0, "no mount found in the input");
     CHECK_ERROR("comments only", "# nothing\n\n   \n", 0, "no mount found in the input");
     CHECK_ERROR("NUL byte", "rw,\0hard", 1, "NUL byte '\\x00' in the input");
-    CHECK_ERROR("control byte", "hard\n\x1b[31mrw\n", 2,
-                "control byte '\\x1b' in the input");
+    CHECK_ERROR("control byte", "hard\n\x1b[31mrw\n", 2, "control byte '\\x1b' in the input");
     CHECK_ERROR("two mounts", "a /x tmpfs rw 0 0\n\nb /y tmpfs rw 0 0\n", 3,
                 "more than one mount (lines 1 and 3)");
     CHECK_ERROR("two words", "hard soft", 1, "unrecognized mount description 'hard soft'");
@@ -336,8 +382,7 @@ static void test_errors(void)
                 "the mount command names no SOURCE or TARGET");
     CHECK_ERROR("mount command -o at end", "mount srv:/x /mnt -o", 1,
                 "option '-o' of the mount command needs a value");
-    CHECK_ERROR("escaped NUL", "a\\000b /mnt tmpfs rw 0 0", 1,
-                "escaped NUL byte in 'a\\000b'");
+    CHECK_ERROR("escaped NUL", "a\\000b /mnt tmpfs rw 0 0", 1, "escaped NUL byte in 'a\\000b'");
 }
 
 /* Every prefix of every real line, and scrambled bytes: must return without a crash, leak or

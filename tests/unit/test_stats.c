@@ -7,7 +7,7 @@
 #include "harness.h"
 #include "stats_expected.h"
 
-#define REL 1e-6
+#define REL     1e-6
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_t_distribution(void)
