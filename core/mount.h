@@ -10,8 +10,10 @@
  *                       VFS-OPTIONS/FS-OPTIONS merged like mountinfo; tree or -l; columns are
  *                       taken from the header positions, so paths may contain spaces), -P pairs
  *                       (TARGET="..." OPTIONS="..."), or -n rows (read as fstab order unless the
- *                       row starts with a tree glyph or has exactly 4 fields with an absolute
- *                       first field and a non-path second one: "/mnt srv:/x nfs4 rw")
+ *                       row starts with a tree glyph, or has exactly 4 fields, an absolute first
+ *                       field and a second one that is no path ("/mnt srv:/x nfs4 rw"; none and
+ *                       swap excepted) or a /dev/ path while the first is not ("/ /dev/vda ...");
+ *                       an ambiguous row such as "/srv /data/img ..." is read as fstab)
  *   bare options        rw,vers=4.2,rsize=1048576   (e.g. findmnt -n -o OPTIONS)
  *   a mount command     [sudo] mount [-t TYPE] [-o OPTS]... SOURCE TARGET, mount.nfs4 ...
  *                       (-F TYPE as on Solaris; a host:/path source without -t is nfs)
