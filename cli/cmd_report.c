@@ -20,7 +20,8 @@ static const char usage[] =
     "  --where KEY=VALUE     filter (repeatable): the --by keys and rw, bs, direction, job,\n"
     "                        iodepth, numjobs, direct, tool\n"
     "  -o FILE               write to FILE (default: standard output)\n"
-    "  --format md           output format (md)\n"
+    "  --format F            md (default), csv; else inferred from -o FILE's extension\n"
+    "  --table NAME          with csv: the table to write (default: comparison)\n"
     "\n"
     "Examples:\n"
     "  benchdb report --compare nfs-csi local-nvme-retain\n"
@@ -30,7 +31,7 @@ struct report_opts {
     struct compare_opts cmp;
     const char **values, **wkeys, **wvals;
     size_t nv, av, nw, aw, aw2;
-    const char *output;
+    const char *output, *format, *table;
 };
 
 static int add_where(struct report_opts *o, char *arg)
@@ -48,12 +49,24 @@ static int add_where(struct report_opts *o, char *arg)
     return 0;
 }
 
+/* "report.html" -> "html"; md when there is no file or no known extension. */
+static const char *infer_format(const char *path)
+{
+    static const char *const known[] = {"md", "html", "xlsx", "csv"};
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    for (size_t i = 0; dot && i < sizeof(known) / sizeof(known[0]); i++)
+        if (!strcmp(dot + 1, known[i]))
+            return known[i];
+    return "md";
+}
+
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
         {"compare", no_argument, NULL, 'c'},    {"by", required_argument, NULL, 'b'},
         {"where", required_argument, NULL, 'w'}, {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'}, {"table", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
@@ -74,12 +87,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
                 return BDB_EXIT_USAGE;
             break;
         case 'o': o->output = optarg; break;
-        case 'f':
-            if (strcmp(optarg, "md")) {
-                fprintf(stderr, "benchdb report: error: unknown format '%s'\n", optarg);
-                return BDB_EXIT_USAGE;
-            }
-            break;
+        case 'f': o->format = optarg; break;
+        case 't': o->table = optarg; break;
         case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
         default: return usage_exit(usage, BDB_EXIT_USAGE);
         }
@@ -88,6 +97,13 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         fprintf(stderr, "benchdb report: error: --compare needs a baseline and at least one "
                         "candidate\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (!o->format)
+        o->format = infer_format(o->output);
+    if (strcmp(o->format, "md") && strcmp(o->format, "csv")) {
+        fprintf(stderr, "benchdb report: error: unknown format '%s' (expected md or csv)\n",
+                o->format);
+        return BDB_EXIT_USAGE;
     }
     o->cmp.values = o->values;
     o->cmp.nvalues = o->nv;
@@ -111,6 +127,14 @@ static void set_generated(struct report *r)
     r->generated = arena_strdup(&r->arena, when);
 }
 
+static int render(const struct report_opts *o, const struct report *r, struct buf *out,
+                  struct diag *d)
+{
+    if (!strcmp(o->format, "csv"))
+        return render_csv(r, o->table ? o->table : "comparison", out, d);
+    return render_md(r, out, d);
+}
+
 int cmd_report(int argc, char **argv, struct app *app)
 {
     struct report_opts o = {0};
@@ -128,7 +152,7 @@ int cmd_report(int argc, char **argv, struct app *app)
         buf_release(&title);
         set_generated(&r);
         struct buf out = BUF_INIT;
-        if (query_compare(db, &o.cmp, &r, &app->diag) || render_md(&r, &out, &app->diag))
+        if (query_compare(db, &o.cmp, &r, &app->diag) || render(&o, &r, &out, &app->diag))
             status = BDB_EXIT_INPUT;
         else
             status = write_output(app, o.output, out.data, out.len);

@@ -476,6 +476,16 @@ static int report_failure(const struct source *src, struct diag *d)
     return -1;
 }
 
+/* cJSON stops at the token it could not use; nothing but blanks after it means the document
+ * was cut short rather than malformed. */
+static int only_space_after(const struct source *src, size_t at)
+{
+    for (size_t i = at; i < src->len; i++)
+        if (!strchr(" \t\r\n", src->data[i]))
+            return 0;
+    return 1;
+}
+
 static int parse(const struct source *src, struct arena *a, struct record_sink *out,
                  struct diag *d)
 {
@@ -495,9 +505,9 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
         cJSON *root = cJSON_ParseWithLengthOpts(src->data + start, src->len - start, &end, 0);
         if (!root) {
             size_t at = end ? (size_t)(end - src->data) : start;
-            rc = diag_error_at(d, src, at, at >= src->len ? "truncated JSON: unexpected end of file"
-                                                          : "invalid JSON near '%.10s'",
-                               src->data + at);
+            rc = only_space_after(src, at)
+                     ? diag_error_at(d, src, src->len, "truncated JSON: unexpected end of file")
+                     : diag_error_at(d, src, at, "invalid JSON near '%.12s'", src->data + at);
             break;
         }
         size_t stop = (size_t)(end - src->data);

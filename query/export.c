@@ -5,7 +5,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "format.h"
+#include "../core/fmt.h"
 
 /* The fixed fields, in output order; metrics follow. */
 static const char *const fields[] = {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
-#include "format.h"
+#include "../core/fmt.h"
 
 static const char *cell_text(sqlite3_stmt *st, int col, struct buf *tmp)
 {

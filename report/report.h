@@ -88,5 +88,7 @@ const char *unit_name(enum unit u);
 void report_md_escape(struct buf *out, const char *s);
 
 int render_md(const struct report *r, struct buf *out, struct diag *d);
+/* One table (by name; NULL: the first) as CSV. */
+int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 
 #endif

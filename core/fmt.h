@@ -1,8 +1,8 @@
-/* format.h: value formatting shared by the query module's text outputs. */
-#ifndef BDB_QUERY_FORMAT_H
-#define BDB_QUERY_FORMAT_H
+/* fmt.h: number and string formatting for text outputs (JSON, CSV). */
+#ifndef BDB_FMT_H
+#define BDB_FMT_H
 
-#include "../core/buf.h"
+#include "buf.h"
 
 /* Shortest text that reads back to the same double; integers without a fraction. */
 void fmt_plain_number(struct buf *out, double v);

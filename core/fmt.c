@@ -1,5 +1,6 @@
-#include "format.h"
+#include "fmt.h"
 
+#include <csv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +50,20 @@ void fmt_json_string(struct buf *out, const char *s)
 
 void fmt_csv_field(struct buf *out, const char *s)
 {
-    int formula = strchr("=+-@\t\r", s[0]) && s[0];
-    int quote = formula || strpbrk(s, ",\"\r\n") != NULL;
-    if (!quote) {
+    int formula = s[0] && strchr("=+-@\t\r", s[0]);
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
         buf_adds(out, s);
         return;
     }
-    buf_addc(out, '"');
+    /* libcsv does the RFC 4180 quoting; the guard goes inside the quotes */
+    struct buf guarded = BUF_INIT;
     if (formula)
-        buf_addc(out, '\'');
-    for (; *s; s++) {
-        if (*s == '"')
-            buf_addc(out, '"');
-        buf_addc(out, *s);
-    }
-    buf_addc(out, '"');
+        buf_addc(&guarded, '\'');
+    buf_adds(&guarded, s);
+    size_t need = csv_write(NULL, 0, guarded.data, guarded.len);
+    buf_grow(out, need);
+    csv_write(out->data + out->len, need, guarded.data, guarded.len);
+    out->len += need;
+    out->data[out->len] = '\0';
+    buf_release(&guarded);
 }

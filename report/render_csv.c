@@ -1,0 +1,110 @@
+/* render_csv.c: one report table as RFC 4180 CSV in base units. Every numeric column is
+ * followed by its n and standard deviation, every factor column by its interval and verdict,
+ * and a `unit` column names the base unit of the row's values, so no reader guesses units. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../core/fmt.h"
+
+static const char *verdict_name(enum verdict v)
+{
+    switch (v) {
+    case VERDICT_SIGNIFICANT: return "significant";
+    case VERDICT_NOT_SIGNIFICANT: return "not significant";
+    case VERDICT_SINGLE_RUN: return "single run";
+    case VERDICT_NONE: break;
+    }
+    return "";
+}
+
+/* Whether any cell of a column is numeric (then it gets value columns). */
+static int numeric_column(const struct table *t, size_t c)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        if (t->cells[r * t->ncols + c].kind == CELL_NUMBER)
+            return 1;
+    return 0;
+}
+
+static void sub_header(struct buf *out, const char *name, const char *suffix)
+{
+    struct buf h = BUF_INIT;
+    buf_addf(&h, "%s %s", name, suffix);
+    buf_addc(out, ',');
+    fmt_csv_field(out, h.data); /* names come from the inputs: quoted and guarded */
+    buf_release(&h);
+}
+
+static void header(struct buf *out, const struct table *t)
+{
+    static const char *const factor_cols[] = {"ci_lo", "ci_hi", "verdict", "text"};
+    static const char *const value_cols[] = {"n", "sd"};
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c)
+            buf_addc(out, ',');
+        fmt_csv_field(out, t->cols[c].name);
+        if (!numeric_column(t, c))
+            continue;
+        int ratio = t->cols[c].unit == UNIT_RATIO;
+        for (size_t i = 0; i < (ratio ? 4u : 2u); i++)
+            sub_header(out, t->cols[c].name, ratio ? factor_cols[i] : value_cols[i]);
+    }
+    buf_adds(out, ",unit\r\n");
+}
+
+static void number(struct buf *out, double v)
+{
+    if (isfinite(v))
+        fmt_plain_number(out, v);
+}
+
+static void row(struct buf *out, const struct table *t, size_t r)
+{
+    enum unit row_unit = UNIT_NONE;
+    for (size_t c = 0; c < t->ncols; c++) {
+        const struct cell *cell = &t->cells[r * t->ncols + c];
+        enum unit u = cell_unit(t, r, c);
+        if (c)
+            buf_addc(out, ',');
+        if (cell->kind == CELL_TEXT)
+            fmt_csv_field(out, cell->text);
+        else if (cell->kind == CELL_NUMBER)
+            number(out, cell->value);
+        if (!numeric_column(t, c))
+            continue;
+        if (t->cols[c].unit == UNIT_RATIO) {
+            buf_addc(out, ',');
+            number(out, cell->lo);
+            buf_addc(out, ',');
+            number(out, cell->hi);
+            buf_addf(out, ",%s,", verdict_name(cell->verdict));
+            if (cell->kind == CELL_NUMBER && cell->text)
+                fmt_csv_field(out, cell->text);
+            continue;
+        }
+        if (cell->kind == CELL_NUMBER && row_unit == UNIT_NONE)
+            row_unit = u;
+        buf_addc(out, ',');
+        if (cell->n)
+            buf_addf(out, "%d", cell->n);
+        buf_addc(out, ',');
+        number(out, cell->sd);
+    }
+    buf_addf(out, ",%s\r\n", unit_name(row_unit));
+}
+
+int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct table *t = r->sections[i].table;
+        if (!t || (table ? strcmp(t->name, table) : 0))
+            continue;
+        header(out, t);
+        for (size_t j = 0; j < t->nrows; j++)
+            row(out, t, j);
+        return 0;
+    }
+    return diag_error(d, "report has no table '%s'", table ? table : "");
+}

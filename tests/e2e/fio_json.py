@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""fio JSON end to end: import -> export -> report, checked against an independent reading of
+the raw fio JSON (python's json module) and scipy's Welch test. Fixtures were written by real
+fio 3.33 runs (tests/fixtures/fio_json/gen.sh, examples/gen.sh)."""
+import csv, glob, io, json, os, re, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+from checks import Checks  # noqa: E402
+
+from scipy import stats  # noqa: E402
+
+BENCHDB = os.environ["BENCHDB"]
+FIX = os.path.join(os.environ["FIXTURES"], "fio_json")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+t = Checks("fio_json")
+
+
+def run(db, *args, stdin=None):
+    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True, input=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+def export(db):
+    rc, out, err = run(db, "export", "--format", "ndjson")
+    t.eq(rc, 0, "export exit status " + err)
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def last_doc(path):
+    """The last fio document in the file (the final one with --status-interval)."""
+    text = open(path).read()
+    dec, docs, i = json.JSONDecoder(), [], 0
+    for m in re.finditer(r"(?m)^\{", text):
+        if m.start() < i:
+            continue
+        obj, i = dec.raw_decode(text, m.start())
+        docs.append(obj)
+    return docs[-1]
+
+
+def expected_results(path):
+    doc = last_doc(path)
+    for job in doc["jobs"]:
+        for d in ("read", "write", "trim", "mixed"):
+            x = job.get(d)
+            if not x or not (x.get("io_bytes") or x.get("total_ios")):
+                continue
+            yield job, d, x
+
+
+def check_file(db, path, recs):
+    mine = [r for r in recs if r["source"] == path]
+    want = list(expected_results(path))
+    t.eq(len(mine), len(want), "result count of " + os.path.basename(path))
+    for job, d, x in want:
+        r = [r for r in mine if r["job"] == job["jobname"] and r["direction"] == d]
+        if not t.ok(len(r) == 1, "one result for %s/%s" % (job["jobname"], d)):
+            continue
+        r = r[0]
+        t.near(r["bw_bytes_s"], x["bw_bytes"], "bw_bytes_s")
+        t.near(r["iops"], x["iops"], "iops")
+        t.near(r["io_bytes"], x["io_bytes"], "io_bytes")
+        t.near(r["runtime_ms"], x["runtime"], "runtime_ms")
+        t.near(r["clat_mean_ns"], x["clat_ns"]["mean"], "clat_mean_ns")
+        t.near(r["lat_mean_ns"], x["lat_ns"]["mean"], "lat_mean_ns")
+        pct = x["clat_ns"].get("percentile", {})
+        for key, name in (("50.000000", "clat_p50_ns"), ("99.000000", "clat_p99_ns"),
+                          ("95.000000", "clat_p95_ns")):
+            if key in pct:
+                t.near(r[name], pct[key], name)
+        t.near(r["clat_max_ns"], x["clat_ns"]["max"], "clat_max_ns")
+        opts = job["job options"]
+        t.eq(r["rw"], opts.get("rw"), "rw")
+        t.eq(r["tool_version"], last_doc(path)["fio version"], "tool_version")
+
+
+def test_examples_and_report():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        files = {}
+        for cls in ("disk", "tmpfs"):
+            files[cls] = sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json")))
+            rc, out, err = run(db, "import", "--storage-class", cls, *files[cls])
+            t.eq(rc, 0, "import %s: %s" % (cls, err))
+        recs = export(db)
+        t.eq(len(recs), 24, "24 results from the examples")
+        for f in files["disk"] + files["tmpfs"]:
+            check_file(db, f, recs)
+        t.ok(all(r["storage_class"] in ("disk", "tmpfs") for r in recs), "storage classes kept")
+        # the report's factors and verdicts, recomputed from the raw files
+        rc, out, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "csv")
+        t.eq(rc, 0, "report csv " + err)
+        rows = list(csv.DictReader(io.StringIO(out)))
+        by_name = {}
+        for cls in ("disk", "tmpfs"):
+            for f in files[cls]:
+                job = last_doc(f)["jobs"][0]
+                name = os.path.basename(f).rsplit("-", 1)[0]
+                d = "read" if job["job options"]["rw"] in ("read", "randread") else "write"
+                x = job[d]
+                by_name.setdefault(name, {}).setdefault(cls, []).append(
+                    {"Bandwidth": x["bw_bytes"], "IOPS": x["iops"],
+                     "Mean latency": x["clat_ns"]["mean"],
+                     "p99 latency": x["clat_ns"]["percentile"]["99.000000"]})
+        labels = {"seqwrite": "Sequential Write 1M buffered", "seqread": "Sequential Read 1M buffered",
+                  "randread": "Random Read 4K buffered", "syncwrite": "Sequential Write 4K sync buffered"}
+        checked = 0
+        for name, sides in by_name.items():
+            for metric in ("Bandwidth", "IOPS", "Mean latency", "p99 latency"):
+                a = [v[metric] for v in sides["disk"]]
+                b = [v[metric] for v in sides["tmpfs"]]
+                row = [r for r in rows if r["Workload"] == labels[name] and r["Metric"] == metric]
+                if not t.ok(len(row) == 1, "report row %s %s" % (name, metric)):
+                    continue
+                row = row[0]
+                mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+                higher = metric in ("Bandwidth", "IOPS")
+                factor = mean_b / mean_a if higher else mean_a / mean_b
+                t.near(float(row["disk (baseline)"]), mean_a, "baseline mean " + metric)
+                t.near(float(row["tmpfs"]), mean_b, "candidate mean " + metric)
+                t.near(float(row["tmpfs vs disk"]), factor, "factor %s %s" % (name, metric))
+                p = stats.ttest_ind(b, a, equal_var=False).pvalue
+                verdict = "significant" if p < 0.05 else "not significant"
+                t.eq(row["tmpfs vs disk verdict"], verdict, "verdict %s %s (p=%.4f)" % (name, metric, p))
+                if verdict == "not significant":
+                    t.ok(row["tmpfs vs disk text"].startswith("no significant difference"),
+                         "not-significant wording")
+                checked += 1
+        t.eq(checked, 16, "all 16 factors checked")
+        # Markdown: the same factor appears with its direction-aware wording
+        rc, md, err = run(db, "report", "--compare", "disk", "tmpfs")
+        t.eq(rc, 0, "report md")
+        t.ok("| Workload | Metric | disk (baseline) | tmpfs | tmpfs vs disk |" in md, "md table header")
+        t.ok(re.search(r"\d+\.\dx faster", md) is not None, "a 'faster' factor")
+        t.ok(re.search(r"\d+\.\dx lower latency", md) is not None, "a 'lower latency' factor")
+
+
+def test_special_fixtures():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        names = ["jsonplus_randrw.json", "unified_mixed.json", "status_interval.json",
+                 "normal_and_json.txt", "two_jobs_fsync.json"]
+        paths = [os.path.join(FIX, n) for n in names]
+        rc, out, err = run(db, "import", *paths)
+        t.eq(rc, 0, "import special fixtures: " + err)
+        recs = export(db)
+        for p in paths:
+            check_file(db, p, recs)
+        mixed = [r for r in recs if r["source"].endswith("unified_mixed.json")]
+        t.eq([r["direction"] for r in mixed], ["mixed"], "unified_rw_reporting gives 'mixed'")
+        sync = [r for r in recs if r["job"] == "syncw"][0]
+        raw = last_doc(os.path.join(FIX, "two_jobs_fsync.json"))["jobs"][0]["sync"]
+        t.near(sync["sync_lat_mean_ns"], raw["lat_ns"]["mean"], "fsync latency mean")
+        t.eq(sync["fsync"], 1, "fsync=1 workload")
+        rr = [r for r in recs if r["job"] == "rr"][0]
+        t.eq((rr["bs_bytes"], rr["iodepth"], rr["ioengine"]), (16384, 4, "libaio"),
+             "job options win over global options")
+        # json+ bins are kept: their count equals fio's total_ios
+        doc = last_doc(os.path.join(FIX, "jsonplus_randrw.json"))
+        rc, out, err = run(db, "query", "--format", "csv",
+                           "SELECT r.direction, sum(b.count) FROM latency_bin b JOIN result r "
+                           "ON r.id = b.result_id GROUP BY r.direction ORDER BY r.direction")
+        got = dict(line.split(",") for line in out.splitlines()[1:])
+        for d in ("read", "write"):
+            total = sum(doc["jobs"][0][d]["clat_ns"]["bins"].values())
+            t.near(float(got[d]), total, "json+ bins of " + d)
+        # a job fio reports with an error is imported flagged, never as a plain zero result
+        rc, out, err = run(db, "import", os.path.join(FIX, "job_error.json"))
+        t.eq(rc, 0, "import a file whose job failed")
+        bad = [r for r in export(db) if r["source"].endswith("job_error.json")]
+        t.ok(len(bad) == 1 and bad[0]["error"] == 28, "error 28 kept on the result")
+        # the same content again is skipped, not duplicated
+        n = len(export(db))
+        rc, out, err = run(db, "import", paths[0])
+        t.eq(rc, 0, "re-import exit status")
+        t.ok("already imported" in err, "re-import says already imported")
+        t.eq(len(export(db)), n, "no duplicates after re-import")
+
+
+def test_bad_input():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        good = os.path.join(FIX, "unified_mixed.json")
+        text = open(good).read()
+        cut = os.path.join(tmp, "cut.json")
+        open(cut, "w").write(text[: len(text) // 2])
+        empty = os.path.join(tmp, "empty.json")
+        open(empty, "w").close()
+        nojson = os.path.join(tmp, "nojson.json")
+        open(nojson, "w").write("hello\nworld\n")
+        rc, out, err = run(db, "import", cut, good, empty, nojson)
+        t.eq(rc, 1, "exit 1 when some input is rejected")
+        lines = text[: len(text) // 2].split("\n")
+        want = "%s:%d:%d: error: truncated JSON: unexpected end of file" % (
+            cut, len(lines), len(lines[-1]) + 1)
+        t.ok(want in err, "located truncation error: want %r in %r" % (want, err))
+        t.ok("%s:1: error: empty file" % empty in err, "empty file error")
+        t.ok("%s:1: error: unrecognized format" % nojson in err, "unknown format error")
+        recs = export(db)
+        t.eq(sorted({os.path.basename(r["source"]) for r in recs}), ["unified_mixed.json"],
+             "only the good file is stored")
+        rc, out, err = run(db, "query", "SELECT count(*) AS n FROM source_file", "--format", "csv")
+        t.eq(out.splitlines()[1], "1", "nothing of the bad files is stored")
+
+
+test_examples_and_report()
+test_special_fixtures()
+test_bad_input()
+sys.exit(t.done())
