@@ -581,7 +581,21 @@ static void set_workload(struct arena *a, struct bench_record *rec, const struct
     rec->wl.rw = rec->direction;
 }
 
-static int emit_run(struct dd_state *st, const struct dd_run *r, struct record_sink *out)
+static const char *run_variant(const struct dd_run *r)
+{
+    const struct dd_xfer *x = r->xfer.present ? &r->xfer : &r->progress;
+    if (r->cmd.busybox)
+        return "busybox";
+    if (x->present)
+        return x->variant;
+    if (r->err && !strncmp(r->err, "failed to open", 14))
+        return "gnu";
+    return NULL;
+}
+
+/* file_variant: what another run of the same transcript showed (one dd binary made it). */
+static int emit_run(struct dd_state *st, const struct dd_run *r, const char *file_variant,
+                    struct record_sink *out)
 {
     struct arena *a = st->a;
     struct bench_record *rec = record_new(a, "dd");
@@ -589,11 +603,9 @@ static int emit_run(struct dd_state *st, const struct dd_run *r, struct record_s
     rec->line_first = r->first;
     rec->line_last = r->last;
     const struct dd_xfer *x = r->xfer.present ? &r->xfer : &r->progress;
-    const char *variant = x->present ? x->variant : NULL;
-    if (r->cmd.busybox)
-        variant = "busybox";
-    else if (!variant && r->err && !strncmp(r->err, "failed to open", 14))
-        variant = "gnu";
+    const char *variant = run_variant(r);
+    if (!variant)
+        variant = file_variant;
     rec->tool_version = version_name(variant);
     if (variant)
         record_tag(a, rec, "dd_variant", variant);
@@ -677,13 +689,16 @@ static int dd_parse(const struct source *src, struct arena *a, struct record_sin
                                "no dd output found: expected 'N+M records in' lines or a "
                                "transfer summary");
     }
+    const char *file_variant = NULL;
+    for (size_t i = 0; i < st.n_runs && !file_variant; i++)
+        file_variant = run_variant(&st.runs[i]);
     for (size_t i = 0; i < st.n_runs; i++) {
         const struct dd_run *r = &st.runs[i];
         if (!run_has_output(r)) {
             diag_warn_line(d, src, r->err_line, "dd run failed, no result: %s", r->err);
             continue;
         }
-        if (emit_run(&st, r, out) < 0)
+        if (emit_run(&st, r, file_variant, out) < 0)
             return -1;
     }
     return 0;
