@@ -50,6 +50,8 @@ enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT
 #define LAT_BITS 7
 #define LAT_SUB (1 << LAT_BITS)
 #define LAT_BUCKETS ((63 - LAT_BITS + 1) * LAT_SUB)
+/* more I/Os than any interval can hold: fio-3.7 client/server hist logs carry garbage memory */
+#define HIST_COUNT_MAX (INT64_C(1) << 50)
 /* log_unix_epoch=1 writes ms since 1970: any time past 2000-01-01 is taken as such */
 #define EPOCH_MS_MIN INT64_C(946684800000)
 
@@ -85,13 +87,14 @@ static const struct kind_info kinds[] = {
 };
 
 struct series {
-    int64_t width; /* ms per bucket */
+    int shift; /* 2^shift ms per bucket */
     double t[SERIES_CAP], v[SERIES_CAP], n[SERIES_CAP];
 };
 
 struct dir_acc {
     uint64_t n;           /* lines */
-    double mean, m2;      /* Welford */
+    int64_t k;            /* the first value: sums are of value - k (shifted data) */
+    double sum, sumsq;
     int64_t min, max;
     int64_t t_max, bs;
     int bs_mixed;
@@ -179,38 +182,61 @@ struct row {
     const char *bad; /* where scanning stopped on error */
 };
 
+/* A plain decimal of at most 18 digits (cannot overflow), the common case; else 0 and the
+ * caller takes scan_uint. */
+static int scan_short(const char **pp, const char *eol, int64_t *v)
+{
+    const char *p = *pp, *s = p;
+    int64_t x = 0;
+    while (p < eol && is_digit(*p) && p - s < 18)
+        x = x * 10 + (*p++ - '0');
+    if (p == s || (p < eol && (is_digit(*p) || *p == 'x' || *p == 'X')))
+        return 0;
+    *v = x;
+    *pp = p;
+    return 1;
+}
+
 /* Scans one line of comma-separated integers into cols (at most max). strict: fio's exact
  * ", " separators and nothing else (probing). colpos receives the first columns' starts. */
 static enum row_status scan_row(const char *p, const char *eol, int64_t *cols, int max,
                                 const char **colpos, int hex_cols, int strict, struct row *r)
 {
-    r->n = 0;
+    int n = 0;
     if (!strict)
         p = skip_blank(p, eol);
-    for (;;) {
-        if (r->n == max) {
+    for (;; n++) {
+        if (n == max) {
+            r->n = n;
             r->bad = p;
             return ROW_TOO_MANY;
         }
-        if (colpos && r->n < MAX_PLAIN_COLS)
-            colpos[r->n] = p;
-        int hex = r->n >= 4 && r->n < hex_cols;
-        if (!scan_uint(&p, eol, &cols[r->n], hex)) {
+        if (n < MAX_PLAIN_COLS)
+            colpos[n] = p;
+        if (!scan_short(&p, eol, &cols[n]) &&
+            !scan_uint(&p, eol, &cols[n], n >= 4 && n < hex_cols)) {
+            r->n = n;
             r->bad = p;
             return ROW_BAD_INT;
         }
-        r->n++;
+        if (eol - p >= 2 && p[0] == ',' && p[1] == ' ') { /* fio's own separator */
+            p += 2;
+            if (!strict)
+                p = skip_blank(p, eol);
+            continue;
+        }
         if (!strict)
             p = skip_blank(p, eol);
-        if (p == eol)
+        if (p == eol) {
+            r->n = n + 1;
             return ROW_OK;
-        if (*p != ',' || (strict && (eol - p < 2 || p[1] != ' '))) {
+        }
+        if (*p != ',' || strict) {
+            r->n = n + 1;
             r->bad = p;
             return ROW_BAD_SEP;
         }
-        p += strict ? 2 : 1;
-        if (!strict)
-            p = skip_blank(p, eol);
+        p = skip_blank(p + 1, eol);
     }
 }
 
@@ -262,30 +288,31 @@ static int probe_row(const int64_t *cols, int n)
     return cols[2] < NDIR || (n >= 6 && cols[3] < NDIR) ? 60 : 0;
 }
 
+/* The first line decides; the next few confirm it, and a disagreeing or damaged one only
+ * lowers the score (the parser then says where the file is broken). */
 static int fio_log_probe(const struct source *src)
 {
     const char *p = skip_bom(src->data, src->data + src->len), *end = src->data + src->len;
     int64_t *cols = xmalloc(MAX_COLS * sizeof(*cols));
+    const char *colpos[MAX_PLAIN_COLS];
     int score = 0, ncols = 0, lines = 0;
     while (p < end && lines < 5) {
         const char *eol, *next = next_line(p, end, &eol);
         struct row r;
-        if (eol == p && next < end) {
+        if (eol == p) {
             p = next;
             continue;
         }
-        /* a last line cut short is no evidence either way */
-        if (scan_row(p, eol, cols, MAX_COLS, NULL, MAX_PLAIN_COLS, 1, &r) != ROW_OK) {
-            score = next == end && lines ? score : 0;
-            break;
+        enum row_status st = scan_row(p, eol, cols, MAX_COLS, colpos, MAX_PLAIN_COLS, 1, &r);
+        int s = st == ROW_OK ? probe_row(cols, r.n) : 0;
+        if (!lines) {
+            score = s;
+            ncols = r.n;
+        } else if (!s || r.n != ncols) {
+            score -= 15;
         }
-        int s = probe_row(cols, r.n);
-        if (!s || (ncols && r.n != ncols)) {
-            score = 0;
+        if (!score || (lines && (!s || r.n != ncols)))
             break;
-        }
-        ncols = r.n;
-        score = s;
         lines++;
         p = next;
     }
@@ -390,14 +417,14 @@ static void series_merge(struct series *s)
     }
     for (int i = SERIES_CAP / 2; i < SERIES_CAP; i++)
         s->t[i] = s->v[i] = s->n[i] = 0;
-    s->width *= 2;
+    s->shift++;
 }
 
 static void series_add(struct series *s, int64_t t, double v)
 {
-    while (t / s->width >= SERIES_CAP)
+    while ((t >> s->shift) >= SERIES_CAP)
         series_merge(s);
-    int64_t i = t / s->width;
+    int64_t i = t >> s->shift;
     s->t[i] += (double)t;
     s->v[i] += v;
     s->n[i] += 1;
@@ -436,7 +463,6 @@ static struct dir_acc *dir_get(struct parser *ps, int64_t ddir, unsigned line)
         acc->min = INT64_MAX;
         acc->bs = -1;
         acc->s = arena_alloc(ps->a, sizeof(*acc->s));
-        acc->s->width = 1;
         if (ps->kind == KIND_HIST)
             acc->bins = arena_alloc(ps->a, (size_t)ps->nbins * sizeof(*acc->bins));
         else if (kinds[ps->kind].p50)
@@ -470,10 +496,11 @@ static int plain_row(struct parser *ps, const char *eol, unsigned line)
         return error_at(ps, ps->colpos[dc], eol, "a data direction 0-3");
     struct dir_acc *acc = dir_get(ps, c[dc], line);
     int64_t v = c[1], hi = ps->both ? c[2] : c[1];
-    acc->n++;
-    double delta = (double)v - acc->mean;
-    acc->mean += delta / (double)acc->n;
-    acc->m2 += delta * ((double)v - acc->mean);
+    if (!acc->n++)
+        acc->k = v;
+    double x = (double)(v - acc->k);
+    acc->sum += x;
+    acc->sumsq += x * x;
     if (v < acc->min)
         acc->min = v;
     if (hi > acc->max)
@@ -488,6 +515,17 @@ static int plain_row(struct parser *ps, const char *eol, unsigned line)
     return 0;
 }
 
+/* Points at bin i's column by scanning the line again (errors only). */
+static int hist_count_error(struct parser *ps, const char *eol, int i)
+{
+    const char *p = ps->colpos[2];
+    for (int commas = 0; p < eol && commas < i + 1; p++)
+        commas += *p == ',';
+    p = skip_blank(p, eol);
+    return error_at(ps, p, eol, "a histogram bin count below 2^50 (fio-3.7 client/server logs "
+                                "can hold garbage)");
+}
+
 static int hist_row(struct parser *ps, const char *eol, unsigned line)
 {
     const int64_t *c = ps->cols;
@@ -496,6 +534,8 @@ static int hist_row(struct parser *ps, const char *eol, unsigned line)
     struct dir_acc *acc = dir_get(ps, c[1], line);
     double n = 0, sum = 0;
     for (int i = 0; i < ps->nbins; i++) {
+        if (c[3 + i] >= HIST_COUNT_MAX)
+            return hist_count_error(ps, eol, i);
         double k = (double)c[3 + i];
         acc->bins[i] += k;
         n += k;
@@ -544,12 +584,13 @@ static void hist_setup(struct parser *ps, int coarse_plus1)
 static int detect_both(const char *p, const char *end, int ncols)
 {
     int64_t c[MAX_PLAIN_COLS];
+    const char *colpos[MAX_PLAIN_COLS];
     if (ncols < 6)
         return 0;
     for (int lines = 0; p < end && lines < 10000; lines++) {
         const char *eol, *next = next_line(p, end, &eol);
         struct row r;
-        if (scan_row(p, eol, c, MAX_PLAIN_COLS, NULL, MAX_PLAIN_COLS, 0, &r) != ROW_OK ||
+        if (scan_row(p, eol, c, MAX_PLAIN_COLS, colpos, MAX_PLAIN_COLS, 0, &r) != ROW_OK ||
             r.n != ncols)
             return 0;
         if (c[2] >= NDIR || (c[3] > 0 && c[3] < NDIR))
@@ -657,14 +698,17 @@ static void emit_value_metrics(struct parser *ps, struct bench_record *r,
                                const struct dir_acc *acc)
 {
     const struct kind_info *k = &kinds[ps->kind];
-    double scale = k->scale;
-    record_metric(ps->a, r, k->mean, acc->mean * scale);
+    double scale = k->scale, n = (double)acc->n;
+    double mean = (double)acc->k + acc->sum / n;
+    record_metric(ps->a, r, k->mean, mean * scale);
     if (k->avg)
-        record_metric(ps->a, r, k->avg, acc->mean * scale);
+        record_metric(ps->a, r, k->avg, mean * scale);
     record_metric(ps->a, r, k->min, (double)acc->min * scale);
     record_metric(ps->a, r, k->max, (double)acc->max * scale);
-    if (acc->n > 1)
-        record_metric(ps->a, r, k->stddev, sqrt(acc->m2 / (double)(acc->n - 1)) * scale);
+    if (acc->n > 1) {
+        double var = (acc->sumsq - acc->sum * acc->sum / n) / (n - 1);
+        record_metric(ps->a, r, k->stddev, sqrt(var > 0 ? var : 0) * scale);
+    }
     if (acc->lat)
         emit_percentiles(ps, r, acc);
 }

@@ -90,6 +90,8 @@ static size_t off_of(const struct parser *p, const char *s)
 static const char *token(struct parser *p, const char *s)
 {
     size_t n = 0;
+    while (s[n] == ',' || s[n] == ' ' || s[n] == ';')
+        n++; /* ", BX=..." reads better whole than as "," */
     while (s[n] && s[n] != ' ' && s[n] != ',' && s[n] != '\t' && n < 40)
         n++;
     if (!n)

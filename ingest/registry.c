@@ -6,12 +6,22 @@ extern const struct importer importer_fio_json;
 extern const struct importer importer_fio_terse;
 extern const struct importer importer_fio_log;
 extern const struct importer importer_fio_text;
+extern const struct importer importer_iperf3_json;
+extern const struct importer importer_iperf_text;
+extern const struct importer importer_iperf2_csv;
+extern const struct importer importer_dd;
+extern const struct importer importer_bonnie;
 
 const struct importer *const importers[] = {
     &importer_fio_json,
     &importer_fio_terse,
     &importer_fio_log,
     &importer_fio_text,
+    &importer_iperf3_json,
+    &importer_iperf_text,
+    &importer_iperf2_csv,
+    &importer_dd,
+    &importer_bonnie,
     NULL,
 };
 
