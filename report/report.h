@@ -84,6 +84,9 @@ struct cell *table_add_row(struct report *r, struct table *t);
 void unit_format(struct buf *out, double v, enum unit u);
 const char *unit_name(enum unit u);
 
+/* A file of templates/ as compiled into the binary (NUL-terminated), or NULL. */
+const char *report_builtin_file(const char *name, size_t *len);
+
 /* Appends text from the inputs so that CommonMark shows it literally. */
 void report_md_escape(struct buf *out, const char *s);
 
