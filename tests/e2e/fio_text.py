@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""e2e: fio normal (human-readable) output, importer fio-text.
+
+Expected values are read here from the raw fixtures with regular expressions (an independent
+reading of fio's format, FORMATS.md section 3), then compared with what
+`benchdb export --format ndjson` returns (0.1 % relative tolerance). Error cases check the exit
+status and the exact `path:line[:col]: error: ...` line."""
+import json, os, re, shutil, subprocess, sys, tempfile
+
+BENCHDB = os.environ.get("BENCHDB", "build/benchdb")
+FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fio_text")
+TOL = 1e-3
+TMP = tempfile.mkdtemp(prefix="fio-text-e2e-")
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what)
+
+
+def near(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= TOL * max(abs(b), 1e-9)
+
+
+def run(*args):
+    return subprocess.run([BENCHDB] + list(args), capture_output=True, text=True, timeout=60)
+
+
+def import_file(path, *opts):
+    db = os.path.join(TMP, "t.sqlite")
+    if os.path.exists(db):
+        os.remove(db)
+    p = run("--db", db, "import", *opts, path)
+    recs = []
+    if p.returncode == 0:
+        e = run("--db", db, "export", "--format", "ndjson")
+        recs = [json.loads(l) for l in e.stdout.splitlines() if l.strip()]
+    return p, recs
+
+
+def write_tmp(name, data):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+# ---- independent reference reading of fio 3.x normal output
+BIN = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4,
+       "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
+NS = {"nsec": 1, "usec": 1e3, "msec": 1e6}
+SUF = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6}
+
+HOSTPFX = r"(?:<(?P<pfx>[^>\s]+)> )?"
+HDR = re.compile("^" + HOSTPFX + r"(?P<name>.+?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): "
+                 r"err=\s*(?P<err>-?\d+)(?: \((?P<emsg>.*)\))?: pid=(?P<pid>\d+)")
+OPT = re.compile("^" + HOSTPFX + r"(?P<name>.+?): \(g=(?P<g>\d+)\): rw=(?P<rw>\w+), "
+                 r"bs=\(R\) (?P<r>[\w.]+)-(?P=r), \(W\) (?P<w>[\w.]+)-(?P=w), \(T\) (?P<t>[\w.]+)-(?P=t), "
+                 r"ioengine=(?P<eng>\w+), iodepth=(?P<qd>\d+)")
+DIR = re.compile(r"^\s+(read|write|trim|mixed): IOPS=([0-9.]+)([kM]?), BW=([0-9.]+)(\w+?)(?:/s)? "
+                 r"\([^)]*\)\(([0-9.]+)(\w+)/(\d+)msec\)")
+LAT = re.compile(r"^\s+(slat|clat|lat|sync) \((nsec|usec|msec)\): min=([0-9.]+)([kKM]?), "
+                 r"max=([0-9.]+)([kKM]?), avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
+PCTH = re.compile(r"^\s+(clat|lat|slat|sync) percentiles \((nsec|usec|msec)\):")
+PCT = re.compile(r"([0-9.]+)th=\[\s*(\d+)\]")
+BW = re.compile(r"^\s+bw \(\s*(\w+)/s\): min=\s*(\d+), max=\s*(\d+), per=[0-9.]+%, "
+                r"avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
+IOPS = re.compile(r"^\s+iops\s+: min=\s*(\d+), max=\s*(\d+), avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
+CPU = re.compile(r"^\s+cpu\s+: usr=([0-9.]+)%, sys=([0-9.]+)%")
+ISSUED = re.compile(r"issued rwts: total=(\d+),(\d+),(\d+),(\d+)")
+BANNER = re.compile(r"^hostname=([^,]+), .*fio=(fio-[^,\s]+)")
+VERSION = re.compile(r"^(fio-\d\S*)$")
+
+
+def size(tok):
+    m = re.match(r"^([0-9.]+)(\w*)$", tok)
+    return int(round(float(m.group(1)) * BIN[m.group(2) or "B"]))
+
+
+def label(p):
+    return ("%.6f" % float(p)).rstrip("0").rstrip(".").replace(".", "_")
+
+
+def segments(text):
+    """(line number, text) for every '\\n' line, split again at CR (ETA lines); BOM dropped."""
+    for no, line in enumerate(text.split("\n"), 1):
+        for seg in line.split("\r"):
+            yield no, seg.lstrip("\ufeff")
+
+
+def reference(text):
+    jobs, opts, version, banners = [], {}, None, []
+    cur = dirrec = pct = None
+
+    def close():
+        nonlocal cur
+        if cur:
+            for i, j in enumerate(jobs[:-1]):  # --status-interval: the last report wins
+                if (j["host"], j["name"], j["g"], j["pid"]) == \
+                        (cur["host"], cur["name"], cur["g"], cur["pid"]):
+                    jobs[i] = cur
+                    jobs.pop()
+                    break
+        cur = None
+
+    for no, seg in segments(text):
+        if cur and (seg.startswith((" ", "\t")) or not seg.strip()):
+            if not seg.strip():
+                continue
+            cur["last"] = no
+            if pct and seg.strip().startswith("|"):
+                for p, v in PCT.findall(seg):
+                    dirrec["%s_p%s_ns" % (pct[0], label(p))] = float(v) * pct[1]
+                continue
+            pct = None
+            m = DIR.match(seg)
+            if m:
+                d, iops, isuf, bw, bwu, io, iou, ms = m.groups()
+                dirrec = cur["dirs"].setdefault(d, {})
+                dirrec.update(iops=float(iops) * SUF[isuf], bw_bytes_s=float(bw) * BIN[bwu],
+                              io_bytes=float(io) * BIN[iou], runtime_ms=float(ms))
+                continue
+            m = LAT.match(seg)
+            if m:
+                k, u, mn, mns, mx, mxs, avg, sd = m.groups()
+                if k == "sync":
+                    dirrec = cur["sync"]
+                    k = "sync_lat"
+                s = NS[u]
+                dirrec.update({k + "_min_ns": float(mn) * SUF[mns] * s,
+                               k + "_max_ns": float(mx) * SUF[mxs] * s,
+                               k + "_mean_ns": float(avg) * s, k + "_stddev_ns": float(sd) * s})
+                continue
+            m = PCTH.match(seg)
+            if m:
+                pct = ("sync_lat" if m.group(1) == "sync" else m.group(1), NS[m.group(2)])
+                if m.group(1) == "sync":
+                    dirrec = cur["sync"]
+                continue
+            m = BW.match(seg)
+            if m:
+                u = BIN[m.group(1)]
+                dirrec.update(bw_min_bytes_s=float(m.group(2)) * u, bw_max_bytes_s=float(m.group(3)) * u,
+                              bw_mean_bytes_s=float(m.group(4)) * u,
+                              bw_stddev_bytes_s=float(m.group(5)) * u)
+                continue
+            m = IOPS.match(seg)
+            if m:
+                dirrec.update(iops_min=float(m.group(1)), iops_max=float(m.group(2)),
+                              iops_mean=float(m.group(3)), iops_stddev=float(m.group(4)))
+                continue
+            m = CPU.search(seg)
+            if m:
+                cur["cpu"] = (float(m.group(1)), float(m.group(2)))
+            m = ISSUED.search(seg)
+            if m:
+                cur["issued"] = [float(x) for x in m.groups()]
+            continue
+        close()
+        s = seg
+        m = HDR.match(s) or (s.startswith("Jobs:") and HDR.match(re.sub(r"^Jobs:.*[\])]\s*", "", s)))
+        if m:
+            cur = {"name": m.group("name"), "g": m.group("g"), "jobs": int(m.group("jobs")),
+                   "err": int(m.group("err")), "emsg": m.group("emsg"), "pid": m.group("pid"),
+                   "host": m.group("pfx"), "first": no, "last": no, "dirs": {}, "sync": {},
+                   "version": version}
+            dirrec = None
+            jobs.append(cur)
+            continue
+        m = BANNER.match(s)
+        if m:
+            banners.append(m.group(1))
+            version = m.group(2)
+            continue
+        m = VERSION.match(s.strip())
+        if m:
+            version = m.group(1)
+            continue
+        m = OPT.match(s)
+        if m:
+            opts[m.group("name")] = m
+    close()
+
+    exp = []
+    for j in jobs:
+        o = opts.get(j["name"])
+        clones = sum(1 for x in jobs if x["name"] == j["name"] and x["g"] == j["g"])
+        host = j["host"] or (o and o.group("pfx")) or (banners[0] if len(banners) == 1 else None)
+        for d in ("read", "write", "trim", "mixed"):
+            if d not in j["dirs"]:
+                continue
+            r = dict(j["dirs"][d])
+            if j["cpu"]:
+                r["cpu_usr_pct"], r["cpu_sys_pct"] = j["cpu"]
+            if j.get("issued") and d != "mixed":
+                r["total_ios"] = j["issued"][("read", "write", "trim").index(d)]
+            if d == "write" and j["sync"]:
+                r.update(j["sync"])
+                r["sync_total_ios"] = j["issued"][3]
+            r.update(job=j["name"], direction=d, tool="fio", tool_version=j["version"],
+                     error=j["err"], line_first=j["first"], line_last=j["last"],
+                     numjobs=j["jobs"] if j["jobs"] > 1 else clones)
+            r["host"] = None if j["name"] == "All clients" else host
+            if o:
+                r.update(rw=o.group("rw"), ioengine=o.group("eng"), iodepth=int(o.group("qd")))
+                if d != "mixed":
+                    r["bs_bytes"] = size(o.group("rwt"[("read", "write", "trim").index(d)]))
+                elif o.group("r") == o.group("w"):
+                    r["bs_bytes"] = size(o.group("r"))
+            exp.append(r)
+    return exp
+
+
+LAT_FIELDS = ["%s_%s_ns" % (k, s) for k in ("slat", "clat", "lat", "sync_lat")
+              for s in ("min", "max", "mean", "stddev")]
+
+
+def compare(name, exp, recs):
+    check(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
+    for e in exp:
+        cand = [r for r in recs if r.get("job") == e["job"] and r.get("direction") == e["direction"]
+                and r.get("line_first") == e["line_first"]]
+        check(len(cand) == 1, "%s: one record for %s/%s at line %d, got %d" %
+              (name, e["job"], e["direction"], e["line_first"], len(cand)))
+        if not cand:
+            continue
+        r = cand[0]
+        for k, v in e.items():
+            got = r.get(k)
+            ok = near(got, float(v)) if isinstance(v, float) else got == v
+            check(ok, "%s %s/%s: %s = %r, expected %r" % (name, e["job"], e["direction"], k, got, v))
+        for k in LAT_FIELDS:  # a latency fio did not print is unknown, never 0
+            if k not in e:
+                check(r.get(k) is None, "%s %s/%s: %s = %r, expected null" %
+                      (name, e["job"], e["direction"], k, r.get(k)))
+
+
+def good_file(path, min_records=1, *opts):
+    name = os.path.basename(path)
+    text = open(path, encoding="utf-8", errors="replace", newline="").read()
+    exp = reference(text)
+    check(len(exp) >= min_records, "%s: reference found %d records" % (name, len(exp)))
+    p, recs = import_file(path, *opts)
+    check(p.returncode == 0, "%s: exit %d, stderr %s" % (name, p.returncode, p.stderr.strip()))
+    check(all(r.get("format") == "fio-text" for r in recs), "%s: format fio-text" % name)
+    compare(name, exp, recs)
+    return exp, recs
+
+
+def expect_error(path, line, *opts):
+    p, _ = import_file(path, *opts)
+    check(p.returncode == 1, "%s: exit %d, expected 1" % (path, p.returncode))
+    check(line in p.stderr.splitlines(), "%s: stderr %r lacks %r" % (path, p.stderr, line))
+
+
+# ---- the fixtures
+for f, n in [("multi_jobs.txt", 6), ("group_reporting.txt", 2), ("unified_eta.txt", 1),
+             ("devfull_rw.txt", 1), ("client_server.txt", 4)]:
+    good_file(os.path.join(FIX, f), n)
+
+# units: a few conversions spelled out from the printed text
+_, recs = import_file(os.path.join(FIX, "group_reporting.txt"))
+text = open(os.path.join(FIX, "group_reporting.txt")).read()
+m = re.search(r"  read: IOPS=([0-9.]+)k, BW=([0-9.]+)MiB/s", text)
+r = [x for x in recs if x["direction"] == "read"]
+check(bool(m) and r and near(r[0]["iops"], float(m.group(1)) * 1000), "group_reporting: IOPS k = 1000")
+check(bool(m) and r and near(r[0]["bw_bytes_s"], float(m.group(2)) * 1048576),
+      "group_reporting: MiB/s = 1048576 bytes/s")
+m = re.search(r"    slat \(nsec\): min=\d+, max=([0-9.]+)k,", text)
+check(bool(m) and r and near(r[0]["slat_max_ns"], float(m.group(1)) * 1000),
+      "group_reporting: max=N.Nk (nsec) = N.N * 1000 ns")
+m = re.search(r"     lat \(usec\): min=\d+, max=\d+, avg=\s*([0-9.]+)", text)
+check(bool(m) and r and near(r[0]["lat_mean_ns"], float(m.group(1)) * 1000),
+      "group_reporting: usec = 1000 ns")
+check(r and r[0]["numjobs"] == 3, "group_reporting: numjobs 3")
+
+# --status-interval: 2 jobs x 2 directions, the last of the 4 reports of each job
+exp, recs = good_file(os.path.join(FIX, "status_interval.txt"), 4)
+si = open(os.path.join(FIX, "status_interval.txt")).read().split("\n")
+hdr = [i for i, l in enumerate(si, 1) if ": (groupid=" in l]
+check(len(recs) == 4, "status_interval: 4 records, got %d" % len(recs))
+check(sorted({r["line_first"] for r in recs}) == hdr[-2:],
+      "status_interval: records from the last reports %r" % hdr[-2:])
+
+# client/server: host from the banner, the "All clients" aggregate flagged
+_, recs = import_file(os.path.join(FIX, "client_server.txt"))
+hosts = {r["job"]: r["host"] for r in recs}
+check(hosts.get("csread") == "vm" and hosts.get("cswrite") == "vm", "client_server: host vm")
+agg = [r for r in recs if r["job"] == "All clients"]
+check(len(agg) == 2 and all(r["tags"].get("aggregate") == "all-clients" and r["host"] is None
+                            for r in agg), "client_server: All clients aggregate tagged")
+
+# errors with results and without
+exp, recs = good_file(os.path.join(FIX, "devfull_rw.txt"), 1)
+check(recs and recs[0]["error"] == 28 and recs[0]["error_msg"] == "No space left on device",
+      "devfull_rw: error 28 with its message")
+p, recs = import_file(os.path.join(FIX, "devfull_write.txt"))
+check(p.returncode == 0 and len(recs) == 1 and recs[0]["error"] == 28 and
+      recs[0]["direction"] is None and recs[0]["bw_bytes_s"] is None,
+      "devfull_write: one flagged record without metrics")
+
+# fio that could not start
+path = os.path.join(FIX, "engine_failed.txt")
+lines = open(path).read().split("\n")
+first = next(i for i, l in enumerate(lines, 1) if l.startswith("fio: "))
+expect_error(path, "%s:%d: error: fio run failed: %s" % (path, first, lines[first - 1][5:]))
+
+# normal+json in one stream: detection leaves it to fio-json; forced, the normal part is read
+path = os.path.join(FIX, "normal_json.txt")
+p, recs = import_file(path)
+check(p.returncode == 0 and recs and all(r["format"] == "fio-json" for r in recs),
+      "normal_json: detected as fio-json (%s)" % p.stderr.strip())
+good_file(path, 2, "--format", "fio-text")
+
+# ---- variants made from the fixtures
+base = open(os.path.join(FIX, "multi_jobs.txt"), newline="").read()
+good_file(write_tmp("crlf_bom.txt", "\ufeff" + base.replace("\n", "\r\n")), 6)
+
+uni = open(os.path.join(FIX, "unified_eta.txt"), newline="").read()
+glued = re.sub(r"\r?\n(uni: \(groupid=)", r"\r\1", uni, count=1)
+check(glued != uni, "unified_eta: glued variant made")
+exp, _ = good_file(write_tmp("eta_glued.txt", glued), 1)
+
+# truncated inside the first clat percentile block
+lines = base.split("\n")
+cut = next(i for i, l in enumerate(lines) if "50.00th=" in l) + 1
+hdr = next(i for i, l in enumerate(lines, 1) if ": (groupid=" in l)
+name = lines[hdr - 1].split(":")[0]
+path = write_tmp("trunc_pct.txt", "\n".join(lines[:cut]) + "\n")
+expect_error(path, "%s:%d: error: truncated report of job '%s' (line %d): no 'cpu' line" %
+             (path, cut, name, hdr))
+
+# truncated in the middle of a direction line, inside "(io/runtime)"
+i = next(i for i, l in enumerate(lines) if re.match(r"\s+read: IOPS=", l))
+col = lines[i].index(")(") + 2
+path = write_tmp("trunc_dir.txt", "\n".join(lines[:i]) + "\n" + lines[i][:col + 3])
+expect_error(path, "%s:%d:%d: error: expected '(<io>/<runtime>)', got '%s'" %
+             (path, i + 1, col, lines[i][col - 1:col + 3]))
+
+# garbled cpu line
+i = next(i for i, l in enumerate(lines) if l.startswith("  cpu "))
+bad = lines[i].replace("usr=", "usx=")
+col = bad.index(":") + 2
+path = write_tmp("garbled_cpu.txt", "\n".join(lines[:i] + [bad] + lines[i + 1:]))
+expect_error(path, "%s:%d:%d: error: expected 'usr=N%%, sys=N%%', got '%s'" %
+             (path, i + 1, col, bad[col:].split(",")[0].strip()))
+
+# a garbled number in a latency line
+i = next(i for i, l in enumerate(lines) if l.startswith("    clat (nsec): min="))
+bad = lines[i].replace("avg=", "avg=x", 1)
+col = bad.index("avg=x") + 5
+path = write_tmp("garbled_lat.txt", "\n".join(lines[:i] + [bad] + lines[i + 1:]))
+expect_error(path, "%s:%d:%d: error: expected a number, got '%s'" %
+             (path, i + 1, col, bad[col - 1:].split(",")[0]))
+
+shutil.rmtree(TMP, ignore_errors=True)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
