@@ -4,19 +4,18 @@
  * factor, its 95 % interval and a significance verdict (Welch's t-test). */
 #include "compare.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "results.h"
 #include "stats.h"
 
 /* The metrics compared, and which way is better. */
 static const struct metric_def {
-    const char *name;  /* column of the pivot below */
+    const char *name;  /* the metric (mean latency falls back to lat_mean_ns) */
     const char *label; /* in the table */
     enum unit unit;
     int higher_is_better;
@@ -24,7 +23,7 @@ static const struct metric_def {
 } metric_defs[] = {
     {"bw_bytes_s", "Bandwidth", UNIT_BYTES_S, 1, "faster", "slower"},
     {"iops", "IOPS", UNIT_IOPS, 1, "more IOPS", "fewer IOPS"},
-    {"lat_mean", "Mean latency", UNIT_NS, 0, "lower latency", "higher latency"},
+    {"clat_mean_ns", "Mean latency", UNIT_NS, 0, "lower latency", "higher latency"},
     {"clat_p99_ns", "p99 latency", UNIT_NS, 0, "lower p99 latency", "higher p99 latency"},
 };
 enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]) };
@@ -50,185 +49,12 @@ struct groups {
     size_t nsides;
 };
 
-/* ---- SQL pieces for --by and --where ---- */
-
-/* The SQL expression for a comparison key; *param gets the bound name for mount:/tag:. */
-static const char *key_expr(const char *key, const char **param)
-{
-    *param = NULL;
-    if (!strcmp(key, "storage-class") || !strcmp(key, "storage_class"))
-        return "r.storage_class";
-    if (!strcmp(key, "host"))
-        return "r.host";
-    if (!strcmp(key, "sec"))
-        return "r.sec";
-    if (!strcmp(key, "peer"))
-        return "r.peer";
-    static const char *const columns[] = {"rw", "direction", "job", "ioengine", "tool",
-                                          "bs_bytes", "iodepth", "numjobs", "direct"};
-    static const char *const exprs[] = {"r.rw", "r.direction", "r.job", "r.ioengine",
-                                        "run.tool", "r.bs_bytes", "r.iodepth", "r.numjobs",
-                                        "r.direct"};
-    for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
-        if (!strcmp(key, columns[i]))
-            return exprs[i];
-    if (!strncmp(key, "mount:", 6) && key[6]) {
-        *param = key + 6;
-        return "(SELECT mo.value FROM mount_option mo WHERE mo.mount_id = r.mount_id AND "
-               "mo.key = ?)";
-    }
-    if (!strncmp(key, "tag:", 4) && key[4]) {
-        *param = key + 4;
-        return "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = ?)";
-    }
-    return NULL;
-}
-
-struct binds {
-    const char *v[64];
-    int n;
-};
-
-static int add_bind(struct binds *b, const char *s)
-{
-    if (b->n == (int)(sizeof(b->v) / sizeof(b->v[0])))
-        return -1;
-    b->v[b->n++] = s;
-    return 0;
-}
-
-/* "bs=4k" filters compare bytes: the value is normalized the way the column stores it. */
-static const char *where_value(const char *key, const char *value, char *tmp, size_t n)
-{
-    int64_t bytes;
-    if ((!strcmp(key, "bs") || !strcmp(key, "bs_bytes")) && parse_fio_size(value, &bytes)) {
-        snprintf(tmp, n, "%" PRId64, bytes);
-        return tmp;
-    }
-    return value;
-}
-
-static int build_sql(const struct compare_opts *o, struct buf *sql, struct binds *b,
-                     char (*tmp)[32], struct diag *d)
-{
-    const char *param;
-    const char *kx = key_expr(o->by, &param);
-    if (!kx)
-        return diag_error(d, "unknown comparison key '%s' (expected storage-class, host, sec, "
-                             "mount:OPTION or tag:NAME)", o->by);
-    buf_addf(sql,
-             "SELECT %s AS k, r.id, coalesce(r.rw, ''), coalesce(r.bs_bytes, -1), "
-             "coalesce(r.iodepth, -1), coalesce(r.numjobs, -1), coalesce(r.direct, -1), "
-             "coalesce(r.sync, -1), coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), "
-             "coalesce(r.direction, ''), coalesce(run.tool, ''), coalesce(r.rwmixread, -1)",
-             kx);
-    if (param && add_bind(b, param))
-        return -1;
-    static const char *const pivot[] = {"bw_bytes_s", "iops", "clat_mean_ns", "clat_p99_ns",
-                                        "lat_mean_ns"};
-    for (size_t i = 0; i < sizeof(pivot) / sizeof(pivot[0]); i++)
-        buf_addf(sql, ", (SELECT value FROM metric WHERE result_id = r.id AND name = '%s')",
-                 pivot[i]);
-    buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id WHERE r.error = 0 AND NOT "
-                  "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate')");
-    for (size_t i = 0; i < o->nwhere; i++) {
-        const char *wparam;
-        const char *wx = key_expr(!strcmp(o->where_keys[i], "bs") ? "bs_bytes" : o->where_keys[i],
-                                  &wparam);
-        if (!wx)
-            return diag_error(d, "unknown --where key '%s'", o->where_keys[i]);
-        buf_addf(sql, " AND %s = ?", wx);
-        if ((wparam && add_bind(b, wparam)) ||
-            add_bind(b, where_value(o->where_keys[i], o->where_vals[i], tmp[i], 32)))
-            return -1;
-    }
-    buf_addf(sql, " AND %s IN (", kx);
-    if (param && add_bind(b, param))
-        return -1;
-    for (size_t i = 0; i < o->nvalues; i++) {
-        buf_adds(sql, i ? ", ?" : "?");
-        if (add_bind(b, o->values[i]))
-            return -1;
-    }
-    buf_adds(sql, ") ORDER BY r.id");
-    return 0;
-}
-
-/* ---- workload identity and name ---- */
-
-static void size_label(struct buf *out, int64_t bytes)
-{
-    if (bytes >= 1048576 && bytes % 1048576 == 0)
-        buf_addf(out, "%" PRId64 "M", bytes / 1048576);
-    else if (bytes >= 1024 && bytes % 1024 == 0)
-        buf_addf(out, "%" PRId64 "K", bytes / 1024);
-    else
-        buf_addf(out, "%" PRId64 "B", bytes);
-}
-
-static const char *rw_label(const char *rw)
-{
-    static const char *const map[][2] = {
-        {"read", "Sequential Read"},      {"write", "Sequential Write"},
-        {"randread", "Random Read"},      {"randwrite", "Random Write"},
-        {"rw", "Sequential Mixed"},       {"readwrite", "Sequential Mixed"},
-        {"randrw", "Random Mixed"},       {"trim", "Sequential Trim"},
-        {"randtrim", "Random Trim"},      {"trimwrite", "Trim+Write"},
-    };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-        if (!strcmp(rw, map[i][0]))
-            return map[i][1];
-    return NULL;
-}
-
-static void workload_name(struct buf *out, sqlite3_stmt *st)
-{
-    const char *rw = (const char *)sqlite3_column_text(st, 2);
-    int64_t bs = sqlite3_column_int64(st, 3), qd = sqlite3_column_int64(st, 4);
-    int64_t jobs = sqlite3_column_int64(st, 5), direct = sqlite3_column_int64(st, 6);
-    int sync = sqlite3_column_int(st, 7) > 0 || sqlite3_column_int(st, 8) > 0 ||
-               sqlite3_column_int(st, 9) > 0;
-    const char *dir = (const char *)sqlite3_column_text(st, 10);
-    const char *tool = (const char *)sqlite3_column_text(st, 11);
-    int64_t mix = sqlite3_column_int64(st, 12);
-    const char *label = rw_label(rw);
-    if (label)
-        buf_adds(out, label);
-    else if (*rw)
-        buf_adds(out, rw);
-    else
-        buf_addf(out, "%s %s", *tool ? tool : "unknown", *dir ? dir : "");
-    if (label && mix >= 0 && mix <= 100 && (!strcmp(rw, "randrw") || !strcmp(rw, "rw")))
-        buf_addf(out, " %" PRId64 "/%" PRId64, mix, 100 - mix);
-    if (bs > 0) {
-        buf_addc(out, ' ');
-        size_label(out, bs);
-    }
-    if (qd > 1)
-        buf_addf(out, " QD%" PRId64, qd);
-    if (jobs > 1)
-        buf_addf(out, " x%" PRId64 " jobs", jobs);
-    if (sync)
-        buf_adds(out, " sync");
-    if (direct == 0)
-        buf_adds(out, " buffered");
-    if (label && (!strcmp(rw, "randrw") || !strcmp(rw, "rw") || !strcmp(rw, "readwrite")) &&
-        *dir)
-        buf_addf(out, " (%s)", dir);
-}
-
-static void workload_key(struct buf *out, sqlite3_stmt *st)
-{
-    for (int c = 2; c <= 12; c++)
-        buf_addf(out, "%s|", (const char *)sqlite3_column_text(st, c));
-}
-
 /* ---- grouping ---- */
 
-static struct workload_group *find_group(struct groups *g, sqlite3_stmt *st)
+static struct workload_group *find_group(struct groups *g, const struct side_result *r)
 {
     struct buf key = BUF_INIT;
-    workload_key(&key, st);
+    result_workload_key(&key, r);
     for (size_t i = 0; i < g->n; i++) {
         if (!strcmp(g->v[i].key, key.data)) {
             buf_release(&key);
@@ -239,7 +65,7 @@ static struct workload_group *find_group(struct groups *g, sqlite3_stmt *st)
     struct workload_group *w = &g->v[g->n++];
     w->key = buf_detach(&key, NULL);
     struct buf name = BUF_INIT;
-    workload_name(&name, st);
+    result_workload_name(&name, r);
     w->name = buf_detach(&name, NULL);
     w->sides = xcalloc(g->nsides, sizeof(*w->sides));
     return w;
@@ -251,27 +77,17 @@ static void add_value(struct side *s, int m, double v)
     s->v[m][s->n[m]++] = v;
 }
 
-static void add_row(struct groups *g, const struct compare_opts *o, sqlite3_stmt *st)
+/* Failed jobs and client/server aggregates are not compared. */
+static void add_result(struct groups *g, const struct side_result *r)
 {
-    const char *k = (const char *)sqlite3_column_text(st, 0);
-    size_t side = 0;
-    while (side < o->nvalues && strcmp(o->values[side], k))
-        side++;
-    if (side == o->nvalues)
+    if (r->error || r->aggregate)
         return;
-    struct workload_group *w = find_group(g, st);
-    struct side *s = &w->sides[side];
+    struct side *s = &find_group(g, r)->sides[r->side];
     s->runs++;
-    /* columns 13..17: bw, iops, clat_mean, clat_p99, lat_mean */
-    if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-        add_value(s, 0, sqlite3_column_double(st, 13));
-    if (sqlite3_column_type(st, 14) != SQLITE_NULL)
-        add_value(s, 1, sqlite3_column_double(st, 14));
-    int lat_col = sqlite3_column_type(st, 15) != SQLITE_NULL ? 15 : 17;
-    if (sqlite3_column_type(st, lat_col) != SQLITE_NULL)
-        add_value(s, 2, sqlite3_column_double(st, lat_col));
-    if (sqlite3_column_type(st, 16) != SQLITE_NULL)
-        add_value(s, 3, sqlite3_column_double(st, 16));
+    static const enum result_metric map[N_METRICS] = {RM_BW, RM_IOPS, RM_LAT_MEAN, RM_P99};
+    for (int m = 0; m < N_METRICS; m++)
+        if (!isnan(r->m[map[m]]))
+            add_value(s, m, r->m[map[m]]);
 }
 
 static void groups_release(struct groups *g)
@@ -285,30 +101,6 @@ static void groups_release(struct groups *g)
         free(g->v[i].name);
     }
     free(g->v);
-}
-
-static int load_groups(struct db *db, const struct compare_opts *o, struct groups *g,
-                       struct diag *d)
-{
-    sqlite3 *h = db_handle(db);
-    struct buf sql = BUF_INIT;
-    struct binds b = {{0}, 0};
-    char(*tmp)[32] = xcalloc(o->nwhere + 1, sizeof(*tmp));
-    sqlite3_stmt *st = NULL;
-    int rc = build_sql(o, &sql, &b, tmp, d);
-    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
-        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    for (int i = 0; rc == 0 && i < b.n; i++)
-        sqlite3_bind_text(st, i + 1, b.v[i], -1, SQLITE_STATIC);
-    int s = SQLITE_DONE;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW)
-        add_row(g, o, st);
-    if (rc == 0 && s != SQLITE_DONE)
-        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    sqlite3_finalize(st);
-    buf_release(&sql);
-    free(tmp);
-    return rc;
 }
 
 static int cmp_groups(const void *a, const void *b)
@@ -488,7 +280,7 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
                          struct diag *d)
 {
     const char *param;
-    const char *kx = key_expr(o->by, &param);
+    const char *kx = query_key_expr(o->by, &param);
     struct buf sql = BUF_INIT;
     buf_addf(&sql,
              "SELECT group_concat(DISTINCT coalesce(r.host, '?')), "
@@ -496,8 +288,8 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
              "group_concat(DISTINCT run.tool_version), "
              "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
              "strftime('%%Y-%%m-%%d', max(run.started_at), 'unixepoch'), count(*) "
-             "FROM result r JOIN run ON run.id = r.run_id LEFT JOIN mount m ON m.id = r.mount_id "
-             "WHERE %s = ?",
+             "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id "
+             "LEFT JOIN mount m ON m.id = r.mount_id WHERE %s = ?",
              kx);
     sqlite3_stmt *st;
     sqlite3 *h = db_handle(db);
@@ -543,18 +335,23 @@ static const char method_note[] =
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
+    struct side_result *res;
+    size_t n;
+    struct arena a = ARENA_INIT;
     struct groups g = {NULL, 0, 0, o->nvalues};
-    if (load_groups(db, o, &g, d)) {
-        groups_release(&g);
-        return -1;
+    int rc = query_side_results(db, o, &a, &res, &n, d);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        add_result(&g, &res[i]);
+    if (rc == 0) {
+        qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
+        rc = context_facts(db, r, o, d);
     }
-    qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
-    int rc = context_facts(db, r, o, d);
     if (rc == 0) {
         comparison_table(r, o, &g);
         unmatched_section(r, o, &g);
         report_section(r, "Method", method_note);
     }
     groups_release(&g);
+    arena_release(&a);
     return rc;
 }

@@ -1,0 +1,244 @@
+/* results.c: loading the compared sides' results (filters bound as parameters, never pasted). */
+#include "results.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "../core/scan.h"
+#include "../core/xalloc.h"
+
+const char *query_key_expr(const char *key, const char **param)
+{
+    static const char *const names[] = {"storage-class", "storage_class", "host", "sec", "peer",
+                                        "rw", "direction", "job", "ioengine", "tool", "bs",
+                                        "bs_bytes", "iodepth", "numjobs", "direct", "source"};
+    static const char *const exprs[] = {"r.storage_class", "r.storage_class", "r.host", "r.sec",
+                                        "r.peer", "r.rw", "r.direction", "r.job", "r.ioengine",
+                                        "run.tool", "r.bs_bytes", "r.bs_bytes", "r.iodepth",
+                                        "r.numjobs", "r.direct", "s.path"};
+    *param = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(key, names[i]))
+            return exprs[i];
+    if (!strncmp(key, "mount:", 6) && key[6]) {
+        *param = key + 6;
+        return "(SELECT mo.value FROM mount_option mo WHERE mo.mount_id = r.mount_id AND "
+               "mo.key = ?)";
+    }
+    if (!strncmp(key, "tag:", 4) && key[4]) {
+        *param = key + 4;
+        return "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = ?)";
+    }
+    return NULL;
+}
+
+struct binds {
+    const char **v;
+    size_t n, a;
+};
+
+static void add_bind(struct binds *b, const char *s)
+{
+    ALLOC_GROW(b->v, b->n, b->a);
+    b->v[b->n++] = s;
+}
+
+/* "bs=4k" filters compare bytes: the value is normalized the way the column stores it. */
+static const char *where_value(struct arena *a, const char *key, const char *value)
+{
+    int64_t bytes;
+    if ((!strcmp(key, "bs") || !strcmp(key, "bs_bytes")) && parse_fio_size(value, &bytes))
+        return arena_printf(a, "%" PRId64, bytes);
+    return value;
+}
+
+static const char *const pivot[RM_COUNT + 1] = {"bw_bytes_s", "iops", "clat_mean_ns",
+                                                "clat_p99_ns", "clat_p50_ns", "runtime_ms",
+                                                "lat_mean_ns"};
+
+static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
+                     struct binds *b, struct diag *d)
+{
+    const char *param;
+    const char *kx = query_key_expr(o->by, &param);
+    if (!kx)
+        return diag_error(d, "unknown comparison key '%s' (expected storage-class, host, sec, "
+                             "mount:OPTION or tag:NAME)", o->by);
+    buf_addf(sql,
+             "SELECT %s, r.id, s.path, r.host, r.job, coalesce(r.rw, ''), "
+             "coalesce(r.direction, ''), coalesce(run.tool, ''), r.error_msg, "
+             "coalesce(r.line_first, 0), coalesce(r.bs_bytes, -1), coalesce(r.iodepth, -1), "
+             "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
+             "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
+             "r.error, EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate')",
+             kx);
+    if (param)
+        add_bind(b, param);
+    for (size_t i = 0; i <= RM_COUNT; i++)
+        buf_addf(sql, ", (SELECT value FROM metric WHERE result_id = r.id AND name = '%s')",
+                 pivot[i]);
+    buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
+                  "JOIN source_file s ON s.id = run.source_id WHERE 1");
+    for (size_t i = 0; i < o->nwhere; i++) {
+        const char *wparam;
+        const char *wx = query_key_expr(o->where_keys[i], &wparam);
+        if (!wx)
+            return diag_error(d, "unknown --where key '%s'", o->where_keys[i]);
+        buf_addf(sql, " AND %s = ?", wx);
+        if (wparam)
+            add_bind(b, wparam);
+        add_bind(b, where_value(a, o->where_keys[i], o->where_vals[i]));
+    }
+    buf_addf(sql, " AND %s IN (", kx);
+    if (param)
+        add_bind(b, param);
+    for (size_t i = 0; i < o->nvalues; i++) {
+        buf_adds(sql, i ? ", ?" : "?");
+        add_bind(b, o->values[i]);
+    }
+    buf_adds(sql, ") ORDER BY r.id");
+    return 0;
+}
+
+static const char *text(struct arena *a, sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+    return s ? arena_strdup(a, (const char *)s) : NULL;
+}
+
+static void read_row(struct arena *a, sqlite3_stmt *st, const struct compare_opts *o,
+                     struct side_result *r)
+{
+    const char *k = (const char *)sqlite3_column_text(st, 0);
+    for (r->side = 0; r->side < o->nvalues && strcmp(o->values[r->side], k); r->side++)
+        ;
+    r->id = sqlite3_column_int64(st, 1);
+    r->source = text(a, st, 2);
+    r->host = text(a, st, 3);
+    r->job = text(a, st, 4);
+    r->rw = text(a, st, 5);
+    r->direction = text(a, st, 6);
+    r->tool = text(a, st, 7);
+    r->error_msg = text(a, st, 8);
+    r->line = sqlite3_column_int(st, 9);
+    int64_t *ints[] = {&r->bs, &r->iodepth, &r->numjobs, &r->direct, &r->sync,
+                       &r->fsync, &r->fdatasync, &r->rwmixread};
+    for (int i = 0; i < 8; i++)
+        *ints[i] = sqlite3_column_int64(st, 10 + i);
+    r->error = sqlite3_column_int(st, 18);
+    r->aggregate = sqlite3_column_int(st, 19);
+    for (int i = 0; i <= RM_COUNT; i++) {
+        int col = 20 + i;
+        double v = sqlite3_column_type(st, col) == SQLITE_NULL ? NAN
+                                                               : sqlite3_column_double(st, col);
+        if (i < RM_COUNT)
+            r->m[i] = v;
+        else if (isnan(r->m[RM_LAT_MEAN]))
+            r->m[RM_LAT_MEAN] = v; /* no completion latency: total latency */
+    }
+}
+
+int query_side_results(struct db *db, const struct compare_opts *o, struct arena *a,
+                       struct side_result **out, size_t *n, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    struct buf sql = BUF_INIT;
+    struct binds b = {NULL, 0, 0};
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    int rc = build_sql(o, a, &sql, &b, d);
+    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    for (size_t i = 0; rc == 0 && i < b.n; i++)
+        sqlite3_bind_text(st, (int)i + 1, b.v[i], -1, SQLITE_STATIC);
+    int s = SQLITE_DONE;
+    struct side_result *v = NULL;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        ALLOC_GROW(v, *n, cap);
+        read_row(a, st, o, &v[(*n)++]);
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    if (*n) {
+        *out = arena_alloc(a, *n * sizeof(*v));
+        memcpy(*out, v, *n * sizeof(*v));
+    }
+    free(v);
+    sqlite3_finalize(st);
+    buf_release(&sql);
+    free(b.v);
+    return rc;
+}
+
+int result_is_sync(const struct side_result *r)
+{
+    return r->sync > 0 || r->fsync > 0 || r->fdatasync > 0;
+}
+
+static void size_label(struct buf *out, int64_t bytes)
+{
+    if (bytes >= 1048576 && bytes % 1048576 == 0)
+        buf_addf(out, "%" PRId64 "M", bytes / 1048576);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        buf_addf(out, "%" PRId64 "K", bytes / 1024);
+    else
+        buf_addf(out, "%" PRId64 "B", bytes);
+}
+
+static const char *rw_label(const char *rw)
+{
+    static const char *const map[][2] = {
+        {"read", "Sequential Read"},  {"write", "Sequential Write"}, {"randread", "Random Read"},
+        {"randwrite", "Random Write"}, {"rw", "Sequential Mixed"},  {"readwrite", "Sequential Mixed"},
+        {"randrw", "Random Mixed"},   {"trim", "Sequential Trim"},  {"randtrim", "Random Trim"},
+        {"trimwrite", "Trim+Write"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(rw, map[i][0]))
+            return map[i][1];
+    return NULL;
+}
+
+static int is_mixed(const char *rw)
+{
+    return !strcmp(rw, "randrw") || !strcmp(rw, "rw") || !strcmp(rw, "readwrite");
+}
+
+void result_workload_name(struct buf *out, const struct side_result *r)
+{
+    const char *label = rw_label(r->rw);
+    if (label)
+        buf_adds(out, label);
+    else if (*r->rw)
+        buf_adds(out, r->rw);
+    else
+        buf_addf(out, "%s %s", *r->tool ? r->tool : "unknown", r->direction);
+    if (label && is_mixed(r->rw) && r->rwmixread >= 0 && r->rwmixread <= 100)
+        buf_addf(out, " %" PRId64 "/%" PRId64, r->rwmixread, 100 - r->rwmixread);
+    if (r->bs > 0) {
+        buf_addc(out, ' ');
+        size_label(out, r->bs);
+    }
+    if (r->iodepth > 1)
+        buf_addf(out, " QD%" PRId64, r->iodepth);
+    if (r->numjobs > 1)
+        buf_addf(out, " x%" PRId64 " jobs", r->numjobs);
+    if (result_is_sync(r))
+        buf_adds(out, " sync");
+    if (r->direct == 0)
+        buf_adds(out, " buffered");
+    if (label && is_mixed(r->rw) && *r->direction)
+        buf_addf(out, " (%s)", r->direction);
+}
+
+void result_workload_key(struct buf *out, const struct side_result *r)
+{
+    buf_addf(out, "%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64
+                  "|%" PRId64 "|%s|%s|%" PRId64,
+             r->rw, r->bs, r->iodepth, r->numjobs, r->direct, r->sync, r->fsync, r->fdatasync,
+             r->direction, r->tool, r->rwmixread);
+}
