@@ -170,30 +170,31 @@ static int is_pctile_field(const struct fields *fl, size_t i)
 
 /* ---- located errors ---- */
 
-static int bad_field(struct terse *t, int version, size_t i, const char *what)
+/* `expected WHAT (NAME, field N), got '...'`, at the field or at the end of a short line */
+static int bad_field(struct terse *t, int version, size_t i, const char *what, const char *name)
 {
     if (i >= t->fl.n)
         return diag_error_at(t->d, t->src, (size_t)(t->fl.end - t->src->data),
-                             "truncated terse v%d line: expected %s in field %zu, got end of line",
-                             version, what, i + 1);
+                             "truncated terse v%d line: expected %s (%s, field %zu), got end of line",
+                             version, what, name, i + 1);
     const struct field *f = &t->fl.f[i];
     return diag_error_at(t->d, t->src, (size_t)(f->s - t->src->data),
-                         "expected %s in field %zu, got '%s'", what, i + 1,
+                         "expected %s (%s, field %zu), got '%s'", what, name, i + 1,
                          token(t->a, f->s, f->n));
 }
 
-static int get_num(struct terse *t, int version, size_t i, const char *what, double *v)
+static int get_num(struct terse *t, int version, size_t i, const char *name, double *v)
 {
     if (i < t->fl.n && field_number(&t->fl.f[i], 0, v))
         return 0;
-    return bad_field(t, version, i, what);
+    return bad_field(t, version, i, "a number", name);
 }
 
-static int get_pct(struct terse *t, int version, size_t i, const char *what, double *v)
+static int get_pct(struct terse *t, int version, size_t i, const char *name, double *v)
 {
     if (i < t->fl.n && field_number(&t->fl.f[i], 1, v))
         return 0;
-    return bad_field(t, version, i, what);
+    return bad_field(t, version, i, "a percentage", name);
 }
 
 /* ---- fio's own lines: job headers and `fio: ...` errors ---- */
@@ -319,10 +320,10 @@ static const char *const tail_block_names[] = {
 static const char *block_field_name(struct terse *t, const char *dir, size_t off)
 {
     if (off < 12)
-        return arena_printf(t->a, "%s %s", dir, block_names[off]);
+        return arena_printf(t->a, "%s_%s", dir, block_names[off]);
     if (off < 32)
-        return arena_printf(t->a, "%s clat percentile %zu", dir, off - 11);
-    return arena_printf(t->a, "%s %s", dir, tail_block_names[off - 32]);
+        return arena_printf(t->a, "%s_clat_pct%02zu", dir, off - 11);
+    return arena_printf(t->a, "%s_%s", dir, tail_block_names[off - 32]);
 }
 
 /* Adds name_{min,max,mean,stddev}suffix scaled by mult, unless fio printed four zeros. */
@@ -373,9 +374,7 @@ static int parse_block(struct terse *t, int ver, size_t b, const char *dir, stru
         double p, x;
         int used;
         if (b + k >= t->fl.n || !field_pctile(&t->fl.f[b + k], &plen, &p, &x, &used))
-            return bad_field(t, ver, b + k,
-                             arena_printf(t->a, "a percentile 'P%%=N' for %s",
-                                          block_field_name(t, dir, k)));
+            return bad_field(t, ver, b + k, "a percentile 'P%=N'", block_field_name(t, dir, k));
         if (used)
             record_metric(t->a, r, pctile_name(t, t->fl.f[b + k].s, plen), x * 1000);
     }
@@ -384,9 +383,9 @@ static int parse_block(struct terse *t, int ver, size_t b, const char *dir, stru
             return -1;
     stat4(t, r, "lat", "_ns", lat, 1000);
     for (size_t k = 0; k < 5; k++) {
-        const char *what = block_field_name(t, dir, 36 + k);
-        if (k == 2 ? get_pct(t, ver, b + 36 + k, what, &bw[k])
-                   : get_num(t, ver, b + 36 + k, what, &bw[k]))
+        const char *name = block_field_name(t, dir, 36 + k);
+        if (k == 2 ? get_pct(t, ver, b + 36 + k, name, &bw[k])
+                   : get_num(t, ver, b + 36 + k, name, &bw[k]))
             return -1;
     }
     double bws[4] = {bw[0], bw[1], bw[3], bw[4]};
@@ -448,10 +447,10 @@ static int parse_rest(struct terse *t, int ver, size_t i, struct bench_record **
     if (i >= fl->n)
         return 0;
     if (ver == 2)
-        return bad_field(t, ver, i, "end of line (v2 prints the description on its own line)");
+        return bad_field(t, ver, i, "end of line", "v2 prints the description on its own line");
     /* a name followed by counters is a disk-util entry cut short, not a description */
     if (i + 1 < fl->n && is_digits(fl->f[i + 1].s, fl->f[i + 1].n))
-        return bad_field(t, ver, fl->n, "the rest of a disk util entry");
+        return bad_field(t, ver, fl->n, "9 fields", "disk util entry");
     const char *desc = arena_strndup(t->a, fl->f[i].s, (size_t)(fl->end - fl->f[i].s));
     for (size_t k = 0; k < n; k++)
         record_tag(t->a, recs[k], "description", desc);
@@ -488,10 +487,10 @@ static int parse_header(struct terse *t, int *ver, size_t *hdr)
     *ver = v->s[0] - '0';
     *hdr = *ver == 2 ? 4 : 5;
     if (*ver != 2 && (fl->n < 2 || !has_prefix(fl->f[1].s, fl->f[1].n, "fio")))
-        return bad_field(t, *ver, 1, "a fio version");
+        return bad_field(t, *ver, 1, "'fio-VERSION'", "fio_version");
     for (size_t k = *hdr - 2; k < *hdr; k++)
         if (k >= fl->n || !is_digits(fl->f[k].s, fl->f[k].n) || fl->f[k].n > 9)
-            return bad_field(t, *ver, k, k == *hdr - 2 ? "a group id" : "an error number");
+            return bad_field(t, *ver, k, "a number", k == *hdr - 2 ? "groupid" : "error");
     return 0;
 }
 
@@ -553,10 +552,11 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
     }
     size_t tail = hdr + nblocks * width;
     double cpu[2], x;
-    static const char *const tail_what[] = {"cpu usr%", "cpu sys%"};
+    static const char *const cpu_names[] = {"cpu_usr", "cpu_sys", "cpu_csw", "cpu_mjf",
+                                            "cpu_minf"};
     for (size_t k = 0; k < TAIL_FIELDS; k++) {
-        const char *what = k < 2 ? tail_what[k] : k < 5 ? "a cpu counter"
-                          : k < 12 ? "an io depth percentage" : "a latency percentage";
+        const char *what = k < 5 ? cpu_names[k] : k < 12 ? "iodepth distribution"
+                                                         : "latency distribution";
         if (k >= 2 && k < 5 ? get_num(t, ver, tail + k, what, &x)
                             : get_pct(t, ver, tail + k, what, k < 2 ? &cpu[k] : &x))
             return -1;
