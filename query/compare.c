@@ -4,12 +4,15 @@
  * factor, its 95 % interval and a significance verdict (Welch's t-test). */
 #include "compare.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "insights.h"
 #include "results.h"
 #include "stats.h"
 
@@ -331,7 +334,33 @@ static const char method_note[] =
     "on the log ratio of the means, and a difference is called significant only when Welch's "
     "t-test on the runs gives p < 0.05. With a single run on either side no verdict is possible "
     "and the factor is marked *single run*. Failed jobs (fio error != 0) and client/server "
-    "aggregates are left out.";
+    "aggregates are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
+    "latency, runs under 5 s are short, repeats whose bandwidth varies by more than 25 % "
+    "(coefficient of variation) disagree, buffered random I/O is probably cached, and storage "
+    "faster than the network measured for its host was served by a cache.";
+
+/* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
+static int recommend(struct db *db, const struct compare_opts *o, struct report *r,
+                     struct diag *d)
+{
+    if (!o->rules_path) {
+        size_t len;
+        const char *text = report_builtin_file("tiers.rules", &len);
+        return query_recommend(db, o, "built-in tiers.rules", text, r, d);
+    }
+    FILE *f = fopen(o->rules_path, "rb");
+    if (!f)
+        return diag_error(d, "cannot open rules '%s': %s", o->rules_path, strerror(errno));
+    struct buf text = BUF_INIT;
+    int rc = buf_read_file(&text, f);
+    fclose(f);
+    if (rc)
+        rc = diag_error(d, "cannot read rules '%s'", o->rules_path);
+    else
+        rc = query_recommend(db, o, o->rules_path, text.data, r, d);
+    buf_release(&text);
+    return rc;
+}
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
@@ -349,8 +378,12 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     if (rc == 0) {
         comparison_table(r, o, &g);
         unmatched_section(r, o, &g);
-        report_section(r, "Method", method_note);
+        rc = query_insights(db, o, r, d);
     }
+    if (rc == 0)
+        rc = recommend(db, o, r, d);
+    if (rc == 0)
+        report_section(r, "Method", method_note);
     groups_release(&g);
     arena_release(&a);
     return rc;

@@ -14,6 +14,7 @@ struct compare_opts {
     size_t nvalues;
     const char *const *where_keys, *const *where_vals; /* filters, bound as parameters */
     size_t nwhere;
+    const char *rules_path; /* tier rules (templates/tiers.rules format); NULL: the built-in */
 };
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);

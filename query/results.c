@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/scan.h"
