@@ -17,7 +17,9 @@
  *   power of two (values below 256 exact): a percentile is the midpoint of the bucket that
  *   holds the nearest-rank sample, so it is within 0.4% of the exact value. Values are taken
  *   as ns (fio >= 3; fio 2.x wrote microseconds, which the content cannot reveal): tag
- *   log_unit=ns records that assumption;
+ *   log_unit=ns records that assumption. Windowed logs hold window means (or maxima), so
+ *   their min/max/percentiles are of those; under log_window_value=both the max metric comes
+ *   from the max column and everything else from the mean column;
  * - histogram logs: bins summed per direction (each line holds one interval's counts),
  *   decoded with fio's plat_idx_to_val; mean and percentiles are computed as fio computes
  *   them from its bins (error below 1/128 of the value).
@@ -25,7 +27,6 @@
  * doubles (merging neighbours) whenever a time falls beyond the last bucket. */
 #include "importer.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,19 +37,19 @@
 
 enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT, KIND_HIST };
 
-#define NDIR 4
-#define MIN_PLAIN_COLS 4
-#define MAX_PLAIN_COLS 8
-#define PLAT_BITS 6
-#define PLAT_VAL (1 << PLAT_BITS)
-#define HIST_FIO2_BINS (19 * PLAT_VAL) /* fio 2.x: microseconds */
-#define HIST_FIO3_BINS (29 * PLAT_VAL) /* fio >= 2.99: nanoseconds */
+#define NDIR            4
+#define MIN_PLAIN_COLS  4
+#define MAX_PLAIN_COLS  8
+#define PLAT_BITS       6
+#define PLAT_VAL        (1 << PLAT_BITS)
+#define HIST_FIO2_BINS  (19 * PLAT_VAL) /* fio 2.x: microseconds */
+#define HIST_FIO3_BINS  (29 * PLAT_VAL) /* fio >= 2.99: nanoseconds */
 #define HIST_MAX_COARSE 6
-#define MAX_COLS (3 + HIST_FIO3_BINS)
-#define SERIES_CAP 500
+#define MAX_COLS        (3 + HIST_FIO3_BINS)
+#define SERIES_CAP      500
 /* raw latency values: LAT_SUB buckets per power of two */
-#define LAT_BITS 7
-#define LAT_SUB (1 << LAT_BITS)
+#define LAT_BITS    7
+#define LAT_SUB     (1 << LAT_BITS)
 #define LAT_BUCKETS ((63 - LAT_BITS + 1) * LAT_SUB)
 /* more I/Os than any interval can hold: fio-3.7 client/server hist logs carry garbage memory */
 #define HIST_COUNT_MAX (INT64_C(1) << 50)
@@ -58,8 +59,8 @@ enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT
 static const char *const dir_names[NDIR] = {"read", "write", "trim", "sync"};
 
 struct kind_info {
-    const char *suffix;  /* in the file name */
-    const char *tag;     /* log_kind tag */
+    const char *suffix; /* in the file name */
+    const char *tag;    /* log_kind tag */
     const char *mean, *min, *max, *avg, *stddev;
     const char *p50, *p95, *p99, *p99_9; /* latency only */
     const char *series;
@@ -73,17 +74,16 @@ static const struct kind_info kinds[] = {
                  "bw_stddev_bytes_s", NULL, NULL, NULL, NULL, "bw_bytes_s", 1024},
     [KIND_IOPS] = {"_iops", "iops", "iops", "iops_min", "iops_max", "iops_mean", "iops_stddev",
                    NULL, NULL, NULL, NULL, "iops", 1},
-    [KIND_LAT] = {"_lat", "lat", "lat_mean_ns", "lat_min_ns", "lat_max_ns", NULL,
-                  "lat_stddev_ns", "lat_p50_ns", "lat_p95_ns", "lat_p99_ns", "lat_p99_9_ns",
-                  "lat_ns", 1},
+    [KIND_LAT] = {"_lat", "lat", "lat_mean_ns", "lat_min_ns", "lat_max_ns", NULL, "lat_stddev_ns",
+                  "lat_p50_ns", "lat_p95_ns", "lat_p99_ns", "lat_p99_9_ns", "lat_ns", 1},
     [KIND_CLAT] = {"_clat", "clat", "clat_mean_ns", "clat_min_ns", "clat_max_ns", NULL,
-                   "clat_stddev_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns",
-                   "clat_p99_9_ns", "clat_ns", 1},
+                   "clat_stddev_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns",
+                   "clat_ns", 1},
     [KIND_SLAT] = {"_slat", "slat", "slat_mean_ns", "slat_min_ns", "slat_max_ns", NULL,
-                   "slat_stddev_ns", "slat_p50_ns", "slat_p95_ns", "slat_p99_ns",
-                   "slat_p99_9_ns", "slat_ns", 1},
-    [KIND_HIST] = {"_clat_hist", "clat_hist", "clat_mean_ns", NULL, NULL, NULL, NULL,
-                   "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_ns", 1},
+                   "slat_stddev_ns", "slat_p50_ns", "slat_p95_ns", "slat_p99_ns", "slat_p99_9_ns",
+                   "slat_ns", 1},
+    [KIND_HIST] = {"_clat_hist", "clat_hist", "clat_mean_ns", NULL, NULL, NULL, NULL, "clat_p50_ns",
+                   "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_ns", 1},
 };
 
 struct series {
@@ -92,16 +92,16 @@ struct series {
 };
 
 struct dir_acc {
-    uint64_t n;           /* lines */
-    int64_t k;            /* the first value: sums are of value - k (shifted data) */
+    uint64_t n; /* lines */
+    int64_t k;  /* the first value: sums are of value - k (shifted data) */
     double sum, sumsq;
     int64_t min, max;
     int64_t t_max, bs;
     int bs_mixed;
     unsigned line_first, line_last;
-    uint64_t *lat;        /* LAT_BUCKETS counts, latency logs */
-    double *bins;         /* per log bin counts, histogram logs */
-    double ios;           /* histogram logs: sum of all counts */
+    uint64_t *lat; /* LAT_BUCKETS counts, latency logs */
+    double *bins;  /* per log bin counts, histogram logs */
+    double ios;    /* histogram logs: sum of all counts */
     struct series *s;
 };
 
@@ -116,7 +116,7 @@ struct parser {
     int nbins;      /* histogram logs */
     double *bin_ns; /* histogram bin -> latency in ns */
     int fio2_hist;
-    int epoch;      /* times are Unix epoch ms */
+    int epoch; /* times are Unix epoch ms */
     int64_t t0;
     int64_t cols[MAX_COLS];
     const char *colpos[MAX_PLAIN_COLS];
@@ -331,8 +331,8 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 /* `<job>_<kind>[.<index>].log` */
 static enum log_kind kind_from_path(struct parser *ps, const char **job, const char **index)
 {
-    static const enum log_kind order[] = {KIND_HIST, KIND_CLAT, KIND_SLAT, KIND_LAT, KIND_BW,
-                                          KIND_IOPS};
+    static const enum log_kind order[] = {KIND_HIST, KIND_CLAT, KIND_SLAT,
+                                          KIND_LAT,  KIND_BW,   KIND_IOPS};
     const char *base = strrchr(ps->src->path, '/');
     base = base ? base + 1 : ps->src->path;
     size_t n = strlen(base);
@@ -371,10 +371,9 @@ static const char *token(struct arena *a, const char *p, const char *eol)
         q++;
     if (q == p)
         q++;
-    char *t = arena_strndup(a, p, (size_t)(q - p));
-    for (char *c = t; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    char *t = arena_alloc(a, (size_t)(q - p) + 1);
+    for (size_t i = 0; p + i < q; i++)
+        t[i] = (unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i];
     return t;
 }
 
@@ -387,8 +386,7 @@ static int error_at(struct parser *ps, const char *at, const char *eol, const ch
     return diag_error_at(ps->d, ps->src, off, "expected %s, got '%s'", what, tok);
 }
 
-static int row_error(struct parser *ps, enum row_status st, const struct row *r,
-                     const char *eol)
+static int row_error(struct parser *ps, enum row_status st, const struct row *r, const char *eol)
 {
     char what[64];
     switch (st) {
@@ -522,8 +520,9 @@ static int hist_count_error(struct parser *ps, const char *eol, int i)
     for (int commas = 0; p < eol && commas < i + 1; p++)
         commas += *p == ',';
     p = skip_blank(p, eol);
-    return error_at(ps, p, eol, "a histogram bin count below 2^50 (fio-3.7 client/server logs "
-                                "can hold garbage)");
+    return error_at(ps, p, eol,
+                    "a histogram bin count below 2^50 (fio-3.7 client/server logs "
+                    "can hold garbage)");
 }
 
 static int hist_row(struct parser *ps, const char *eol, unsigned line)
@@ -611,8 +610,7 @@ static int setup_layout(struct parser *ps, const char *p, const char *end, const
         return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
                              "expected %d to %d columns, or 3 + %d (%d in fio 2.x) in a "
                              "histogram log, got %d",
-                             MIN_PLAIN_COLS, MAX_PLAIN_COLS, HIST_FIO3_BINS, HIST_FIO2_BINS,
-                             r->n);
+                             MIN_PLAIN_COLS, MAX_PLAIN_COLS, HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
     if (coarse) {
         if (ps->kind != KIND_HIST && ps->kind != KIND_UNKNOWN)
             diag_warn_line(ps->d, ps->src, ps->line1,
@@ -645,8 +643,9 @@ static double lat_percentile(const struct dir_acc *acc, double pct)
         cum += (double)acc->lat[i];
         if (acc->lat[i] && cum >= want) {
             double v = lat_bucket_value(i);
-            return v < (double)acc->min ? (double)acc->min
-                                        : v > (double)acc->max ? (double)acc->max : v;
+            return v < (double)acc->min   ? (double)acc->min
+                   : v > (double)acc->max ? (double)acc->max
+                                          : v;
         }
     }
     return (double)acc->max;
@@ -663,8 +662,7 @@ static double hist_percentile(const struct parser *ps, const struct dir_acc *acc
     return ps->bin_ns[ps->nbins - 1];
 }
 
-static void emit_percentiles(struct parser *ps, struct bench_record *r,
-                             const struct dir_acc *acc)
+static void emit_percentiles(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
 {
     static const double pcts[] = {50, 95, 99, 99.9};
     const struct kind_info *k = &kinds[ps->kind];
@@ -676,8 +674,7 @@ static void emit_percentiles(struct parser *ps, struct bench_record *r,
     }
 }
 
-static void emit_hist_metrics(struct parser *ps, struct bench_record *r,
-                              const struct dir_acc *acc)
+static void emit_hist_metrics(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
 {
     r->bins_metric = "clat";
     double sum = 0;
@@ -694,8 +691,7 @@ static void emit_hist_metrics(struct parser *ps, struct bench_record *r,
     }
 }
 
-static void emit_value_metrics(struct parser *ps, struct bench_record *r,
-                               const struct dir_acc *acc)
+static void emit_value_metrics(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
 {
     const struct kind_info *k = &kinds[ps->kind];
     double scale = k->scale, n = (double)acc->n;
