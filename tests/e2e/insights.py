@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Insights and tier recommendations: each insight must fire exactly when the raw files show the
+condition (computed here from fio's and iperf3's own JSON) and stay silent otherwise."""
+import csv, glob, io, json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+from checks import Checks  # noqa: E402
+
+BENCHDB = os.environ["BENCHDB"]
+FIX = os.path.join(os.environ["FIXTURES"], "insights")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+t = Checks("insights")
+
+
+def run(db, *args):
+    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def table(db, name, *args):
+    rc, out, err = run(db, "report", *args, "--format", "csv", "--table", name)
+    t.eq(rc, 0, "report table %s: %s" % (name, err))
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def job_of(path):
+    job = json.load(open(path))["jobs"][0]
+    d = "read" if job["read"]["io_bytes"] else "write"
+    return job, job[d]
+
+
+def expectations(files):
+    """What the raw files say, per insight."""
+    e = {"cached": 0, "short": 0, "sync": 0, "tail": 0}
+    for f in files:
+        job, x = job_of(f)
+        o = job["job options"]
+        if o["rw"].startswith("rand") and o.get("direct", "0") == "0":
+            e["cached"] += 1
+        if x["runtime"] < 5000:
+            e["short"] += 1
+        if int(o.get("fsync", "0")) > 0 or o.get("sync", "0") not in ("0", "none"):
+            e["sync"] += 1
+        p = x["clat_ns"]["percentile"]
+        if p["99.000000"] / p["50.000000"] > 10:
+            e["tail"] += 1
+    return e
+
+
+def count_in(rows, kind):
+    """The number a finding reports ('6 buffered ...'), 0 when the finding is absent."""
+    r = [r for r in rows if r["Insight"] == kind]
+    return int(r[0]["Finding"].split()[0]) if r else 0
+
+
+def test_examples_fire():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        files = []
+        for cls in ("disk", "tmpfs"):
+            fs = sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json")))
+            files += fs
+            run(db, "import", "--host", "labhost", "--storage-class", cls, *fs)
+        net = os.path.join(FIX, "iperf3-100M.json")
+        rc, out, err = run(db, "import", "--host", "labhost", net)
+        t.eq(rc, 0, "iperf3 import " + err)
+        rows = table(db, "insights", "--compare", "disk", "tmpfs")
+        e = expectations(files)
+        t.ok(e["cached"] > 0 and e["short"] > 0 and e["sync"] > 0, "examples show the conditions")
+        t.eq(count_in(rows, "Probably cached"), e["cached"], "cache insight count")
+        t.eq(count_in(rows, "Short runs"), e["short"], "short-run insight count")
+        t.eq(count_in(rows, "Sync writes"), e["sync"], "sync-write insight count")
+        t.eq(count_in(rows, "Tail latency"), e["tail"], "tail-latency insight count")
+        t.eq(count_in(rows, "Failed jobs"), 0, "no failed jobs")
+        # storage above the network throughput measured for the same host
+        net_bw = json.load(open(net))["end"]["sum_received"]["bits_per_second"] / 8
+        above = sum(1 for f in files if job_of(f)[1]["bw_bytes"] > net_bw)
+        t.ok(above > 0, "some storage results exceed the 100 Mbit/s network")
+        t.eq(count_in(rows, "Faster than the network"), above, "network-ceiling insight count")
+        share = table(db, "network", "--compare", "disk", "tmpfs")
+        t.eq(len(share), len(files), "one share row per storage result on that host")
+        for r in share[:3]:
+            t.near(float(r["Share"]), 100 * float(r["Storage"]) / net_bw, "share in percent")
+        # spread: coefficient of variation of bandwidth per workload and class
+        groups = {}
+        for f in files:
+            key = (os.path.basename(os.path.dirname(f)), os.path.basename(f).rsplit("-", 1)[0])
+            groups.setdefault(key, []).append(job_of(f)[1]["bw_bytes"])
+        import statistics
+        wide = sum(1 for v in groups.values()
+                   if statistics.stdev(v) / statistics.mean(v) > 0.25)
+        t.eq(count_in(rows, "Large spread"), wide, "spread insight count")
+        # recommendations: database class = random reads of <= 16k, best mean IOPS >= 5000
+        rec = table(db, "recommendations", "--compare", "disk", "tmpfs")
+        db_row = [r for r in rec if r["Workload class"].startswith("Databases")][0]
+        iops = {}
+        for f in files:
+            job, x = job_of(f)
+            if job["job options"]["rw"] == "randread":
+                iops.setdefault(os.path.basename(os.path.dirname(f)), []).append(x["iops"])
+        means = {k: sum(v) / len(v) for k, v in iops.items()}
+        ok = {k: v for k, v in means.items() if v >= 5000}
+        want = max(sorted(ok), key=lambda k: ok[k]) if ok else "none meets the threshold"
+        t.eq(db_row["Recommended"], want, "database tier")
+        # missing data is named: without random reads, no database results on either side
+        rec = table(db, "recommendations", "--compare", "disk", "tmpfs", "--where", "rw=read")
+        db_row = [r for r in rec if r["Workload class"].startswith("Databases")][0]
+        t.eq(db_row["Recommended"], "none meets the threshold", "no data, no recommendation")
+        t.ok("no database results for disk" in db_row["Evidence"], "missing data named")
+        # user rules: an impossible threshold, and a broken file with a located error
+        rules = os.path.join(tmp, "strict.rules")
+        open(rules, "w").write("[db]\ntitle = strict\nrw = randread\nmetric = iops\n"
+                               "threshold = 900M\n")
+        rec = table(db, "recommendations", "--compare", "disk", "tmpfs", "--rules", rules)
+        t.eq([r["Recommended"] for r in rec], ["none meets the threshold"], "--rules is used")
+        open(rules, "w").write("[db]\nmetric = iops\nthreshold = fast\n")
+        rc, out, err = run(db, "report", "--compare", "disk", "tmpfs", "--rules", rules)
+        t.eq(rc, 1, "bad rules exit status")
+        t.ok("%s:3: error: cannot read threshold 'fast'" % rules in err, "located rules error: " + err)
+
+
+def test_direct_runs_stay_silent():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        a, b = sorted(glob.glob(os.path.join(FIX, "direct-randread-*.json")))
+        run(db, "import", "--host", "other", "--storage-class", "a", a)
+        run(db, "import", "--host", "other", "--storage-class", "b", b)
+        run(db, "import", "--host", "labhost", os.path.join(FIX, "iperf3-100M.json"))
+        rows = table(db, "insights", "--compare", "a", "b")
+        e = expectations([a, b])
+        t.eq((e["cached"], e["short"], e["sync"]), (0, 0, 0), "direct long runs lack the conditions")
+        for kind in ("Probably cached", "Short runs", "Sync writes", "Large spread",
+                     "Failed jobs", "Faster than the network"):
+            t.eq(count_in(rows, kind), 0, "silent: " + kind)
+        t.eq(count_in(rows, "Tail latency"), e["tail"], "tail latency as the files say")
+        rc, md, err = run(db, "report", "--compare", "a", "b")
+        t.ok("Storage against the network" not in md, "no network section for another host")
+        t.ok("(single run)" in md, "single runs are marked, without a verdict")
+
+
+test_examples_fire()
+test_direct_runs_stay_silent()
+sys.exit(t.done())
