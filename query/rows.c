@@ -150,6 +150,24 @@ int query_runs(struct db *db, enum table_format fmt, struct buf *out, struct dia
     return rc;
 }
 
+int query_history(struct db *db, enum table_format fmt, struct buf *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
+        " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
+        " h.old_value AS old, h.new_value AS new"
+        " FROM label_history h JOIN result r ON r.id = h.result_id"
+        " JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id"
+        " ORDER BY h.id";
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
+        return diag_error(d, "cannot list label history: %s", sqlite3_errmsg(h));
+    int rc = render(h, st, fmt, out, d);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Refuses everything that could change state: ATTACH/DETACH and PRAGMAs with a value. */
 static int deny_writes(void *ctx, int action, const char *a1, const char *a2, const char *db,
                        const char *trigger)
@@ -171,6 +189,9 @@ int query_sql(struct db *db, const char *sql, enum table_format fmt, struct buf 
     sqlite3_set_authorizer(h, deny_writes, NULL);
     int rc = sqlite3_prepare_v2(h, sql, -1, &st, &tail);
     sqlite3_set_authorizer(h, NULL, NULL);
+    if (rc == SQLITE_AUTH)
+        return diag_error(d, "query: refused: ATTACH, DETACH and PRAGMAs that set a value are not "
+                             "allowed (query is read-only)");
     if (rc != SQLITE_OK)
         return diag_error(d, "query: %s", sqlite3_errmsg(h));
     if (!st)
