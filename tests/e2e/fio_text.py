@@ -53,7 +53,7 @@ def write_tmp(name, data):
 
 
 # ---- independent reference reading of fio 3.x normal output
-BIN = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4,
+BIN = {"B": 1, "K": 1024, "M": 1024 ** 2, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4,
        "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
 NS = {"nsec": 1, "usec": 1e3, "msec": 1e6}
 SUF = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6}
@@ -62,10 +62,14 @@ HOSTPFX = r"(?:<(?P<pfx>[^>\s]+)> )?"
 HDR = re.compile("^" + HOSTPFX + r"(?P<name>.+?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): "
                  r"err=\s*(?P<err>-?\d+)(?: \((?P<emsg>.*)\))?: pid=(?P<pid>\d+)")
 OPT = re.compile("^" + HOSTPFX + r"(?P<name>.+?): \(g=(?P<g>\d+)\): rw=(?P<rw>\w+), "
-                 r"bs=\(R\) (?P<r>[\w.]+)-(?P=r), \(W\) (?P<w>[\w.]+)-(?P=w), \(T\) (?P<t>[\w.]+)-(?P=t), "
+                 r"bs=(?:\(R\) (?P<r>[\w.]+)-(?P=r), \(W\) (?P<w>[\w.]+)-(?P=w), \(T\) (?P<t>[\w.]+)-(?P=t)|"
+                 r"(?P<r2>\w+)-(?P=r2)/(?P<w2>\w+)-(?P=w2)/(?P<t2>\w+)-(?P=t2)), "
                  r"ioengine=(?P<eng>\w+), iodepth=(?P<qd>\d+)")
 DIR = re.compile(r"^\s+(read|write|trim|mixed): IOPS=([0-9.]+)([kM]?), BW=([0-9.]+)(\w+?)(?:/s)? "
                  r"\([^)]*\)\(([0-9.]+)(\w+)/(\d+)msec\)")
+# fio <= 2.15: "  read : io=3200.0KB, bw=1599.3KB/s, iops=399, runt=  2001msec" (KB = KiB)
+DIR2 = re.compile(r"^\s+(read|write|trim|mixed)\s*: io=([0-9.]+)(\w+), bw=([0-9.]+)(\w+)/s, "
+                  r"iops=(\d+), runt=\s*(\d+)msec")
 LAT = re.compile(r"^\s+(slat|clat|lat|sync) \((nsec|usec|msec)\): min=([0-9.]+)([kKM]?), "
                  r"max=([0-9.]+)([kKM]?), avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
 PCTH = re.compile(r"^\s+(clat|lat|slat|sync) percentiles \((nsec|usec|msec)\):")
@@ -74,7 +78,7 @@ BW = re.compile(r"^\s+bw \(\s*(\w+)/s\): min=\s*(\d+), max=\s*(\d+), per=[0-9.]+
                 r"avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
 IOPS = re.compile(r"^\s+iops\s+: min=\s*(\d+), max=\s*(\d+), avg=\s*([0-9.]+), stdev=\s*([0-9.]+)")
 CPU = re.compile(r"^\s+cpu\s+: usr=([0-9.]+)%, sys=([0-9.]+)%")
-ISSUED = re.compile(r"issued rwts: total=(\d+),(\d+),(\d+),(\d+)")
+ISSUED = re.compile(r"issued rwts?: total=(\d+),(\d+),(\d+),(\d*)|issued\s+: total=r=(\d+)/w=(\d+)/d=(\d+)")
 BANNER = re.compile(r"^hostname=([^,]+), .*fio=(fio-[^,\s]+)")
 VERSION = re.compile(r"^(fio-\d\S*)$")
 
@@ -127,6 +131,13 @@ def reference(text):
                 dirrec.update(iops=float(iops) * SUF[isuf], bw_bytes_s=float(bw) * BIN[bwu],
                               io_bytes=float(io) * BIN[iou], runtime_ms=float(ms))
                 continue
+            m = DIR2.match(seg)
+            if m:
+                d, io, iou, bw, bwu, iops, ms = m.groups()
+                dirrec = cur["dirs"].setdefault(d, {})
+                dirrec.update(iops=float(iops), bw_bytes_s=float(bw) * BIN[bwu],
+                              io_bytes=float(io) * BIN[iou], runtime_ms=float(ms))
+                continue
             m = LAT.match(seg)
             if m:
                 k, u, mn, mns, mx, mxs, avg, sd = m.groups()
@@ -161,7 +172,7 @@ def reference(text):
                 cur["cpu"] = (float(m.group(1)), float(m.group(2)))
             m = ISSUED.search(seg)
             if m:
-                cur["issued"] = [float(x) for x in m.groups()]
+                cur["issued"] = [float(x) for x in m.groups() if x]
             continue
         close()
         s = seg
@@ -203,17 +214,19 @@ def reference(text):
                 r["total_ios"] = j["issued"][("read", "write", "trim").index(d)]
             if d == "write" and j["sync"]:
                 r.update(j["sync"])
-                r["sync_total_ios"] = j["issued"][3]
+                if len(j["issued"]) > 3:
+                    r["sync_total_ios"] = j["issued"][3]
             r.update(job=j["name"], direction=d, tool="fio", tool_version=j["version"],
                      error=j["err"], line_first=j["first"], line_last=j["last"],
                      numjobs=j["jobs"] if j["jobs"] > 1 else clones)
             r["host"] = None if j["name"] == "All clients" else host
             if o:
                 r.update(rw=o.group("rw"), ioengine=o.group("eng"), iodepth=int(o.group("qd")))
+                bs = [o.group(k) or o.group(k + "2") for k in "rwt"]
                 if d != "mixed":
-                    r["bs_bytes"] = size(o.group("rwt"[("read", "write", "trim").index(d)]))
-                elif o.group("r") == o.group("w"):
-                    r["bs_bytes"] = size(o.group("r"))
+                    r["bs_bytes"] = size(bs[("read", "write", "trim").index(d)])
+                elif bs[0] == bs[1]:
+                    r["bs_bytes"] = size(bs[0])
             exp.append(r)
     return exp
 
@@ -262,7 +275,8 @@ def expect_error(path, line, *opts):
 
 # ---- the fixtures
 for f, n in [("multi_jobs.txt", 6), ("group_reporting.txt", 2), ("unified_eta.txt", 1),
-             ("devfull_rw.txt", 1), ("client_server.txt", 4)]:
+             ("devfull_rw.txt", 1), ("client_server.txt", 4),
+             ("fio2_multi_jobs.txt", 6), ("fio2_group_status.txt", 1), ("fio215_multi_jobs.txt", 6)]:
     good_file(os.path.join(FIX, f), n)
 
 # units: a few conversions spelled out from the printed text
