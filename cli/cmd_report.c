@@ -9,6 +9,7 @@
 
 #include "../core/xalloc.h"
 #include "../query/compare.h"
+#include "../query/query.h"
 
 static const char usage[] =
     "usage: benchdb report --compare BASELINE CANDIDATE... [OPTIONS]\n"
@@ -19,19 +20,26 @@ static const char usage[] =
     "  --by KEY              storage-class (default), host, sec, mount:OPTION, tag:NAME\n"
     "  --where KEY=VALUE     filter (repeatable): the --by keys and rw, bs, direction, job,\n"
     "                        iodepth, numjobs, direct, tool\n"
-    "  -o FILE               write to FILE (default: standard output)\n"
-    "  --format F            md (default), csv; else inferred from -o FILE's extension\n"
-    "  --table NAME          with csv: the table to write (default: comparison)\n"
+    "  --rules FILE          tier-recommendation rules (default: built-in templates/tiers.rules)\n"
+    "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE)\n"
+    "  --format F            md (default), html, xlsx, csv; else inferred from -o FILE's\n"
+    "                        extension\n"
+    "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
+    "                        runs, results\n"
+    "  --template DIR        with html: report.html and style.css in DIR replace the\n"
+    "                        built-in ones (a file missing there falls back to the built-in)\n"
     "\n"
     "Examples:\n"
     "  benchdb report --compare nfs-csi local-nvme-retain\n"
-    "  benchdb report --by sec --compare sys krb5p --where rw=randread -o sec.md\n";
+    "  benchdb report --by sec --compare sys krb5p --where rw=randread -o sec.md\n"
+    "  benchdb report --compare disk tmpfs -o report.html\n"
+    "  benchdb report --compare disk tmpfs -o report.xlsx\n";
 
 struct report_opts {
     struct compare_opts cmp;
     const char **values, **wkeys, **wvals;
     size_t nv, av, nw, aw, aw2;
-    const char *output, *format, *table;
+    const char *output, *format, *table, *template_dir;
 };
 
 static int add_where(struct report_opts *o, char *arg)
@@ -63,10 +71,10 @@ static const char *infer_format(const char *path)
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},    {"by", required_argument, NULL, 'b'},
+        {"compare", no_argument, NULL, 'c'},    {"rules", required_argument, NULL, 'r'},    {"by", required_argument, NULL, 'b'},
         {"where", required_argument, NULL, 'w'}, {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'}, {"table", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
+        {"template", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
@@ -82,6 +90,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             break;
         case 'c': compare = 1; break;
         case 'b': o->cmp.by = optarg; break;
+        case 'r': o->cmp.rules_path = optarg; break;
         case 'w':
             if (add_where(o, optarg))
                 return BDB_EXIT_USAGE;
@@ -89,6 +98,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         case 'o': o->output = optarg; break;
         case 'f': o->format = optarg; break;
         case 't': o->table = optarg; break;
+        case 'T': o->template_dir = optarg; break;
         case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
         default: return usage_exit(usage, BDB_EXIT_USAGE);
         }
@@ -100,9 +110,15 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
     }
     if (!o->format)
         o->format = infer_format(o->output);
-    if (strcmp(o->format, "md") && strcmp(o->format, "csv")) {
-        fprintf(stderr, "benchdb report: error: unknown format '%s' (expected md or csv)\n",
+    if (strcmp(o->format, "md") && strcmp(o->format, "html") && strcmp(o->format, "xlsx") &&
+        strcmp(o->format, "csv")) {
+        fprintf(stderr,
+                "benchdb report: error: unknown format '%s' (expected md, html, xlsx or csv)\n",
                 o->format);
+        return BDB_EXIT_USAGE;
+    }
+    if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-"))) {
+        fprintf(stderr, "benchdb report: error: xlsx needs an output file: -o FILE.xlsx\n");
         return BDB_EXIT_USAGE;
     }
     o->cmp.values = o->values;
@@ -125,14 +141,34 @@ static void set_generated(struct report *r)
     gmtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
     r->generated = arena_strdup(&r->arena, when);
+    r->generated_epoch = (long long)t;
 }
 
-static int render(const struct report_opts *o, const struct report *r, struct buf *out,
-                  struct diag *d)
+/* Builds the report: the comparison, and for the data formats the runs and results too. */
+static int build(struct db *db, const struct report_opts *o, struct report *r, struct diag *d)
 {
+    if (query_compare(db, &o->cmp, r, d))
+        return -1;
+    if (!strcmp(o->format, "xlsx") || !strcmp(o->format, "csv"))
+        return query_appendix(db, r, d);
+    return 0;
+}
+
+/* Renders into out, except xlsx, which libxlsxwriter writes to the file itself. */
+static int render(const struct report_opts *o, const struct report *r, struct buf *out,
+                  struct app *app)
+{
+    struct diag *d = &app->diag;
+    int rc;
+    if (!strcmp(o->format, "xlsx"))
+        return render_xlsx(r, o->output, d) ? BDB_EXIT_ENV : BDB_EXIT_OK;
     if (!strcmp(o->format, "csv"))
-        return render_csv(r, o->table ? o->table : "comparison", out, d);
-    return render_md(r, out, d);
+        rc = render_csv(r, o->table ? o->table : "comparison", out, d);
+    else if (!strcmp(o->format, "html"))
+        rc = render_html(r, o->template_dir, out, d);
+    else
+        rc = render_md(r, out, d);
+    return rc ? BDB_EXIT_INPUT : write_output(app, o->output, out->data, out->len);
 }
 
 int cmd_report(int argc, char **argv, struct app *app)
@@ -152,10 +188,10 @@ int cmd_report(int argc, char **argv, struct app *app)
         buf_release(&title);
         set_generated(&r);
         struct buf out = BUF_INIT;
-        if (query_compare(db, &o.cmp, &r, &app->diag) || render(&o, &r, &out, &app->diag))
+        if (build(db, &o, &r, &app->diag))
             status = BDB_EXIT_INPUT;
         else
-            status = write_output(app, o.output, out.data, out.len);
+            status = render(&o, &r, &out, app);
         buf_release(&out);
         report_release(&r);
     }

@@ -34,6 +34,7 @@ struct section *report_section(struct report *r, const char *heading, const char
     s->heading = arena_strdup(&r->arena, heading);
     s->prose = arena_strdup(&r->arena, prose);
     s->table = NULL;
+    s->appendix = 0;
     return s;
 }
 
@@ -70,4 +71,15 @@ enum unit cell_unit(const struct table *t, size_t row, size_t col)
 {
     enum unit u = t->cells[row * t->ncols + col].unit;
     return u != UNIT_NONE ? u : t->cols[col].unit;
+}
+
+const char *verdict_text(enum verdict v)
+{
+    switch (v) {
+    case VERDICT_SIGNIFICANT: return "significant";
+    case VERDICT_NOT_SIGNIFICANT: return "not significant";
+    case VERDICT_SINGLE_RUN: return "single run";
+    case VERDICT_NONE: break;
+    }
+    return "";
 }

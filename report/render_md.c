@@ -82,6 +82,8 @@ int render_md(const struct report *r, struct buf *out, struct diag *d)
         buf_addf(out, "- **Generated:** %s\n", r->generated);
     for (size_t i = 0; i < r->nsections; i++) {
         const struct section *s = &r->sections[i];
+        if (s->appendix)
+            continue;
         buf_adds(out, "\n## ");
         report_md_escape(out, s->heading);
         buf_adds(out, "\n\n");

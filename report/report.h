@@ -53,6 +53,7 @@ struct section {
     const char *heading;
     const char *prose; /* CommonMark, may be NULL */
     struct table *table;
+    int appendix; /* data for spreadsheets and CSV (runs, results): md and html skip it */
 };
 
 struct fact {
@@ -63,6 +64,7 @@ struct report {
     struct arena arena; /* owns everything below */
     const char *title;
     const char *generated; /* from SOURCE_DATE_EPOCH or --now; NULL: not stated */
+    long long generated_epoch; /* the same time in Unix seconds, when generated is set */
     struct fact *facts;
     size_t nfacts, afacts;
     struct section *sections;
@@ -82,6 +84,10 @@ struct cell *table_add_row(struct report *r, struct table *t);
 
 /* Human text of a value in its unit: "70.2 MiB/s", "212 ms", "308k", "30.0x". */
 void unit_format(struct buf *out, double v, enum unit u);
+/* The human unit unit_format shows v in: returns the divisor, *name gets "MiB/s", "µs", ... */
+double unit_scale(double v, enum unit u, const char **name);
+/* "significant", "not significant", "single run"; "" for VERDICT_NONE. */
+const char *verdict_text(enum verdict v);
 const char *unit_name(enum unit u);
 
 /* A file of templates/ as compiled into the binary (NUL-terminated), or NULL. */
@@ -93,5 +99,11 @@ void report_md_escape(struct buf *out, const char *s);
 int render_md(const struct report *r, struct buf *out, struct diag *d);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
+/* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css
+ * that replace the built-in ones. */
+int render_html(const struct report *r, const char *template_dir, struct buf *out,
+                struct diag *d);
+/* An Excel workbook at path (libxlsxwriter 1.1.4 writes files only, no memory buffer). */
+int render_xlsx(const struct report *r, const char *path, struct diag *d);
 
 #endif

@@ -4,42 +4,58 @@
 
 #include <math.h>
 
-static void scaled(struct buf *out, double v, const double *mult, const char *const *names,
-                   size_t n)
+static const double bin[] = {1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
+static const double dec[] = {1, 1e3, 1e6, 1e9};
+
+/* The largest step of mult[] that v reaches (the first one below it). */
+static size_t step(double v, const double *mult, size_t n)
 {
     size_t i = 0;
     while (i + 1 < n && fabs(v) >= mult[i + 1])
         i++;
-    double x = v / mult[i];
-    /* three significant digits, as engineers write them: 70.2, 1205, 0.512 */
-    int prec = fabs(x) >= 100 ? 0 : fabs(x) >= 10 ? 1 : 2;
-    buf_addf(out, "%.*f %s", prec, x, names[i]);
+    return i;
+}
+
+double unit_scale(double v, enum unit u, const char **name)
+{
+    static const char *const bps[] = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"};
+    static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    static const char *const ops[] = {"", "k", "M", "G"};
+    static const char *const lat[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    size_t i;
+    switch (u) {
+    case UNIT_BYTES_S: i = step(v, bin, 5); *name = bps[i]; return bin[i];
+    case UNIT_BYTES: i = step(v, bin, 5); *name = bytes[i]; return bin[i];
+    case UNIT_NS: i = step(v, dec, 4); *name = lat[i]; return dec[i];
+    case UNIT_IOPS: i = step(v, dec, 4); *name = ops[i]; return dec[i];
+    case UNIT_RATIO: *name = "x"; return 1;
+    case UNIT_PERCENT: *name = "%"; return 1;
+    case UNIT_NONE: break;
+    }
+    *name = "";
+    return 1;
 }
 
 void unit_format(struct buf *out, double v, enum unit u)
 {
-    static const double bin[] = {1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
-    static const char *const bps[] = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"};
-    static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    static const double dec[] = {1, 1e3, 1e6, 1e9};
-    static const char *const ops[] = {"", "k", "M", "G"};
-    static const double ns[] = {1, 1e3, 1e6, 1e9};
-    static const char *const lat[] = {"ns", "\xc2\xb5s", "ms", "s"};
     if (!isfinite(v)) {
         buf_adds(out, "n/a");
         return;
     }
+    const char *name;
+    double x = v / unit_scale(v, u, &name);
     switch (u) {
-    case UNIT_BYTES_S: scaled(out, v, bin, bps, 5); break;
-    case UNIT_BYTES: scaled(out, v, bin, bytes, 5); break;
-    case UNIT_NS: scaled(out, v, ns, lat, 4); break;
+    case UNIT_BYTES_S:
+    case UNIT_BYTES:
+    case UNIT_NS: {
+        /* three significant digits, as engineers write them: 70.2, 1205, 0.512 */
+        int prec = fabs(x) >= 100 ? 0 : fabs(x) >= 10 ? 1 : 2;
+        buf_addf(out, "%.*f %s", prec, x, name);
+        break;
+    }
     case UNIT_IOPS: {
-        size_t i = 0;
-        while (i + 1 < 4 && fabs(v) >= dec[i + 1])
-            i++;
-        double x = v / dec[i];
-        int prec = i == 0 ? 0 : fabs(x) >= 100 ? 0 : 1;
-        buf_addf(out, "%.*f%s", prec, x, ops[i]);
+        int prec = fabs(v) < 1e3 ? 0 : fabs(x) >= 100 ? 0 : 1;
+        buf_addf(out, "%.*f%s", prec, x, name);
         break;
     }
     case UNIT_RATIO: buf_addf(out, "%.1fx", v); break;

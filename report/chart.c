@@ -1,0 +1,48 @@
+/* chart.c: which rows and columns of the comparison table make which bar chart. */
+#include "chart.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+
+static struct chart *find_chart(struct chart_set *cs, const char *metric)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        if (!strcmp(cs->v[i].metric, metric))
+            return &cs->v[i];
+    ALLOC_GROW(cs->v, cs->n, cs->a);
+    struct chart *c = &cs->v[cs->n++];
+    *c = (struct chart){metric, UNIT_NONE, NULL, 0, 0};
+    return c;
+}
+
+void chart_set_init(struct chart_set *cs, const struct table *t)
+{
+    memset(cs, 0, sizeof(*cs));
+    if (strcmp(t->name, "comparison") || t->ncols < 3)
+        return;
+    cs->sides = xcalloc(t->ncols, sizeof(*cs->sides));
+    for (size_t c = 2; c < t->ncols; c++)
+        if (t->cols[c].unit != UNIT_RATIO)
+            cs->sides[cs->nsides++] = c;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct cell *metric = &t->cells[r * t->ncols + 1];
+        if (metric->kind != CELL_TEXT)
+            continue;
+        struct chart *c = find_chart(cs, metric->text);
+        for (size_t s = 0; s < cs->nsides && c->unit == UNIT_NONE; s++)
+            c->unit = cell_unit(t, r, cs->sides[s]);
+        ALLOC_GROW(c->rows, c->nrows, c->arows);
+        c->rows[c->nrows++] = r;
+    }
+}
+
+void chart_set_release(struct chart_set *cs)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        free(cs->v[i].rows);
+    free(cs->v);
+    free(cs->sides);
+    memset(cs, 0, sizeof(*cs));
+}

@@ -1,0 +1,474 @@
+/* render_xlsx.c: the report as an Excel workbook (libxlsxwriter): Summary, Comparison, Charts,
+ * and the Runs and Results appendix tables.
+ *
+ * Units: the Comparison and Charts sheets hold numbers in one spreadsheet unit per kind of
+ * value (MiB/s, IOPS, µs, MiB), whatever their size, so that a column can be sorted and summed;
+ * each cell's number format shows the unit ("#,##0.0 "MiB/s""). Runs and Results keep the
+ * database's base units, which their column names state (bw_bytes_s, clat_p99_ns).
+ *
+ * Text from the inputs is only ever written with worksheet_write_string, which stores a string
+ * and never a formula; the only formulas are the conditional-format rules written below. */
+#include "report.h"
+
+#include <cmark-gfm.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+#include "../core/xalloc.h"
+#include "chart.h"
+
+enum { N_UNITS = UNIT_PERCENT + 1 };
+
+static const struct sheet_unit {
+    double div;         /* base units per spreadsheet unit */
+    const char *format; /* Excel number format */
+    const char *name;
+} sheet_units[N_UNITS] = {
+    [UNIT_NONE] = {1, "General", ""},
+    [UNIT_BYTES_S] = {1048576, "#,##0.0 \"MiB/s\"", "MiB/s"},
+    [UNIT_BYTES] = {1048576, "#,##0.0 \"MiB\"", "MiB"},
+    [UNIT_IOPS] = {1, "#,##0 \"IOPS\"", "IOPS"},
+    [UNIT_NS] = {1000, "#,##0.00 \"\xc2\xb5s\"", "\xc2\xb5s"},
+    [UNIT_RATIO] = {1, "0.00\"x\"", "x"},
+    [UNIT_PERCENT] = {1, "0.0\"%\"", "%"},
+};
+
+/* Files carry this creation date when the report states no time (SOURCE_DATE_EPOCH unset), so
+ * the same database gives the same bytes: 2000-01-01T00:00:00Z. */
+static const time_t FIXED_CREATED = 946684800;
+
+enum { WIDTH_MIN = 6, WIDTH_MAX = 60, PROSE_WIDTH = 100 };
+
+struct xlsx {
+    lxw_workbook *wb;
+    lxw_format *title, *bold, *header, *wrap, *count, *interval, *better, *worse;
+    lxw_format *unit[N_UNITS];
+    lxw_error err; /* the first failed write */
+};
+
+/* How one column of the model spreads over the sheet: a value with its spread, a factor with
+ * its interval and verdict, or a plain column. */
+enum col_kind { COL_PLAIN, COL_VALUE, COL_FACTOR };
+
+struct sheet_table {
+    const struct table *t;
+    enum col_kind *kind;
+    lxw_col_t *first; /* the sheet column of each model column */
+    lxw_col_t ncols;  /* sheet columns in all */
+    double *width;    /* fitted width of each sheet column */
+};
+
+static void check(struct xlsx *x, lxw_error e)
+{
+    if (e && !x->err)
+        x->err = e;
+}
+
+/* Display width of UTF-8 text: one per code point. */
+static double text_width(const char *s)
+{
+    double n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static void fit(struct sheet_table *st, lxw_col_t col, double w)
+{
+    if (w + 2 > st->width[col])
+        st->width[col] = w + 2 > WIDTH_MAX ? WIDTH_MAX : w + 2;
+}
+
+static void put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
+                     const char *s, lxw_format *f)
+{
+    check(x, worksheet_write_string(ws, row, col, s, f));
+}
+
+static void put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
+                       double v, lxw_format *f)
+{
+    if (isfinite(v))
+        check(x, worksheet_write_number(ws, row, col, v, f));
+}
+
+static void formats(struct xlsx *x)
+{
+    x->title = workbook_add_format(x->wb);
+    format_set_bold(x->title);
+    format_set_font_size(x->title, 14);
+    x->bold = workbook_add_format(x->wb);
+    format_set_bold(x->bold);
+    format_set_align(x->bold, LXW_ALIGN_VERTICAL_TOP);
+    x->header = workbook_add_format(x->wb);
+    format_set_bold(x->header);
+    format_set_bg_color(x->header, 0xE7ECF0);
+    format_set_bottom(x->header, LXW_BORDER_THIN);
+    x->wrap = workbook_add_format(x->wb);
+    format_set_text_wrap(x->wrap);
+    format_set_align(x->wrap, LXW_ALIGN_VERTICAL_TOP);
+    x->count = workbook_add_format(x->wb);
+    format_set_num_format(x->count, "0");
+    x->interval = workbook_add_format(x->wb);
+    format_set_num_format(x->interval, "0.00");
+    for (int u = 0; u < N_UNITS; u++) {
+        x->unit[u] = workbook_add_format(x->wb);
+        format_set_num_format(x->unit[u], sheet_units[u].format);
+    }
+    /* conditional formats: Excel overlays only colours and font style */
+    x->better = workbook_add_format(x->wb);
+    format_set_bg_color(x->better, 0xC6EFCE);
+    format_set_font_color(x->better, 0x006100);
+    x->worse = workbook_add_format(x->wb);
+    format_set_bg_color(x->worse, 0xFFC7CE);
+    format_set_font_color(x->worse, 0x9C0006);
+}
+
+/* ---- typed tables ---- */
+
+static enum col_kind column_kind(const struct table *t, size_t c)
+{
+    if (t->cols[c].unit == UNIT_RATIO)
+        return COL_FACTOR;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (t->cells[r * t->ncols + c].kind == CELL_NUMBER && t->cells[r * t->ncols + c].n > 0)
+            return COL_VALUE;
+    return COL_PLAIN;
+}
+
+static void layout(struct sheet_table *st, const struct table *t)
+{
+    static const lxw_col_t span[] = {[COL_PLAIN] = 1, [COL_VALUE] = 3, [COL_FACTOR] = 4};
+    st->t = t;
+    st->kind = xcalloc(t->ncols, sizeof(*st->kind));
+    st->first = xcalloc(t->ncols, sizeof(*st->first));
+    st->ncols = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        st->kind[c] = column_kind(t, c);
+        st->first[c] = st->ncols;
+        st->ncols += span[st->kind[c]];
+    }
+    st->width = xcalloc(st->ncols, sizeof(*st->width));
+    for (lxw_col_t c = 0; c < st->ncols; c++)
+        st->width[c] = WIDTH_MIN;
+}
+
+static void layout_release(struct sheet_table *st)
+{
+    free(st->kind);
+    free(st->first);
+    free(st->width);
+}
+
+static void header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st)
+{
+    static const char *const value_sub[] = {"sd", "n"};
+    static const char *const factor_sub[] = {"95% CI low", "95% CI high", "verdict"};
+    struct buf h = BUF_INIT;
+    for (size_t c = 0; c < st->t->ncols; c++) {
+        const char *name = st->t->cols[c].name;
+        lxw_col_t col = st->first[c];
+        put_text(x, ws, row, col, name, x->header);
+        fit(st, col, text_width(name) + 2); /* the autofilter button */
+        size_t nsub = st->kind[c] == COL_VALUE ? 2 : st->kind[c] == COL_FACTOR ? 3 : 0;
+        for (size_t i = 0; i < nsub; i++) {
+            buf_reset(&h);
+            buf_addf(&h, "%s %s", name,
+                     st->kind[c] == COL_VALUE ? value_sub[i] : factor_sub[i]);
+            put_text(x, ws, row, col + 1 + (lxw_col_t)i, h.data, x->header);
+            fit(st, col + 1 + (lxw_col_t)i, text_width(h.data) + 2);
+        }
+    }
+    buf_release(&h);
+}
+
+/* A number in the spreadsheet unit of u; the width is that of its shown text. */
+static void number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
+                   struct sheet_table *st, double v, enum unit u)
+{
+    double shown = v / sheet_units[u].div;
+    put_number(x, ws, row, col, shown, x->unit[u]);
+    char tmp[64];
+    int n = snprintf(tmp, sizeof(tmp), "%.2f", shown);
+    fit(st, col, n + 1.3 * (double)n / 3 + text_width(sheet_units[u].name) + 1);
+}
+
+static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st,
+                 size_t r, size_t c)
+{
+    const struct cell *v = &st->t->cells[r * st->t->ncols + c];
+    lxw_col_t col = st->first[c];
+    enum unit u = cell_unit(st->t, r, c);
+    if (v->kind == CELL_TEXT) {
+        put_text(x, ws, row, col, v->text, NULL);
+        fit(st, col, text_width(v->text));
+    } else if (v->kind == CELL_NUMBER) {
+        number(x, ws, row, col, st, v->value, u);
+    }
+    if (st->kind[c] == COL_VALUE && v->kind == CELL_NUMBER) {
+        if (v->n > 1)
+            number(x, ws, row, col + 1, st, v->sd, u);
+        if (v->n > 0)
+            put_number(x, ws, row, col + 2, v->n, x->count);
+    } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
+        put_number(x, ws, row, col + 1, v->lo, x->interval);
+        put_number(x, ws, row, col + 2, v->hi, x->interval);
+        put_text(x, ws, row, col + 3, verdict_text(v->verdict), NULL);
+        fit(st, col + 3, text_width(verdict_text(v->verdict)));
+    }
+}
+
+/* Colours a factor only when its verdict column says significant: green when the candidate
+ * is better (factor > 1), red when worse. The rule reads the verdict column of its row. */
+static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw_row_t last,
+                         lxw_col_t col, lxw_col_t verdict)
+{
+    char fcol[16], vcol[16], formula[96];
+    lxw_col_to_name(fcol, col, 0);
+    lxw_col_to_name(vcol, verdict, 1);
+    for (int better = 1; better >= 0; better--) {
+        snprintf(formula, sizeof(formula), "=AND(%s%u=\"significant\",%s%u%s1)", vcol,
+                 (unsigned)first + 1, fcol, (unsigned)first + 1, better ? ">" : "<");
+        lxw_conditional_format rule = {0};
+        rule.type = LXW_CONDITIONAL_TYPE_FORMULA;
+        rule.value_string = formula;
+        rule.format = better ? x->better : x->worse;
+        check(x, worksheet_conditional_format_range(ws, first, col, last, col, &rule));
+    }
+}
+
+/* Writes a table with its header at row0; returns the row after it. Widths accumulate in st. */
+static lxw_row_t table(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row0, struct sheet_table *st)
+{
+    const struct table *t = st->t;
+    header(x, ws, row0, st);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++)
+            cell(x, ws, row0 + 1 + (lxw_row_t)r, st, r, c);
+    for (size_t c = 0; c < t->ncols && t->nrows; c++)
+        if (st->kind[c] == COL_FACTOR)
+            factor_rules(x, ws, row0 + 1, row0 + (lxw_row_t)t->nrows, st->first[c],
+                         st->first[c] + 3);
+    return row0 + 1 + (lxw_row_t)t->nrows;
+}
+
+static void set_widths(struct xlsx *x, lxw_worksheet *ws, const struct sheet_table *st)
+{
+    for (lxw_col_t c = 0; c < st->ncols; c++)
+        check(x, worksheet_set_column(ws, c, c, st->width[c], NULL));
+}
+
+/* A sheet that is one table: header frozen, autofilter on, columns fitted. */
+static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
+                        lxw_col_t frozen_cols)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(x->wb, name);
+    struct sheet_table st;
+    layout(&st, t);
+    lxw_row_t end = table(x, ws, 0, &st);
+    set_widths(x, ws, &st);
+    worksheet_freeze_panes(ws, 1, frozen_cols);
+    check(x, worksheet_autofilter(ws, 0, 0, end > 1 ? end - 1 : 1, st.ncols - 1));
+    layout_release(&st);
+}
+
+/* ---- Summary ---- */
+
+/* CommonMark prose as plain text: cmark-gfm drops the markup and the escapes. */
+static char *plain_text(const char *md)
+{
+    cmark_node *doc = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
+    char *text = cmark_render_plaintext(doc, CMARK_OPT_DEFAULT, 0);
+    cmark_node_free(doc);
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        text[--n] = '\0';
+    return text;
+}
+
+/* Excel does not fit row heights to wrapped text when the file is written: estimate it. */
+static double wrapped_height(const char *s, double width)
+{
+    double lines = 0, run = 0;
+    for (; *s; s++) {
+        if (*s == '\n') {
+            lines += 1 + floor(run / width);
+            run = 0;
+        } else if (((unsigned char)*s & 0xC0) != 0x80) {
+            run++;
+        }
+    }
+    lines += 1 + floor(run / width);
+    return 15 * lines;
+}
+
+static lxw_row_t summary_section(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                                 const struct section *s)
+{
+    put_text(x, ws, row, 0, s->heading, x->bold);
+    if (s->prose && *s->prose) {
+        char *text = plain_text(s->prose);
+        put_text(x, ws, row, 1, text, x->wrap);
+        check(x, worksheet_set_row(ws, row, wrapped_height(text, PROSE_WIDTH), NULL));
+        free(text);
+    }
+    row++;
+    if (s->table && strcmp(s->table->name, "comparison")) {
+        struct sheet_table small;
+        layout(&small, s->table);
+        row = table(x, ws, row, &small) + 1;
+        layout_release(&small);
+    } else if (s->table) {
+        put_text(x, ws, row++, 1, "The table is on the Comparison sheet, the charts on the "
+                                  "Charts sheet.", NULL);
+    }
+    return row + 1;
+}
+
+static void summary_sheet(struct xlsx *x, const struct report *r)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Summary");
+    lxw_row_t row = 0;
+    put_text(x, ws, row, 0, r->title, x->title);
+    row += 2;
+    for (size_t i = 0; i < r->nfacts; i++, row++) {
+        put_text(x, ws, row, 0, r->facts[i].key, x->bold);
+        put_text(x, ws, row, 1, r->facts[i].value, x->wrap);
+    }
+    if (r->generated) {
+        put_text(x, ws, row, 0, "Generated", x->bold);
+        put_text(x, ws, row++, 1, r->generated, NULL);
+    }
+    put_text(x, ws, row, 0, "Units", x->bold);
+    put_text(x, ws, row, 1, "Comparison and Charts: MiB/s, IOPS and \xc2\xb5s (each cell's number "
+                            "format shows its unit). Runs and Results: base units as named in the "
+                            "column headers (bytes/s, ns, ms, bytes).", x->wrap);
+    row += 2;
+    for (size_t i = 0; i < r->nsections; i++) {
+        if (!r->sections[i].appendix)
+            row = summary_section(x, ws, row, &r->sections[i]);
+    }
+    check(x, worksheet_set_column(ws, 0, 0, 34, NULL));
+    check(x, worksheet_set_column(ws, 1, 1, PROSE_WIDTH, NULL));
+}
+
+/* ---- Charts ---- */
+
+enum { CHART_ROWS = 18 }; /* a chart's height in rows at the default 480x288 px */
+
+/* The chart's data (workload x side, in the spreadsheet unit) and a native bar chart of it. */
+static lxw_row_t chart_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                             const struct table *t, const struct chart *ch,
+                             const struct chart_set *cs)
+{
+    struct buf title = BUF_INIT;
+    buf_addf(&title, "%s (%s)", ch->metric, sheet_units[ch->unit].name);
+    put_text(x, ws, row, 0, title.data, x->bold);
+    put_text(x, ws, row + 1, 0, "Workload", x->header);
+    for (size_t s = 0; s < cs->nsides; s++)
+        put_text(x, ws, row + 1, (lxw_col_t)(1 + s), t->cols[cs->sides[s]].name, x->header);
+    lxw_row_t first = row + 2, last = row + 1 + (lxw_row_t)ch->nrows;
+    for (size_t i = 0; i < ch->nrows; i++) {
+        const struct cell *name = &t->cells[ch->rows[i] * t->ncols];
+        put_text(x, ws, first + (lxw_row_t)i, 0, name->kind == CELL_TEXT ? name->text : "",
+                 NULL);
+        for (size_t s = 0; s < cs->nsides; s++) {
+            const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
+            if (c->kind == CELL_NUMBER)
+                put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(1 + s),
+                           c->value / sheet_units[ch->unit].div, x->unit[ch->unit]);
+        }
+    }
+    lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_BAR);
+    chart_title_set_name(chart, ch->metric);
+    chart_axis_set_name(chart->y_axis, title.data);
+    chart_axis_set_reverse(chart->x_axis); /* workloads top to bottom, as in the table */
+    for (size_t s = 0; s < cs->nsides; s++) {
+        lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
+        chart_series_set_categories(series, "Charts", first, 0, last, 0);
+        chart_series_set_values(series, "Charts", first, (lxw_col_t)(1 + s), last,
+                                (lxw_col_t)(1 + s));
+        chart_series_set_name_range(series, "Charts", row + 1, (lxw_col_t)(1 + s));
+    }
+    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
+    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(cs->nsides + 2), chart));
+    buf_release(&title);
+    lxw_row_t height = (lxw_row_t)ch->nrows + 3;
+    return row + (height > CHART_ROWS ? height : CHART_ROWS);
+}
+
+static void charts_sheet(struct xlsx *x, const struct table *t)
+{
+    struct chart_set cs;
+    chart_set_init(&cs, t);
+    lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Charts");
+    lxw_row_t row = 0;
+    for (size_t i = 0; i < cs.n && cs.nsides; i++)
+        row = chart_block(x, ws, row, t, &cs.v[i], &cs);
+    check(x, worksheet_set_column(ws, 0, 0, 36, NULL));
+    check(x, worksheet_set_column(ws, 1, (lxw_col_t)cs.nsides, 16, NULL));
+    chart_set_release(&cs);
+}
+
+/* ---- the workbook ---- */
+
+static const struct table *find_table(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nsections; i++)
+        if (r->sections[i].table && !strcmp(r->sections[i].table->name, name))
+            return r->sections[i].table;
+    return NULL;
+}
+
+static void properties(struct xlsx *x, const struct report *r)
+{
+    char author[] = "benchdb";
+    char *title = xstrdup(r->title);
+    lxw_doc_properties p = {0};
+    p.title = title;
+    p.author = author;
+    p.created = r->generated ? (time_t)r->generated_epoch : FIXED_CREATED;
+    check(x, workbook_set_properties(x->wb, &p)); /* copies the strings */
+    free(title);
+}
+
+static void sheets(struct xlsx *x, const struct report *r)
+{
+    static const char *const appendix[][2] = {{"runs", "Runs"}, {"results", "Results"}};
+    const struct table *cmp = find_table(r, "comparison");
+    summary_sheet(x, r);
+    if (cmp) {
+        table_sheet(x, "Comparison", cmp, 2);
+        charts_sheet(x, cmp);
+    }
+    for (size_t i = 0; i < sizeof(appendix) / sizeof(appendix[0]); i++) {
+        const struct table *t = find_table(r, appendix[i][0]);
+        if (t)
+            table_sheet(x, appendix[i][1], t, 0);
+    }
+}
+
+int render_xlsx(const struct report *r, const char *path, struct diag *d)
+{
+    /* libxlsxwriter opens the file only in workbook_close and prints its own message when it
+     * cannot: try it first, so the user gets ours. */
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return diag_error(d, "cannot write '%s': %s", path, strerror(errno));
+    fclose(f);
+    struct xlsx x = {0};
+    x.wb = workbook_new(path);
+    if (!x.wb)
+        return diag_error(d, "cannot create workbook '%s'", path);
+    formats(&x);
+    properties(&x, r);
+    sheets(&x, r);
+    lxw_error err = workbook_close(x.wb);
+    if (x.err || err)
+        return diag_error(d, "cannot write '%s': %s", path, lxw_strerror(x.err ? x.err : err));
+    return 0;
+}
