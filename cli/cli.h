@@ -22,10 +22,24 @@ struct app {
 int cmd_export(int argc, char **argv, struct app *app);
 int cmd_formats(int argc, char **argv, struct app *app);
 int cmd_import(int argc, char **argv, struct app *app);
+int cmd_merge(int argc, char **argv, struct app *app);
 int cmd_query(int argc, char **argv, struct app *app);
+int cmd_relabel(int argc, char **argv, struct app *app);
+int cmd_reparse(int argc, char **argv, struct app *app);
 int cmd_report(int argc, char **argv, struct app *app);
+int cmd_run(int argc, char **argv, struct app *app);
 int cmd_runs(int argc, char **argv, struct app *app);
 
+/* Stores one source with the given format and labels in its own transaction: 0 stored,
+ * 1 already stored (skipped), -1 rejected, -2 database failure (cmd_import.c). */
+int import_store(struct app *app, struct db *db, const struct import_labels *labels,
+                 const char *format, const struct source *src);
+/* The current time (or $SOURCE_DATE_EPOCH) as ISO 8601 UTC. */
+void now_iso(char out[32]);
+/* Appends a --where (set 0) or --set (set 1) KEY=VALUE option to *v, splitting arg in
+ * place; 0, or -1 after a message (cmd_relabel.c). */
+int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_t *n,
+                    size_t *alloc);
 /* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
 int usage_exit(const char *usage, int status);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */

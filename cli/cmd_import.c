@@ -12,6 +12,7 @@
 #include "../core/sha256.h"
 #include "../core/xalloc.h"
 #include "../ingest/importer.h"
+#include "sidecar.h"
 
 static const char usage[] =
     "usage: benchdb import [OPTIONS] FILE...\n"
@@ -116,7 +117,7 @@ static int read_input(struct app *app, const char *path, struct buf *data)
     return 0;
 }
 
-static void now_iso(char out[32])
+void now_iso(char out[32])
 {
     time_t t = time(NULL);
     const char *sde = getenv("SOURCE_DATE_EPOCH");
@@ -210,6 +211,24 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
     return rc;
 }
 
+/* store() with the labels of path's sidecar under the command-line ones. */
+static int store_with_sidecar(struct app *app, struct db *db, const struct import_opts *o,
+                              const char *path, const struct importer *imp,
+                              const struct source *src)
+{
+    struct sidecar sc;
+    struct import_opts merged = *o;
+    struct kv *tags = NULL;
+    int rc = sidecar_load(path, &sc, &app->diag);
+    if (rc == 0) {
+        sidecar_merge(&sc, &o->labels, &merged.labels, &tags);
+        rc = store(app, db, &merged, imp, src);
+    }
+    free(tags);
+    sidecar_release(&sc);
+    return rc;
+}
+
 static int import_one(struct app *app, struct db *db, const struct import_opts *o,
                       const char *path)
 {
@@ -226,9 +245,16 @@ static int import_one(struct app *app, struct db *db, const struct import_opts *
     else if (o->dry_run)
         rc = dry_run(app, imp, &src);
     else
-        rc = store(app, db, o, imp, &src);
+        rc = store_with_sidecar(app, db, o, path, imp, &src);
     buf_release(&data);
     return rc;
+}
+
+int import_store(struct app *app, struct db *db, const struct import_labels *labels,
+                 const char *format, const struct source *src)
+{
+    struct import_opts o = {.labels = *labels, .format = format};
+    return store(app, db, &o, importer_find(format), src);
 }
 
 int cmd_import(int argc, char **argv, struct app *app)

@@ -7,23 +7,30 @@
 #include "table_format.h"
 
 static const char usage[] =
-    "usage: benchdb runs [--format table|csv|json|md]\n"
+    "usage: benchdb runs [--history] [--format table|csv|json|md]\n"
     "\n"
     "List the imported runs (one per imported file) with their hosts, storage classes,\n"
-    "security flavors, mount options, result counts and dates.\n";
+    "security flavors, mount options, result counts and dates. With --history, list every\n"
+    "label change made by 'benchdb relabel' instead (who, when, old and new value).\n";
 
 int cmd_runs(int argc, char **argv, struct app *app)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'},
+        {"history", no_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
-    int c;
+    int c, history = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
             continue;
+        if (c == 'H') {
+            history = 1;
+            continue;
+        }
         if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK);
         if (c == 'f')
@@ -36,7 +43,7 @@ int cmd_runs(int argc, char **argv, struct app *app)
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct buf out = BUF_INIT;
-    int status = query_runs(db, fmt, &out, &app->diag)
+    int status = (history ? query_history : query_runs)(db, fmt, &out, &app->diag)
                      ? BDB_EXIT_ENV
                      : write_output(app, NULL, out.data, out.len);
     buf_release(&out);

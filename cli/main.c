@@ -23,8 +23,12 @@ static const struct command {
     {"export", cmd_export, "write every result as ndjson or csv (the stable interface)"},
     {"formats", cmd_formats, "list the input formats benchdb imports"},
     {"import", cmd_import, "import benchmark output files"},
+    {"merge", cmd_merge, "copy the results of other warehouses into this one"},
     {"query", cmd_query, "run a read-only SQL query over the documented views"},
+    {"relabel", cmd_relabel, "change labels of stored results, keeping their history"},
+    {"reparse", cmd_reparse, "re-derive stored results from their raw output"},
     {"report", cmd_report, "compare storage classes (or other keys) as md, html, xlsx or csv"},
+    {"run", cmd_run, "run fio, dd or iperf3 and import the result with its context"},
     {"runs", cmd_runs, "list imported runs and their context"},
 };
 

@@ -47,4 +47,61 @@ struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
 void db_import_free(struct db_import *imp);
 
+/* ---- changing stored results (relabel.c, reparse.c, merge.c) ---- */
+
+/* A KEY=VALUE filter or assignment. Filter keys: storage_class, host, sec, job, rw, source
+ * (the source path), run (run id), tag:NAME. Settable keys: storage_class, host, sec,
+ * tag:NAME. */
+struct db_kv {
+    const char *key, *value;
+};
+
+/* 1 when key may be used in a filter (set: as a --set key), else 0. */
+int db_filter_key_ok(const char *key, int set);
+/* Sets each key of every result matching all filters (none: every result), recording each
+ * change in label_history. The caller holds the transaction. *changed counts results that
+ * changed; 0 or -1 after a message. */
+int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const struct db_kv *set,
+               size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
+               struct diag *d);
+
+/* A stored source file, raw bytes included (caller releases with db_stored_release). */
+struct db_stored {
+    int64_t id;
+    char *path, *sha256, *format, *imported_at, *raw;
+    struct source src; /* path and raw */
+};
+void db_stored_release(struct db_stored *s);
+/* The ids of sources with a result matching all filters (none: every source), ascending;
+ * *ids is the caller's to free. 0 or -1. */
+int db_sources_matching(struct db *db, const struct db_kv *where, size_t n_where, int64_t **ids,
+                        size_t *n, struct diag *d);
+int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d);
+
+/* What reparsing one source changed. */
+struct reparse_counts {
+    size_t results_before, results_after;
+    size_t results_added, results_removed;
+    size_t results_changed; /* content columns (workload, error, ...), bins or series differ */
+    size_t runs_changed;    /* tool, version, start time */
+    size_t metrics_added, metrics_removed, metrics_changed, tags_added;
+    int changed; /* any of the above: the new results were stored */
+};
+/* Begins re-deriving stored source s inside a new transaction: the results parsed into the
+ * returned import replace the stored ones at db_reparse_finish. */
+struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, struct diag *d);
+/* Compares the new results with the stored ones, carries over the labels (host,
+ * storage_class, sec, mount, tags and label history, matching results by job and direction
+ * in order) and commits when anything changed (else rolls back). 0 or -1 (rolled back). */
+int db_reparse_finish(struct db *db, const struct db_stored *s, struct reparse_counts *c,
+                      struct diag *d);
+
+struct merge_counts {
+    size_t sources, runs, results, skipped, conflicts;
+};
+/* Copies the sources of the warehouse at other_path (opened read-only) whose content is not
+ * stored here, with everything hanging off them, in one transaction. A source stored in both
+ * with different labels is a warning (the stored labels are kept). 0 or -1. */
+int db_merge(struct db *db, const char *other_path, struct merge_counts *c, struct diag *d);
+
 #endif

@@ -1,0 +1,50 @@
+/* cmd_merge.c: benchdb merge. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+static const char usage[] =
+    "usage: benchdb merge OTHER.sqlite...\n"
+    "\n"
+    "Copy into this warehouse every source of each OTHER warehouse (opened read-only) whose\n"
+    "content (sha256) is not stored here, with its runs, results, metrics, tags, histograms,\n"
+    "series, mounts and label history. Merging the same warehouse again changes nothing. A\n"
+    "source stored in both with different labels is reported as a warning; the labels stored\n"
+    "here are kept. Each OTHER is one transaction.\n"
+    "\n"
+    "  -h, --help   show this help\n";
+
+int cmd_merge(int argc, char **argv, struct app *app)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+        return usage_exit(usage, c == 'h' ? BDB_EXIT_OK : BDB_EXIT_USAGE);
+    if (optind == argc) {
+        fprintf(stderr, "benchdb merge: error: no warehouse to merge\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    struct db *db;
+    if (open_db(app, DB_CREATE, &db))
+        return BDB_EXIT_ENV;
+    int status = BDB_EXIT_OK;
+    for (int i = optind; i < argc; i++) {
+        struct merge_counts m;
+        if (db_merge(db, argv[i], &m, &app->diag)) {
+            status = BDB_EXIT_ENV;
+            continue;
+        }
+        fprintf(stderr,
+                "%s: merged %zu source%s (%zu runs, %zu results); %zu already stored, "
+                "%zu with differing labels\n",
+                argv[i], m.sources, m.sources == 1 ? "" : "s", m.runs, m.results, m.skipped,
+                m.conflicts);
+    }
+    db_close(db);
+    return status;
+}

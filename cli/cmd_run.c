@@ -1,0 +1,505 @@
+/* cmd_run.c: benchdb run: runs fio, dd or iperf3, and imports its output with the context
+ * the output does not tell: host, kernel, OS, tool version, command line, and the mount of
+ * every file or directory the benchmark touches. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/arena.h"
+#include "../core/mount.h"
+#include "../core/scan.h"
+#include "../core/xalloc.h"
+
+static const char usage[] =
+    "usage: benchdb run [OPTIONS] -- TOOL ARGS...\n"
+    "\n"
+    "Run a benchmark (fio, dd or iperf3) and import its output in one step. fio gets\n"
+    "--output-format=json (or json added to the format given) and iperf3 -J when absent;\n"
+    "dd's report is read from its standard error. Recorded with the results: the host name,\n"
+    "tags kernel, os, cmdline and tool_version, and the mount (fs type, source, options, NFS\n"
+    "sec, tag mountpoint) of the files and directories the job touches. The output is stored\n"
+    "as source 'run:TOOL@TIME'. A benchmark that fails is reported and nothing is imported.\n"
+    "\n"
+    "  --host H              host name (default: this host's)\n"
+    "  --storage-class S     storage class\n"
+    "  --mount OPTS_OR_LINE  mount to record instead of the detected one\n"
+    "  --sec FLAVOR          NFS security flavor instead of the mount's\n"
+    "  --tag K=V             free tag (repeatable; wins over the recorded ones)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Examples:\n"
+    "  benchdb run --storage-class nfs-csi -- fio --name=r --filename=/mnt/f --size=64M \\\n"
+    "      --rw=randread --bs=4k\n"
+    "  benchdb run --tag link=10g -- iperf3 -c server -t 10\n";
+
+/* A growable argv whose strings live in an arena. */
+struct strv {
+    char **v;
+    size_t n, alloc;
+};
+
+static void strv_push(struct strv *s, char *arg)
+{
+    ALLOC_GROW(s->v, s->n + 1, s->alloc);
+    s->v[s->n++] = arg;
+    s->v[s->n] = NULL;
+}
+
+struct run {
+    const struct tool *tool;
+    struct strv argv;      /* what is executed */
+    struct strv paths;     /* files and directories the job touches */
+    struct strv user_tags; /* --tag K=V */
+    const char *output;    /* fio --output FILE, else NULL: read the captured stream */
+    struct kv *tags;       /* the recorded context first, then --tag, so that --tag wins */
+    size_t n_tags, a_tags;
+    struct import_labels labels;
+    struct arena mem;
+};
+
+struct tool {
+    const char *name, *format;
+    int from_stderr;
+    void (*prepare)(struct run *r);
+};
+
+/* The value of option name in arg ("--name=V"), or of the next argument ("--name V"). */
+static const char *opt_value(char *const *argv, size_t i, const char *name, size_t *used)
+{
+    const char *a = argv[i];
+    size_t n = strlen(name);
+    if (a[0] != '-' || strncmp(a + 1 + (a[1] == '-'), name, n))
+        return NULL;
+    a += 1 + (a[1] == '-') + n;
+    if (*a == '=') {
+        *used = 1;
+        return a + 1;
+    }
+    if (*a || !argv[i + 1])
+        return NULL;
+    *used = 2;
+    return argv[i + 1];
+}
+
+/* Adds each ':'-separated name, relative ones under dir when given (fio's rules). */
+static void add_fio_paths(struct run *r, const char *list, size_t len, const char *dir)
+{
+    const char *p = list, *end = list + len;
+    while (p < end) {
+        const char *colon = memchr(p, ':', (size_t)(end - p));
+        const char *stop = colon ? colon : end;
+        if (stop > p)
+            strv_push(&r->paths, *p != '/' && dir
+                                     ? arena_printf(&r->mem, "%s/%.*s", dir, (int)(stop - p), p)
+                                     : arena_strndup(&r->mem, p, (size_t)(stop - p)));
+        p = stop + 1;
+    }
+}
+
+/* filename= and directory= lines of a fio job file. */
+static void scan_job_file(struct run *r, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct buf text = BUF_INIT;
+    if (!f)
+        return;
+    int bad = buf_read_file(&text, f);
+    fclose(f);
+    struct line_iter it;
+    const char *line;
+    size_t len;
+    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
+    while (line_iter_next(&it, &line, &len)) {
+        const char *p = skip_ws(line), *end = line + len;
+        int is_dir = scan_lit(&p, "directory");
+        if (!is_dir && !scan_lit(&p, "filename"))
+            continue;
+        p = skip_ws(p);
+        if (p >= end || *p != '=')
+            continue;
+        p = skip_ws(p + 1);
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        add_fio_paths(r, p, (size_t)(end - p), NULL);
+    }
+    buf_release(&text);
+}
+
+static void prepare_fio(struct run *r)
+{
+    char **a = r->argv.v;
+    const char *dir = NULL, *format = NULL;
+    size_t format_at = 0, used = 0;
+    for (size_t i = 1; a[i]; i += used) {
+        const char *v;
+        used = 1;
+        if ((v = opt_value(a, i, "output-format", &used))) {
+            format = v;
+            format_at = i + used - 1;
+        } else if ((v = opt_value(a, i, "output", &used))) {
+            r->output = v;
+        } else if ((v = opt_value(a, i, "directory", &used))) {
+            dir = v;
+        } else if (a[i][0] != '-') {
+            scan_job_file(r, a[i]);
+        }
+    }
+    for (size_t i = 1; a[i]; i += used) {
+        const char *v = opt_value(a, i, "filename", &used);
+        if (!v)
+            used = 1;
+        else
+            add_fio_paths(r, v, strlen(v), dir);
+    }
+    if (dir)
+        add_fio_paths(r, dir, strlen(dir), NULL);
+    if (!r->paths.n)
+        strv_push(&r->paths,
+                  arena_strdup(&r->mem, ".")); /* fio creates its files in the working directory */
+    if (!format)
+        strv_push(&r->argv, arena_strdup(&r->mem, "--output-format=json"));
+    else if (!strstr(format, "json"))
+        a[format_at] = a[format_at] == format
+                           ? arena_printf(&r->mem, "%s,json", format)
+                           : arena_printf(&r->mem, "--output-format=%s,json", format);
+}
+
+static void prepare_dd(struct run *r)
+{
+    static const char *const operands[] = {"of=", "if="};
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 1; r->argv.v[i]; i++) {
+            const char *a = r->argv.v[i];
+            struct stat st;
+            if (strncmp(a, operands[k], 3) || (stat(a + 3, &st) == 0 && S_ISCHR(st.st_mode)))
+                continue; /* /dev/zero and the like say nothing about storage */
+            strv_push(&r->paths, arena_strdup(&r->mem, a + 3));
+        }
+    }
+}
+
+static void prepare_iperf3(struct run *r)
+{
+    for (size_t i = 1; r->argv.v[i]; i++)
+        if (!strcmp(r->argv.v[i], "-J") || !strcmp(r->argv.v[i], "--json"))
+            return;
+    strv_push(&r->argv, arena_strdup(&r->mem, "-J"));
+}
+
+static const struct tool tools[] = {
+    {"dd", "dd", 1, prepare_dd},
+    {"fio", "fio-json", 0, prepare_fio},
+    {"iperf3", "iperf3-json", 0, prepare_iperf3},
+};
+
+/* Runs argv with standard output and error captured; the exit status, or -1 when it could
+ * not be started at all, or the child's 128 + signal. */
+static int execute(char *const *argv, struct buf *out, struct buf *err)
+{
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    int status = -1;
+    pid_t pid = fo && fe ? fork() : -1;
+    if (pid == 0) {
+        dup2(fileno(fo), STDOUT_FILENO);
+        dup2(fileno(fe), STDERR_FILENO);
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws;
+    if (pid > 0 && waitpid(pid, &ws, 0) == pid) {
+        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        rewind(fo);
+        rewind(fe);
+        if (buf_read_file(out, fo) || buf_read_file(err, fe))
+            status = -1;
+    }
+    if (fo)
+        fclose(fo);
+    if (fe)
+        fclose(fe);
+    return status;
+}
+
+static void add_tag(struct run *r, const char *key, const char *value)
+{
+    ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
+    r->tags[r->n_tags++] = (struct kv){key, value};
+}
+
+/* PRETTY_NAME of /etc/os-release, unquoted; NULL when absent. */
+static const char *os_release(struct arena *a)
+{
+    FILE *f = fopen("/etc/os-release", "rb");
+    struct buf text = BUF_INIT;
+    const char *name = NULL, *line;
+    size_t len;
+    struct line_iter it;
+    if (!f)
+        return NULL;
+    int bad = buf_read_file(&text, f);
+    fclose(f);
+    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
+    while (!name && line_iter_next(&it, &line, &len)) {
+        const char *p = line;
+        if (!scan_lit(&p, "PRETTY_NAME="))
+            continue;
+        size_t n = len - (size_t)(p - line);
+        int quoted = n >= 2 && (*p == '"' || *p == '\'') && p[n - 1] == *p;
+        name = arena_strndup(a, p + quoted, n - 2 * (size_t)quoted);
+    }
+    buf_release(&text);
+    return name;
+}
+
+/* The first line `TOOL --version` prints. */
+static const char *tool_version(struct arena *a, const char *tool)
+{
+    char *argv[] = {arena_strdup(a, tool), arena_strdup(a, "--version"), NULL};
+    struct buf out = BUF_INIT, err = BUF_INIT;
+    const char *v = NULL;
+    if (execute(argv, &out, &err) == 0) {
+        struct buf *b = out.len ? &out : &err;
+        v = arena_strndup(a, b->data, strcspn(b->data, "\r\n"));
+    }
+    buf_release(&out);
+    buf_release(&err);
+    return v && *v ? v : NULL;
+}
+
+static void shell_quote(struct buf *b, const char *arg)
+{
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               "_-+=/.,:@%";
+    if (*arg && strspn(arg, safe) == strlen(arg)) {
+        buf_adds(b, arg);
+        return;
+    }
+    buf_addc(b, '\'');
+    for (const char *p = arg; *p; p++)
+        buf_adds(b, *p == '\'' ? "'\\''" : (char[]){*p, '\0'});
+    buf_addc(b, '\'');
+}
+
+/* The mountinfo line of the mount that holds path (longest mount point that is a prefix of
+ * its real path, or of its nearest existing parent), and that mount point. */
+static const char *find_mount(struct arena *a, const char *path, const char **target)
+{
+    char *p = arena_strdup(a, path), real[PATH_MAX];
+    while (!realpath(p, real)) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) {
+            if (!realpath(slash ? "/" : ".", real))
+                return NULL;
+            break;
+        }
+        *slash = '\0';
+    }
+    FILE *f = fopen("/proc/self/mountinfo", "rb");
+    struct buf text = BUF_INIT;
+    const char *best = NULL, *line;
+    size_t best_len = 0, len;
+    if (!f)
+        return NULL;
+    int bad = buf_read_file(&text, f);
+    fclose(f);
+    struct line_iter it;
+    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
+    while (line_iter_next(&it, &line, &len)) {
+        struct mount_info m;
+        struct buf err = BUF_INIT;
+        if (mount_parse_mem(line, len, &m, &err) == 0 && m.target) {
+            size_t n = strlen(m.target);
+            int under = !strncmp(real, m.target, n) &&
+                        (real[n] == '/' || real[n] == '\0' || !strcmp(m.target, "/"));
+            if (under && (!best || n >= best_len)) {
+                best = arena_strndup(a, line, len);
+                *target = arena_strdup(a, m.target);
+                best_len = n;
+            }
+        }
+        mount_info_release(&m);
+        buf_release(&err);
+    }
+    buf_release(&text);
+    return best;
+}
+
+static void record_context(struct app *app, struct run *r)
+{
+    struct utsname u;
+    struct buf cmd = BUF_INIT;
+    const char *v;
+    if (uname(&u) == 0) {
+        if (!r->labels.host)
+            r->labels.host = arena_strdup(&r->mem, u.nodename);
+        add_tag(r, "kernel", arena_strdup(&r->mem, u.release));
+    }
+    if ((v = os_release(&r->mem)))
+        add_tag(r, "os", v);
+    if ((v = tool_version(&r->mem, r->argv.v[0])))
+        add_tag(r, "tool_version", v);
+    for (size_t i = 0; i < r->argv.n; i++) {
+        if (i)
+            buf_addc(&cmd, ' ');
+        shell_quote(&cmd, r->argv.v[i]);
+    }
+    add_tag(r, "cmdline", arena_strdup(&r->mem, cmd.data));
+    buf_release(&cmd);
+    const char *first_target = NULL;
+    for (size_t i = 0; i < r->paths.n; i++) {
+        const char *target = NULL, *line = find_mount(&r->mem, r->paths.v[i], &target);
+        if (!line)
+            continue;
+        if (!first_target) {
+            first_target = target;
+            add_tag(r, "mountpoint", target);
+            if (!r->labels.mount)
+                r->labels.mount = line;
+        } else if (strcmp(target, first_target)) {
+            diag_warn(&app->diag, "'%s' is on %s, not on %s: the mount of %s is recorded",
+                      r->paths.v[i], target, first_target, first_target);
+        }
+    }
+    for (size_t i = 0; i < r->user_tags.n; i++) {
+        char *eq = strchr(r->user_tags.v[i], '=');
+        *eq = '\0';
+        add_tag(r, r->user_tags.v[i], eq + 1);
+    }
+}
+
+static int report_failure(struct app *app, const struct run *r, int status, const struct buf *out,
+                          const struct buf *err)
+{
+    fwrite(out->data, 1, out->len, stderr);
+    fwrite(err->data, 1, err->len, stderr);
+    if (status < 0)
+        return diag_error(&app->diag, "cannot run '%s': %s", r->argv.v[0], strerror(errno));
+    return diag_error(&app->diag, "'%s' exited with status %d; nothing imported", r->argv.v[0],
+                      status);
+}
+
+/* Runs the benchmark and imports its output; an exit status. */
+static int run_and_import(struct app *app, struct run *r)
+{
+    struct buf out = BUF_INIT, err = BUF_INIT, file = BUF_INIT;
+    char when[32];
+    now_iso(when);
+    int status = execute(r->argv.v, &out, &err);
+    if (status != 0) {
+        report_failure(app, r, status, &out, &err);
+        status = BDB_EXIT_INPUT;
+    }
+    struct buf *result = r->tool->from_stderr ? &err : &out;
+    FILE *f = status == 0 && r->output ? fopen(r->output, "rb") : NULL;
+    if (status == 0 && r->output && (!f || buf_read_file(&file, f))) {
+        diag_error(&app->diag, "cannot read fio output '%s': %s", r->output, strerror(errno));
+        status = BDB_EXIT_ENV;
+    }
+    if (f)
+        fclose(f);
+    if (r->output)
+        result = &file;
+    struct db *db = NULL;
+    if (status == 0) {
+        record_context(app, r);
+        r->labels.tags = r->tags;
+        r->labels.n_tags = r->n_tags;
+        struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
+                             result->len};
+        int rc = open_db(app, DB_CREATE, &db)
+                     ? -2
+                     : import_store(app, db, &r->labels, r->tool->format, &src);
+        status = rc == -2 ? BDB_EXIT_ENV : rc == -1 ? BDB_EXIT_INPUT : BDB_EXIT_OK;
+    }
+    db_close(db);
+    buf_release(&out);
+    buf_release(&err);
+    buf_release(&file);
+    return status;
+}
+
+static int parse_options(int argc, char **argv, struct run *r)
+{
+    static const struct option longopts[] = {
+        {"host", required_argument, NULL, 'H'},
+        {"storage-class", required_argument, NULL, 'S'},
+        {"mount", required_argument, NULL, 'M'},
+        {"sec", required_argument, NULL, 's'},
+        {"tag", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H':
+            r->labels.host = optarg;
+            break;
+        case 'S':
+            r->labels.storage_class = optarg;
+            break;
+        case 'M':
+            r->labels.mount = optarg;
+            break;
+        case 's':
+            r->labels.sec = optarg;
+            break;
+        case 't':
+            if (!strchr(optarg, '=') || *optarg == '=') {
+                fprintf(stderr, "benchdb run: error: expected --tag KEY=VALUE, got '%s'\n", optarg);
+                return BDB_EXIT_USAGE;
+            }
+            strv_push(&r->user_tags, optarg);
+            break;
+        case 'h':
+            return usage_exit(usage, BDB_EXIT_OK) - 1;
+        default:
+            return usage_exit(usage, BDB_EXIT_USAGE);
+        }
+    }
+    if (optind == argc) {
+        fprintf(stderr, "benchdb run: error: no benchmark to run\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    const char *base = strrchr(argv[optind], '/');
+    base = base ? base + 1 : argv[optind];
+    for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+        if (!strcmp(tools[i].name, base))
+            r->tool = &tools[i];
+    if (!r->tool) {
+        fprintf(stderr, "benchdb run: error: cannot run '%s': expected fio, dd or iperf3\n",
+                argv[optind]);
+        return BDB_EXIT_USAGE;
+    }
+    for (int i = optind; i < argc; i++)
+        strv_push(&r->argv, argv[i]);
+    return BDB_EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv, struct app *app)
+{
+    struct run r = {0};
+    int status = parse_options(argc, argv, &r);
+    if (status == BDB_EXIT_OK) {
+        r.tool->prepare(&r);
+        status = run_and_import(app, &r);
+    }
+    free(r.argv.v);
+    free(r.paths.v);
+    free(r.user_tags.v);
+    free(r.tags);
+    arena_release(&r.mem);
+    return status < 0 ? BDB_EXIT_OK : status;
+}

@@ -1,0 +1,156 @@
+/* sidecar.c: reading FILE.meta / benchdb.meta. */
+#include "sidecar.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/scan.h"
+#include "../core/xalloc.h"
+
+#define TAG_PREFIX "tag."
+
+/* Opens FILE.meta, else DIR/benchdb.meta; NULL with errno ENOENT when neither exists. */
+static FILE *open_sidecar(const char *result_path, struct sidecar *sc)
+{
+    const char *slash = strrchr(result_path, '/');
+    const char *paths[2] = {
+        arena_printf(&sc->mem, "%s.meta", result_path),
+        slash ? arena_printf(&sc->mem, "%.*s/benchdb.meta", (int)(slash - result_path), result_path)
+              : "benchdb.meta",
+    };
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        if (f || errno != ENOENT) {
+            sc->path = paths[i];
+            return f;
+        }
+    }
+    errno = ENOENT;
+    return NULL;
+}
+
+static const char *trimmed(struct arena *a, const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    return arena_strndup(a, s, (size_t)(end - s));
+}
+
+static const char **scalar_slot(struct sidecar *sc, const char *key)
+{
+    struct import_labels *l = &sc->labels;
+    return !strcmp(key, "host")            ? &l->host
+           : !strcmp(key, "storage_class") ? &l->storage_class
+           : !strcmp(key, "mount")         ? &l->mount
+           : !strcmp(key, "sec")           ? &l->sec
+                                           : NULL;
+}
+
+static int tag_seen(const struct sidecar *sc, const char *name)
+{
+    for (size_t i = 0; i < sc->labels.n_tags; i++)
+        if (!strcmp(sc->tags[i].key, name))
+            return 1;
+    return 0;
+}
+
+static int parse_line(struct sidecar *sc, const struct source *src, unsigned lineno,
+                      const char *line, size_t len, struct diag *d)
+{
+    const char *eq = memchr(line, '=', len);
+    if (!eq)
+        return diag_error_line(d, src, lineno, "expected key=value, got '%.*s'", (int)len, line);
+    const char *key = trimmed(&sc->mem, line, eq);
+    const char *value = trimmed(&sc->mem, eq + 1, line + len);
+    const char **slot = scalar_slot(sc, key);
+    int is_tag = !strncmp(key, TAG_PREFIX, strlen(TAG_PREFIX)) && key[strlen(TAG_PREFIX)];
+    if (!slot && !is_tag)
+        return diag_error_line(d, src, lineno,
+                               "unknown key '%s' (expected host, storage_class, mount, sec or "
+                               "tag.NAME)",
+                               key);
+    if (!*value)
+        return diag_error_line(d, src, lineno, "empty value for '%s'", key);
+    if (slot ? *slot != NULL : tag_seen(sc, key + strlen(TAG_PREFIX)))
+        return diag_error_line(d, src, lineno, "duplicate key '%s'", key);
+    if (slot) {
+        *slot = value;
+        return 0;
+    }
+    ALLOC_GROW(sc->tags, sc->labels.n_tags, sc->a_tags);
+    sc->tags[sc->labels.n_tags++] = (struct kv){key + strlen(TAG_PREFIX), value};
+    sc->labels.tags = sc->tags;
+    return 0;
+}
+
+static int parse(struct sidecar *sc, const struct source *src, struct diag *d)
+{
+    struct line_iter it;
+    const char *line;
+    size_t len;
+    size_t nul = strlen(src->data);
+    if (nul < src->len)
+        return diag_error_line(d, src, source_line(src, nul), "unexpected NUL byte");
+    line_iter_init(&it, src->data, src->len, 0);
+    while (line_iter_next(&it, &line, &len)) {
+        const char *p = skip_ws(line);
+        size_t rest = len - (size_t)(p - line);
+        if (rest == 0 || *p == '#')
+            continue;
+        if (parse_line(sc, src, it.lineno, p, rest, d))
+            return -1;
+    }
+    return 0;
+}
+
+int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d)
+{
+    memset(sc, 0, sizeof(*sc));
+    if (!strcmp(result_path, "-"))
+        return 0;
+    FILE *f = open_sidecar(result_path, sc);
+    if (!f && errno == ENOENT) {
+        sc->path = NULL;
+        return 0;
+    }
+    if (!f)
+        return diag_error(d, "cannot open '%s': %s", sc->path, strerror(errno));
+    struct buf text = BUF_INIT;
+    int rc = buf_read_file(&text, f);
+    int err = errno;
+    fclose(f);
+    if (rc == 0) {
+        struct source src = {sc->path, text.data, text.len};
+        rc = parse(sc, &src, d);
+    } else {
+        diag_error(d, "cannot read '%s': %s", sc->path, strerror(err));
+    }
+    buf_release(&text);
+    return rc;
+}
+
+void sidecar_merge(const struct sidecar *sc, const struct import_labels *flags,
+                   struct import_labels *out, struct kv **tags)
+{
+    const struct import_labels *s = &sc->labels;
+    out->host = flags->host ? flags->host : s->host;
+    out->storage_class = flags->storage_class ? flags->storage_class : s->storage_class;
+    out->sec = flags->sec ? flags->sec : s->sec;
+    out->mount = flags->mount ? flags->mount : s->mount;
+    out->n_tags = s->n_tags + flags->n_tags;
+    *tags = xmalloc((out->n_tags ? out->n_tags : 1) * sizeof(**tags));
+    for (size_t i = 0; i < out->n_tags; i++)
+        (*tags)[i] = i < s->n_tags ? s->tags[i] : flags->tags[i - s->n_tags];
+    out->tags = *tags;
+}
+
+void sidecar_release(struct sidecar *sc)
+{
+    free(sc->tags);
+    arena_release(&sc->mem);
+    memset(sc, 0, sizeof(*sc));
+}

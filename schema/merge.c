@@ -1,0 +1,259 @@
+/* merge.c: copying another warehouse's sources (those whose content is not stored here) with
+ * everything that hangs off them. Ids are re-keyed by adding this warehouse's largest id, so
+ * the copy keeps the other's structure without a lookup per row; mounts are shared by their
+ * canonical option string. A source stored in both is left alone (a differing label is a
+ * warning), which makes merging idempotent. */
+#include "db_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/buf.h"
+
+#define OTHER "merge_other"
+
+/* How a copied column is re-keyed: ?1, ?2, ?3 are the source, run and result id offsets. A
+ * NULL expression leaves the column out (a fresh id). table NULL: any table. */
+static const struct rekey {
+    const char *table, *column, *expr;
+} rekeys[] = {
+    {"source_file", "id", "id + ?1"},
+    {"run", "id", "id + ?2"},
+    {"run", "source_id", "source_id + ?1"},
+    {"result", "id", "id + ?3"},
+    {"result", "run_id", "run_id + ?2"},
+    {"result", "mount_id", "(SELECT new_id FROM temp.merge_mount WHERE old_id = mount_id)"},
+    {"label_history", "id", NULL},
+    {NULL, "result_id", "result_id + ?3"},
+};
+
+#define FROM_NEW_SOURCES "id IN (SELECT id FROM temp.merge_src)"
+#define FROM_NEW_RESULTS "result_id IN (SELECT id FROM temp.merge_result)"
+
+/* The tables copied, in foreign-key order, and which of the other's rows. */
+static const struct copy {
+    const char *table, *where;
+} copies[] = {
+    {"source_file", FROM_NEW_SOURCES},
+    {"run", "source_id IN (SELECT id FROM temp.merge_src)"},
+    {"result", "id IN (SELECT id FROM temp.merge_result)"},
+    {"metric", FROM_NEW_RESULTS},
+    {"tag", FROM_NEW_RESULTS},
+    {"latency_bin", FROM_NEW_RESULTS},
+    {"series_point", FROM_NEW_RESULTS},
+    {"label_history", FROM_NEW_RESULTS},
+};
+
+static const char *const setup_sql =
+    "CREATE TEMP TABLE merge_src(id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE merge_result(id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE merge_mount(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
+    "INSERT INTO temp.merge_src SELECT id FROM " OTHER ".source_file "
+    " WHERE sha256 NOT IN (SELECT sha256 FROM main.source_file);"
+    "INSERT INTO temp.merge_result SELECT r.id FROM " OTHER ".result r JOIN " OTHER ".run ON "
+    " run.id = r.run_id WHERE run.source_id IN (SELECT id FROM temp.merge_src);"
+    "INSERT OR IGNORE INTO main.mount(options, fstype, device) SELECT options, fstype, device "
+    " FROM " OTHER ".mount WHERE id IN (SELECT mount_id FROM " OTHER ".result "
+    " WHERE id IN (SELECT id FROM temp.merge_result)) ORDER BY id;"
+    "INSERT INTO temp.merge_mount SELECT o.id, m.id FROM " OTHER ".mount o "
+    " JOIN main.mount m ON m.options = o.options;"
+    "INSERT OR IGNORE INTO main.mount_option(mount_id, key, value) SELECT mm.new_id, o.key, "
+    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;";
+
+static const char *const cleanup_sql = "DROP TABLE IF EXISTS temp.merge_src;"
+                                       "DROP TABLE IF EXISTS temp.merge_result;"
+                                       "DROP TABLE IF EXISTS temp.merge_mount;";
+
+static const char *rekey_expr(const char *table, const char *column, int *omit)
+{
+    for (size_t i = 0; i < sizeof(rekeys) / sizeof(rekeys[0]); i++) {
+        const struct rekey *k = &rekeys[i];
+        if ((!k->table || !strcmp(k->table, table)) && !strcmp(k->column, column)) {
+            *omit = !k->expr;
+            return k->expr;
+        }
+    }
+    *omit = 0;
+    return column;
+}
+
+/* INSERT INTO main.T(cols) SELECT exprs FROM other.T WHERE ..., from this schema's columns. */
+static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
+{
+    struct buf cols = BUF_INIT, exprs = BUF_INIT, pragma = BUF_INIT;
+    sqlite3_stmt *st = NULL;
+    buf_addf(&pragma, "PRAGMA main.table_info(%s)", c->table);
+    int rc = sqlite3_prepare_v2(h, pragma.data, -1, &st, NULL);
+    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *col = (const char *)sqlite3_column_text(st, 1);
+        int omit;
+        const char *expr = rekey_expr(c->table, col, &omit);
+        if (omit)
+            continue;
+        buf_addf(&cols, "%s%s", cols.len ? ", " : "", col);
+        buf_addf(&exprs, "%s%s", exprs.len ? ", " : "", expr);
+    }
+    sqlite3_finalize(st);
+    buf_addf(sql, "INSERT INTO main.%s(%s) SELECT %s FROM " OTHER ".%s WHERE %s ORDER BY rowid",
+             c->table, cols.data, exprs.data, c->table, c->where);
+    buf_release(&cols);
+    buf_release(&exprs);
+    buf_release(&pragma);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int64_t scalar(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Copies every table; *rows gets the row count per table (copies[] order). */
+static int copy_all(sqlite3 *h, size_t rows[])
+{
+    int64_t offset[3] = {
+        scalar(h, "SELECT coalesce(max(id), 0) FROM main.source_file"),
+        scalar(h, "SELECT coalesce(max(id), 0) FROM main.run"),
+        scalar(h, "SELECT coalesce(max(id), 0) FROM main.result"),
+    };
+    if (sqlite3_exec(h, setup_sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+        struct buf sql = BUF_INIT;
+        sqlite3_stmt *st = NULL;
+        int rc = copy_sql(h, &copies[i], &sql) ? SQLITE_ERROR
+                                               : sqlite3_prepare_v2(h, sql.data, -1, &st, NULL);
+        for (int k = 0; rc == SQLITE_OK && k < 3; k++)
+            sqlite3_bind_int64(st, k + 1, offset[k]);
+        if (rc == SQLITE_OK && sqlite3_step(st) != SQLITE_DONE)
+            rc = SQLITE_ERROR;
+        rows[i] = (size_t)sqlite3_changes(h);
+        sqlite3_finalize(st);
+        buf_release(&sql);
+        if (rc != SQLITE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+/* One row per result of a source stored in both warehouses, with its labels. */
+static void labelled_results(struct buf *sql, const char *schema, const char *alias)
+{
+    buf_addf(sql,
+             "%s AS (SELECT s.path, s.sha256, r.job, r.direction, row_number() OVER "
+             "(PARTITION BY s.id, r.job, r.direction ORDER BY r.id) AS k, r.host, "
+             "r.storage_class, r.sec, m.options AS mount, (SELECT group_concat(key || '=' || "
+             "value, ';') FROM (SELECT key, value FROM %s.tag WHERE result_id = r.id ORDER BY "
+             "key)) AS tags FROM %s.result r JOIN %s.run ON run.id = r.run_id "
+             "JOIN %s.source_file s ON s.id = run.source_id LEFT JOIN %s.mount m "
+             "ON m.id = r.mount_id WHERE s.sha256 IN (SELECT sha256 FROM main.source_file "
+             "INTERSECT SELECT sha256 FROM " OTHER ".source_file))",
+             alias, schema, schema, schema, schema, schema);
+}
+
+static const char *const label_names[] = {"host", "storage_class", "sec", "mount", "tags"};
+
+/* Warns once per source stored in both with labels that differ. */
+static int report_conflicts(sqlite3 *h, const char *other_path, size_t *conflicts, struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "WITH ");
+    labelled_results(&sql, "main", "a");
+    buf_adds(&sql, ", ");
+    labelled_results(&sql, OTHER, "b");
+    buf_adds(&sql, " SELECT a.path, a.sha256, count(*), max(a.host IS NOT b.host), "
+                   "max(a.storage_class IS NOT b.storage_class), max(a.sec IS NOT b.sec), "
+                   "max(a.mount IS NOT b.mount), max(a.tags IS NOT b.tags) FROM a JOIN b "
+                   "ON a.sha256 = b.sha256 AND a.job IS b.job AND a.direction IS b.direction "
+                   "AND a.k = b.k WHERE (a.host, a.storage_class, a.sec, a.mount, a.tags) IS NOT "
+                   "(b.host, b.storage_class, b.sec, b.mount, b.tags) GROUP BY a.sha256 "
+                   "ORDER BY a.path, a.sha256");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL);
+    buf_release(&sql);
+    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        struct buf which = BUF_INIT;
+        for (int i = 0; i < 5; i++)
+            if (sqlite3_column_int(st, 3 + i))
+                buf_addf(&which, "%s%s", which.len ? ", " : "", label_names[i]);
+        diag_warn(d,
+                  "%s: '%s' (sha256 %.12s) is stored in both warehouses with different labels "
+                  "(%s) on %d result%s; kept the ones stored here",
+                  other_path, sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), which.data,
+                  sqlite3_column_int(st, 2), sqlite3_column_int(st, 2) == 1 ? "" : "s");
+        buf_release(&which);
+        (*conflicts)++;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* A file: URI for path (opened read-only). */
+static void readonly_uri(struct buf *uri, const char *path)
+{
+    buf_adds(uri, "file:");
+    for (const char *p = path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#')
+            buf_addf(uri, "%%%02X", (unsigned char)*p);
+        else
+            buf_addc(uri, *p);
+    }
+    buf_adds(uri, "?mode=ro");
+}
+
+static int attach(struct db *db, const char *other_path, struct diag *d)
+{
+    struct buf uri = BUF_INIT;
+    readonly_uri(&uri, other_path);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, "ATTACH ? AS " OTHER, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, uri.data, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    }
+    sqlite3_finalize(st);
+    buf_release(&uri);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "cannot open database '%s': %s", other_path, sqlite3_errmsg(db->h));
+    int64_t theirs = scalar(db->h, "PRAGMA " OTHER ".user_version");
+    int64_t ours = db_user_version(db->h);
+    if (theirs == ours)
+        return 0;
+    if (theirs == 0)
+        diag_error(d, "'%s' is not a benchdb database (no schema)", other_path);
+    else
+        diag_error(d, "'%s' has schema version %lld and this warehouse %lld: both must be equal",
+                   other_path, (long long)theirs, (long long)ours);
+    sqlite3_exec(db->h, "DETACH " OTHER, NULL, NULL, NULL);
+    return -1;
+}
+
+int db_merge(struct db *db, const char *other_path, struct merge_counts *c, struct diag *d)
+{
+    memset(c, 0, sizeof(*c));
+    if (attach(db, other_path, d))
+        return -1;
+    size_t rows[sizeof(copies) / sizeof(copies[0])] = {0};
+    int rc = db_begin(db, d);
+    if (rc == 0 && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
+                    copy_all(db->h, rows) || sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
+        rc = diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
+                        sqlite3_errmsg(db->h));
+    }
+    if (rc == 0)
+        rc = db_commit(db, d);
+    if (rc) {
+        db_rollback(db);
+        sqlite3_exec(db->h, cleanup_sql, NULL, NULL, NULL);
+    }
+    c->sources = rows[0];
+    c->runs = rows[1];
+    c->results = rows[2];
+    c->skipped = (size_t)scalar(db->h, "SELECT count(*) FROM " OTHER ".source_file") - rows[0];
+    sqlite3_exec(db->h, "DETACH " OTHER, NULL, NULL, NULL);
+    return rc;
+}
