@@ -65,8 +65,11 @@ struct terse {
     struct bench_record *pending[MAX_BLOCKS];
     size_t n_pending;
     int pending_v2;
-    int job_failed;           /* a job line with error != 0 and no I/O */
+    size_t emitted;
+    /* the first job line with error != 0 and no I/O */
     unsigned failed_line;
+    const char *failed_job;
+    int64_t failed_err;
 };
 
 /* ---- small helpers ---- */
@@ -97,16 +100,21 @@ static const char *find(const char *s, size_t n, const char *lit)
     return NULL;
 }
 
-/* The token for a message: at most 40 bytes, unprintable bytes as '?'. */
-static const char *token(struct arena *a, const char *s, size_t n)
+/* Text for a message: at most max bytes, unprintable bytes as '?'. */
+static const char *printable(struct arena *a, const char *s, size_t n, size_t max)
 {
-    size_t k = n > 40 ? 40 : n;
+    size_t k = n > max ? max : n;
     char *t = arena_alloc(a, k + 4);
     for (size_t i = 0; i < k; i++)
         t[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
     if (k < n)
         memcpy(t + k, "...", 3);
     return t;
+}
+
+static const char *token(struct arena *a, const char *s, size_t n)
+{
+    return printable(a, s, n, 40);
 }
 
 static void split(struct fields *fl, const char *line, size_t len)
@@ -175,8 +183,8 @@ static int bad_field(struct terse *t, int version, size_t i, const char *what, c
 {
     if (i >= t->fl.n)
         return diag_error_at(t->d, t->src, (size_t)(t->fl.end - t->src->data),
-                             "truncated terse v%d line: expected %s (%s, field %zu), got end of line",
-                             version, what, name, i + 1);
+                             "truncated terse v%d line: expected %s (%s, field %zu), "
+                             "got end of line", version, what, name, i + 1);
     const struct field *f = &t->fl.f[i];
     return diag_error_at(t->d, t->src, (size_t)(f->s - t->src->data),
                          "expected %s (%s, field %zu), got '%s'", what, name, i + 1,
@@ -294,7 +302,7 @@ static void scan_fio_error(struct terse *t, const char *line, size_t n)
             return;
     msg += 8;
     t->errs[t->n_errs].code = code;
-    t->errs[t->n_errs++].msg = token(t->a, msg, (size_t)(line + n - msg) > 200 ? 200 : (size_t)(line + n - msg));
+    t->errs[t->n_errs++].msg = printable(t->a, msg, (size_t)(line + n - msg), 200);
 }
 
 static const struct job_header *header_for(const struct terse *t, const char *name, int64_t g)
@@ -423,6 +431,13 @@ static int is_disk_entry(const struct fields *fl, size_t i)
     return is_pct_field(fl, i + 8);
 }
 
+/* continue_on_error's `total_err;first_error` */
+static int is_error_counts(const struct fields *fl, size_t i)
+{
+    return i + 2 <= fl->n && is_digits(fl->f[i].s, fl->f[i].n) &&
+           is_digits(fl->f[i + 1].s, fl->f[i + 1].n);
+}
+
 /* After the fixed tail: disk util (v3+), total_err;first_error, description. */
 static int parse_rest(struct terse *t, int ver, size_t i, struct bench_record **recs, size_t n)
 {
@@ -433,9 +448,7 @@ static int parse_rest(struct terse *t, int ver, size_t i, struct bench_record **
             is_disk_entry(fl, i))
             i += 9;
     }
-    if (i + 2 <= fl->n && is_digits(fl->f[i].s, fl->f[i].n) &&
-        is_digits(fl->f[i + 1].s, fl->f[i + 1].n) && (ver == 2 || i + 2 == fl->n ||
-                                                       !is_digits(fl->f[i + 2].s, fl->f[i + 2].n))) {
+    if (is_error_counts(fl, i)) {
         const char *te = arena_strndup(t->a, fl->f[i].s, fl->f[i].n);
         const char *fe = arena_strndup(t->a, fl->f[i + 1].s, fl->f[i + 1].n);
         for (size_t k = 0; k < n; k++) {
@@ -507,6 +520,7 @@ static int flush_pending(struct terse *t, struct record_sink *out)
     for (size_t k = 0; k < t->n_pending; k++)
         if (out->emit(out->ctx, t->pending[k]))
             return -1;
+    t->emitted += t->n_pending;
     t->n_pending = 0;
     return 0;
 }
@@ -567,9 +581,10 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
     }
     if (parse_rest(t, ver, tail + TAIL_FIELDS, recs, n))
         return -1;
-    if (!n && err && !t->job_failed) {
-        t->job_failed = 1;
+    if (!n && err && !t->failed_line) {
         t->failed_line = t->lineno;
+        t->failed_job = printable(t->a, name, strlen(name), 100);
+        t->failed_err = err;
     }
     memcpy(t->pending, recs, n * sizeof(*recs));
     t->n_pending = n;
@@ -661,9 +676,19 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
         return -1;
     if (!job_lines && fio_line)
         return diag_error_line(d, src, fio_line, "fio run failed: %s",
-                               token(a, fio_msg, fio_len > 300 ? 300 : fio_len));
+                               printable(a, fio_msg, fio_len, 300));
     if (!job_lines)
         return diag_error_line(d, src, 0, "no fio terse result line found");
+    if (t.failed_line) {
+        const char *msg = error_msg_for(&t, t.failed_err);
+        if (!t.emitted)
+            return diag_error_line(d, src, t.failed_line,
+                                   "fio run failed: job '%s' did no I/O, error %lld%s%s",
+                                   t.failed_job, (long long)t.failed_err, msg ? ": " : "",
+                                   msg ? msg : "");
+        diag_warn_line(d, src, t.failed_line, "job '%s' did no I/O, error %lld%s%s",
+                       t.failed_job, (long long)t.failed_err, msg ? ": " : "", msg ? msg : "");
+    }
     return 0;
 }
 

@@ -229,6 +229,16 @@ def test_bad_input(tmp):
     first = failed_src.split("\n")[0]
     check(first.startswith("fio: "), "terse3_failed_run.out starts with 'fio: '")
     expect_error(tmp, "failed_run.out", failed_src, "1: error: fio run failed: " + first[5:])
+    # fio ran but the job did no I/O and reports an error: the terse line gives the number, the
+    # `fio: pid=..., err=28/..., error=MSG` line the message
+    no_io = open(os.path.join(FIX, "terse3_failed_no_io.out"), encoding="utf-8").read()
+    lines = no_io.split("\n")
+    no = next(i for i, l in enumerate(lines, 1) if l.startswith("3;fio-"))
+    f = lines[no - 1].split(";")
+    check(f[4] != "0" and all(float(x) == 0 for x in f[5:9]), "no_io fixture: error, no I/O")
+    msg = re.search(r"err=%s/.*, error=(.*)$" % f[4], no_io, re.M).group(1)
+    expect_error(tmp, "failed_no_io.out", no_io, "%d: error: fio run failed: job '%s' did no I/O, "
+                 "error %s: %s" % (no, f[2], f[4], msg))
 
 
 def main():
