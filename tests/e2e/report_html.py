@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""report --format html: escaping of hostile host, job and storage-class names, the comparison
+table and the SVG bars against means and standard deviations computed here from the raw fio
+JSON of examples/ (and scipy's Welch test for the significance classes), byte-identical
+output, --template overrides, and (when chromium is installed) the page as a browser renders
+it."""
+import glob, json, os, re, shutil, statistics, subprocess, sys, tempfile
+from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+from checks import Checks  # noqa: E402
+
+from scipy import stats  # noqa: E402
+
+BENCHDB = os.environ["BENCHDB"]
+SRC = os.environ["SRCDIR"]
+EXAMPLES = os.path.join(SRC, "examples")
+HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
+SCRIPT_HOST = "<script>alert(1)</script>"
+IMG_CLASS = "<img src=x onerror=alert(1)>"
+t = Checks("report_html")
+
+# workload names as the report documents them: rw, block size, sync, buffered (direct=0)
+RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential Write"}
+METRICS = {"Bandwidth": ("bw_bytes", True), "IOPS": ("iops", True),
+           "Mean latency": ("clat_mean", False), "p99 latency": ("clat_p99", False)}
+
+
+def run(db, *args):
+    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def job_values(path):
+    job = json.load(open(path))["jobs"][0]
+    o = job["job options"]
+    d = "read" if "read" in o["rw"] else "write"
+    x = job[d]
+    name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(), " sync" if "fsync" in o else "")
+    return name, {"bw_bytes": x["bw_bytes"], "iops": x["iops"], "clat_mean": x["clat_ns"]["mean"],
+                  "clat_p99": x["clat_ns"]["percentile"]["99.000000"]}
+
+
+def expected():
+    """{(workload, metric label): {side: [values]}} from the raw example files."""
+    out = {}
+    for side in ("disk", "tmpfs"):
+        for f in sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))):
+            name, vals = job_values(f)
+            for label, (key, _) in METRICS.items():
+                out.setdefault((name, label), {}).setdefault(side, []).append(vals[key])
+    return out
+
+
+class Page(HTMLParser):
+    """Tables (cells with their attributes and text) and SVG figures of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.charts, self.cell, self.stack = {}, [], None, []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.rows = self.tables.setdefault(a.get("data-table"), [])
+        elif tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = [a, ""]
+            self.rows[-1].append(self.cell)
+        elif tag == "svg":
+            self.charts.append({"label": a.get("aria-label"), "bars": [], "ticks": []})
+        elif tag == "rect" and a.get("class") == "bar":
+            self.charts[-1]["bars"].append(a)
+        elif tag == "text" and self.charts and a.get("text-anchor") == "middle":
+            self.stack.append(("tick", a))
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[1] += data
+
+
+def check_comparison(page, exp):
+    rows = page.tables.get("comparison", [])
+    t.eq([c[1] for c in rows[0]], ["Workload", "Metric", "disk (baseline)", "tmpfs",
+                                   "tmpfs vs disk"], "comparison header")
+    t.eq(len(rows) - 1, len(exp), "comparison rows")
+    for row in rows[1:]:
+        key = (row[0][1], row[1][1])
+        if not t.ok(key in exp, "expected workload/metric %r" % (key,)):
+            continue
+        base, cand = exp[key]["disk"], exp[key]["tmpfs"]
+        t.near(float(row[2][0]["data-value"]), statistics.mean(base), "%r disk" % (key,))
+        t.near(float(row[3][0]["data-value"]), statistics.mean(cand), "%r tmpfs" % (key,))
+        t.ok("n=3" in row[2][1] and "±" in row[2][1], "%r shows sd and n: %r" % (key, row[2][1]))
+        higher = METRICS[key[1]][1]
+        p = stats.ttest_ind(base, cand, equal_var=False).pvalue
+        better = (statistics.mean(cand) > statistics.mean(base)) == higher
+        want = ("sig better" if better else "sig worse") if p < 0.05 else "ns"
+        t.eq(row[4][0]["class"], "factor " + want, "%r factor class (p=%.3g)" % (key, p))
+
+
+def human_unit(metric, top):
+    """The unit the axis should use for its largest bar end (binary prefixes, as fio)."""
+    if metric == "Bandwidth":
+        names = ["B/s", "KiB/s", "MiB/s", "GiB/s"]
+        return names[max(i for i in range(4) if i == 0 or top >= 1024 ** i)]
+    if metric == "IOPS":
+        return ["IOPS", "k IOPS", "M IOPS"][max(i for i in range(3) if i == 0 or top >= 1e3 ** i)]
+    return ["ns", "µs", "ms", "s"][max(i for i in range(4) if i == 0 or top >= 1e3 ** i)]
+
+
+def check_charts(page, exp):
+    t.eq(len(page.charts), 4, "one chart per metric")
+    for chart in page.charts:
+        metric = chart["label"].split(" (")[0]
+        mine = {k: v for k, v in exp.items() if k[1] == metric}
+        t.eq(len(chart["bars"]), 2 * len(mine), metric + " bars")
+        top = max(statistics.mean(v) + statistics.stdev(v) for e in mine.values()
+                  for v in e.values())
+        t.eq(chart["label"], "%s (%s)" % (metric, human_unit(metric, top)), "axis label")
+        scale = None
+        for bar in chart["bars"]:
+            side = "disk" if bar["data-side"] == "disk (baseline)" else bar["data-side"]
+            value = float(bar["data-value"])
+            match = [v[side] for v in mine.values() if abs(statistics.mean(v[side]) - value)
+                     <= 1e-6 * value]
+            if not t.eq(len(match), 1, "%s bar %s=%g is one workload's mean" % (metric, side,
+                                                                                 value)):
+                continue
+            t.near(float(bar["data-sd"]), statistics.stdev(match[0]), metric + " bar sd")
+            t.eq(bar["data-n"], "3", metric + " bar n")
+            width = float(bar["width"])
+            scale = scale or width / value
+            if width > 5:  # bar lengths are proportional to the values
+                t.near(width / value / scale, 1.0, metric + " bar length")
+
+
+def check_escaping(html, what):
+    t.ok("<script" not in html, what + ": no <script element")
+    t.ok("<img" not in html and "<b>" not in html, what + ": no injected elements")
+    t.ok("onerror=alert" not in html.replace("&lt;img src=x onerror=alert(1)&gt;", ""),
+         what + ": onerror only inside escaped text")
+
+
+def chromium(path, tmp):
+    exe = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(exe):
+        print("note: chromium is not installed: skipping the browser checks")
+        return
+    base = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    prof = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.run(base + ["--user-data-dir=" + prof, "--dump-dom", "file://" + path],
+                       capture_output=True, text=True, timeout=120)
+    t.eq(p.returncode, 0, "chromium --dump-dom")
+    dom = Page()
+    dom.feed(p.stdout)
+    t.eq(len(dom.tables.get("comparison", [])), 17, "DOM: comparison table rows")
+    t.eq(len(dom.charts), 4, "DOM: svg charts")
+    t.ok(all(len(c["bars"]) == 8 for c in dom.charts), "DOM: 8 bars per chart")
+    t.ok("<script" not in p.stdout, "DOM: no script element")
+    shot = os.path.join(tmp, "out.png")
+    prof = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.run(base + ["--user-data-dir=" + prof, "--screenshot=" + shot,
+                               "--window-size=1280,2000", "file://" + path],
+                       capture_output=True, text=True, timeout=120)
+    t.eq(p.returncode, 0, "chromium --screenshot")
+    t.ok(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+         "screenshot is a PNG")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        for side in ("disk", "tmpfs"):
+            rc, _, err = run(db, "import", "--storage-class", side,
+                             *sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))))
+            t.eq(rc, 0, "import " + side + " " + err)
+        # a randwrite 8K workload: not in examples/, so it is listed as run on one side only
+        rc, _, err = run(db, "import", "--storage-class", "disk", "--host", SCRIPT_HOST, HOSTILE)
+        t.eq(rc, 0, "import hostile " + err)
+        copy = os.path.join(tmp, "copy.json")  # other bytes, so it is stored once more
+        with open(copy, "w") as f:
+            f.write(open(os.path.join(EXAMPLES, "tmpfs", "randread-1.json")).read() + "\n")
+        rc, _, err = run(db, "import", "--storage-class", IMG_CLASS, copy)
+        t.eq(rc, 0, "import copy " + err)
+
+        out = os.path.join(tmp, "r.html")
+        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "-o", out)
+        t.eq(rc, 0, "report -o r.html " + err)
+        html = open(out, encoding="utf-8").read()
+        t.ok(html.startswith("<!DOCTYPE html>"), "HTML5 doctype")
+        t.ok("&lt;script&gt;alert(1)&lt;/script&gt;" in html, "hostile host shown as text")
+        check_escaping(html, "disk vs tmpfs")
+        t.ok("<style>" in html and "overflow-wrap: anywhere" in html, "inline style")
+        t.ok(not re.search(r"<(link|img|iframe)\b|src=\"http|href=\"http", html),
+             "nothing fetched")
+        page = Page()
+        page.feed(html)
+        exp = expected()
+        check_comparison(page, exp)
+        check_charts(page, exp)
+        unmatched = page.tables.get("unmatched", [])
+        t.ok(any(r[0][1].startswith("Random Write 8K") for r in unmatched[1:]),
+             "hostile fixture's workload listed as unmatched")
+
+        rc, out2, _ = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html")
+        t.eq(out2, html, "byte-identical on a second run (stdout)")
+
+        rc, h2, err = run(db, "report", "--compare", "disk", IMG_CLASS, "--format", "html")
+        t.eq(rc, 0, "report with hostile storage class " + err)
+        check_escaping(h2, "disk vs <img>")
+        t.ok('data-side="&lt;img src=x onerror=alert(1)&gt;"' in h2, "hostile side escaped in svg")
+
+        tdir = os.path.join(tmp, "tpl")
+        os.mkdir(tdir)
+        with open(os.path.join(tdir, "style.css"), "w") as f:
+            f.write("body { color: rebeccapurple }\n")
+        rc, h3, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
+                          "--template", tdir)
+        t.eq(rc, 0, "--template with style.css only " + err)
+        t.ok("rebeccapurple" in h3 and "overflow-wrap" not in h3, "style.css from --template")
+        t.ok("<main>" in h3, "report.html falls back to the built-in one")
+        with open(os.path.join(tdir, "report.html"), "w") as f:
+            f.write("<html>\n{{title}}\n{{nope}}\n</html>\n")
+        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
+                         "--template", tdir)
+        t.eq(rc, 1, "unknown placeholder exit status")
+        t.ok("report.html:3:1: error: unknown placeholder '{{nope}}'" in err, "message: " + err)
+
+        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "pdf")
+        t.eq(rc, 2, "unknown format is a usage error")
+        chromium(out, tmp)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
