@@ -14,8 +14,10 @@ struct diag {
     void (*emit)(void *ctx, enum diag_level level, const char *line);
     void *ctx;
     unsigned errors, warnings;
+    /* Set by the caller: an importer may then add a note per input line it could not use. */
+    int verbose;
 };
-#define DIAG_INIT {NULL, NULL, 0, 0}
+#define DIAG_INIT {NULL, NULL, 0, 0, 0}
 
 /* An input being read: the whole content in memory, with the name used in messages. */
 struct source {

@@ -1,0 +1,392 @@
+/* notes.c: free-form notes: prose with pasted tool output (fio, dd, iperf), shell
+ * transcripts, mount lines and results a person typed. Each pasted block is handed to the
+ * importer that recognises it through a source pointing into the note; a wrapping sink
+ * moves the line numbers to the note's and adds the context the text around gives. */
+#include "notes.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/scan.h"
+
+static const char *const shell_words[] = {
+    "time",  "dd",     "fio",     "mount",   "umount", "cat", "cd",    "df",
+    "ls",    "rm",     "uname",   "iperf",   "iperf3", "zfs", "zpool", "ip",
+    "echo",  "sudo",   "sync",    "kubectl", "apt",    "yum", "dnf",   "pwd",
+    "mkdir", "export", "nfsstat", "findmnt", NULL,
+};
+
+char *notes_trim(struct arena *a, const char *s, size_t n)
+{
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    return arena_strndup(a, s, n);
+}
+
+int notes_contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; hay && *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return 1;
+    return 0;
+}
+
+static int is_shell_word(const char *s)
+{
+    for (size_t i = 0; shell_words[i]; i++) {
+        size_t k = strlen(shell_words[i]);
+        if (!strncmp(s, shell_words[i], k) && (s[k] == ' ' || s[k] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+/* "[user@host dir]# cmd", "user@host:dir$ cmd", "-bash-3.2# cmd", "$ cmd", "# cmd". */
+static void prompt(struct arena *a, struct nline *l)
+{
+    const char *s = l->t, *at, *end = NULL, *host = NULL;
+    size_t hn = 0;
+    if (*s == '[' && (end = strchr(s, ']')) && (end[1] == '#' || end[1] == '$') &&
+        (at = memchr(s, '@', (size_t)(end - s)))) {
+        host = at + 1;
+        hn = strcspn(host, " ]");
+        end += 2;
+    } else if (!strncmp(s, "-bash-", 6) && (end = strpbrk(s, "#$")) && end[1] == ' ') {
+        end++;
+    } else if ((s[0] == '$' || s[0] == '#') && s[1] == ' ' && is_shell_word(s + 2)) {
+        end = s + 1;
+    } else if ((at = strchr(s, '@')) && at > s && (end = strpbrk(at, "$#")) && end[1] == ' ' &&
+               memchr(at, ':', (size_t)(end - at)) && !memchr(s, ' ', (size_t)(end - s))) {
+        host = at + 1;
+        hn = strcspn(host, ":");
+        end++;
+    } else {
+        return;
+    }
+    l->kind = NK_PROMPT;
+    l->cmd = skip_ws(end);
+    if (host && hn)
+        l->host = arena_strndup(a, host, hn);
+}
+
+static int digits_then(const char *s, const char *lit)
+{
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    return !strncmp(s, lit, strlen(lit));
+}
+
+/* "real    15m57.921s", "user\t0m4.451s", "sys 1m52.813s" (shell time). */
+static int time_line(const char *t)
+{
+    const char *p = t;
+    if (!scan_lit(&p, "real") && !scan_lit(&p, "user") && !scan_lit(&p, "sys"))
+        return 0;
+    return (*p == ' ' || *p == '\t') && isdigit((unsigned char)*skip_ws(p));
+}
+
+/* Lines that only a tool prints; indented lines after them continue a fio block. */
+static enum ntool tool_line(const char *t)
+{
+    const char *s = skip_ws(t);
+    if (strstr(t, ": (g=") || strstr(t, ": (groupid=") || !strncmp(t, "fio-", 4) ||
+        !strncmp(t, "Jobs: ", 6) || !strncmp(t, "Run status group ", 17) || !strcmp(t, "...") ||
+        !strncmp(t, "Disk stats (", 12) || strstr(s, ": bw=") || strstr(s, ": IOPS="))
+        return NT_FIO;
+    if ((digits_then(s, "+") && (strstr(s, " records in") || strstr(s, " records out"))) ||
+        (digits_then(s, " bytes") && (strstr(s, " copied") || strstr(s, " transferred"))) ||
+        time_line(t))
+        return NT_DD;
+    if (!strncmp(t, "Client connecting to ", 21) || !strncmp(t, "Server listening on ", 20) ||
+        !strncmp(t, "TCP window size", 15) || !strncmp(t, "UDP buffer size", 15) ||
+        !strncmp(t, "------------", 12) || !strncmp(t, "[ ID]", 5) || !strncmp(t, "[SUM]", 5) ||
+        (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || !strncmp(t, "iperf Done", 10))
+        return NT_IPERF;
+    return NT_NONE;
+}
+
+static void classify(struct notes *nt, struct nline *l)
+{
+    const char *t = l->t;
+    if (!*skip_ws(t)) {
+        l->kind = NK_BLANK;
+        return;
+    }
+    l->kind = NK_TEXT;
+    prompt(nt->a, l);
+    if (l->kind == NK_PROMPT)
+        return;
+    if ((l->tool = tool_line(t)) != NT_NONE) {
+        l->kind = NK_TOOL;
+        return;
+    }
+    int h = 0;
+    while (t[h] == '#')
+        h++;
+    if (h >= 1 && h <= 6 && t[h] == ' ') {
+        l->kind = NK_HEADING;
+        l->level = h;
+    }
+}
+
+/* A plain-text label: a short line opening a paragraph that is no command, list item,
+ * table row or key/value line ("RHEL 7:", "E1000 network adapter", "local - recordsize=..."). */
+static int is_label(const struct nline *l, const struct nline *prev)
+{
+    const char *t = l->t;
+    size_t n = strlen(t);
+    if (l->kind != NK_TEXT || (prev && prev->kind != NK_BLANK) || n > 100 || n < 2)
+        return 0;
+    if (strchr("-*+|[`", t[0]) || !strncmp(t, "\xe2\x80\xa2", 3) || strchr(t, '\t') ||
+        isspace((unsigned char)t[0]) || is_shell_word(t) || notes_is_mount_line(t))
+        return 0;
+    return !strchr(t, '=') || strstr(t, " - ") != NULL;
+}
+
+static void split_lines(struct notes *nt)
+{
+    struct line_iter it;
+    const char *s;
+    size_t len, a_lines = 0;
+    line_iter_init(&it, nt->src->data, nt->src->len, 0);
+    while (line_iter_next(&it, &s, &len)) {
+        if (nt->n == a_lines) {
+            a_lines = a_lines ? 2 * a_lines : 64;
+            struct nline *m = arena_alloc(nt->a, a_lines * sizeof(*m));
+            if (nt->n)
+                memcpy(m, nt->l, nt->n * sizeof(*m));
+            nt->l = m;
+        }
+        struct nline *l = &nt->l[nt->n++];
+        memset(l, 0, sizeof(*l));
+        while (len && isspace((unsigned char)s[len - 1]))
+            len--;
+        l->t = arena_strndup(nt->a, s, len);
+        l->off = (size_t)(s - nt->src->data);
+        l->no = it.lineno;
+        classify(nt, l);
+    }
+    int fence = 0;
+    for (size_t i = 0; i < nt->n; i++) {
+        if (!strncmp(nt->l[i].t, "```", 3))
+            fence = !fence;
+        else if (!fence && is_label(&nt->l[i], i ? &nt->l[i - 1] : NULL))
+            nt->l[i].kind = NK_LABEL;
+    }
+}
+
+/* ---- pasted tool output ---- */
+
+struct wrap {
+    struct notes *nt;
+    size_t first, last; /* the block's line indices */
+    unsigned shift;
+    const struct importer *imp;
+};
+
+static int wrap_emit(void *ctx, const struct bench_record *rec)
+{
+    struct wrap *w = ctx;
+    struct bench_record r = *rec;
+    r.tags = NULL;
+    r.n_tags = r.a_tags = 0;
+    for (size_t i = 0; i < rec->n_tags; i++)
+        record_tag(w->nt->a, &r, rec->tags[i].key, rec->tags[i].value);
+    r.metrics = arena_alloc(w->nt->a, (rec->n_metrics + 1) * sizeof(*r.metrics));
+    memcpy(r.metrics, rec->metrics, rec->n_metrics * sizeof(*r.metrics));
+    r.a_metrics = rec->n_metrics + 1;
+    size_t first = w->first, last = w->last;
+    if (rec->line_first) {
+        r.line_first = rec->line_first + w->shift;
+        r.line_last = rec->line_last + w->shift;
+        while (first < w->last && w->nt->l[first].no < r.line_first)
+            first++;
+        while (last > first && w->nt->l[last].no > r.line_last)
+            last--;
+    }
+    notes_context(w->nt, first, last, &r, 0, NULL);
+    return notes_emit(w->nt, &r);
+}
+
+static int discard(void *ctx, const struct bench_record *rec)
+{
+    (void)rec;
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+static void quiet(void *ctx, enum diag_level level, const char *line)
+{
+    (void)ctx;
+    (void)level;
+    (void)line;
+}
+
+/* The importer that takes the block whole, tried on a quiet diag first so that a block it
+ * rejects can still be read line by line here. */
+static const struct importer *block_importer(struct notes *nt, const struct source *sub)
+{
+    const struct importer *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; importers[i]; i++) {
+        if (!strcmp(importers[i]->name, "notes"))
+            continue;
+        int score = importers[i]->probe(sub);
+        if (score > best_score) {
+            best = importers[i];
+            best_score = score;
+        }
+    }
+    if (!best || best_score < 50)
+        return NULL;
+    struct diag q = {quiet, NULL, 0, 0, 0};
+    size_t count = 0;
+    struct record_sink s = {discard, &count};
+    struct arena scratch = ARENA_INIT;
+    int rc = best->parse(sub, &scratch, &s, &q);
+    arena_release(&scratch);
+    (void)nt;
+    return rc == 0 && count ? best : NULL;
+}
+
+static void mark_used(struct notes *nt, size_t first, size_t last)
+{
+    for (size_t i = first; i <= last; i++)
+        nt->l[i].used = 1;
+}
+
+static int import_block(struct notes *nt, size_t first, size_t last)
+{
+    const struct nline *f = &nt->l[first], *e = &nt->l[last];
+    struct source sub = {nt->src->path, nt->src->data + f->off, e->off + strlen(e->t) - f->off};
+    const struct importer *imp = block_importer(nt, &sub);
+    if (!imp)
+        return notes_fio_lines(nt, first, last);
+    struct wrap w = {nt, first, last, f->no - 1, imp};
+    struct record_sink s = {wrap_emit, &w};
+    if (imp->parse(&sub, nt->a, &s, nt->d))
+        return -1;
+    mark_used(nt, first, last);
+    return 0;
+}
+
+static int continues(const struct notes *nt, size_t i, enum ntool tool)
+{
+    const struct nline *l = &nt->l[i];
+    if (l->kind == NK_TOOL || (tool == NT_FIO && isspace((unsigned char)l->t[0])))
+        return l->kind != NK_TOOL || l->tool == tool || isspace((unsigned char)l->t[0]);
+    if (l->kind != NK_BLANK)
+        return 0;
+    while (i < nt->n && nt->l[i].kind == NK_BLANK)
+        i++;
+    return i < nt->n && nt->l[i].kind == NK_TOOL && nt->l[i].tool == tool;
+}
+
+static int tool_blocks(struct notes *nt)
+{
+    for (size_t i = 0; i < nt->n; i++) {
+        if (nt->l[i].kind != NK_TOOL)
+            continue;
+        size_t first = i, last = i;
+        enum ntool tool = nt->l[i].tool;
+        if (i && nt->l[i - 1].kind == NK_PROMPT)
+            first = i - 1;
+        while (last + 1 < nt->n && continues(nt, last + 1, tool))
+            last++;
+        while (nt->l[last].kind == NK_BLANK)
+            last--;
+        if (import_block(nt, first, last))
+            return -1;
+        i = last;
+    }
+    return 0;
+}
+
+/* ---- results ---- */
+
+int notes_emit(struct notes *nt, struct bench_record *r)
+{
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        if (nt->n_vals == nt->a_vals) {
+            nt->a_vals = nt->a_vals ? 2 * nt->a_vals : 64;
+            struct emitted *v = arena_alloc(nt->a, nt->a_vals * sizeof(*v));
+            if (nt->n_vals)
+                memcpy(v, nt->vals, nt->n_vals * sizeof(*v));
+            nt->vals = v;
+        }
+        nt->vals[nt->n_vals++] = (struct emitted){r->metrics[i].name, r->metrics[i].value};
+    }
+    return nt->out->emit(nt->out->ctx, r);
+}
+
+/* With d->verbose, one note per line that looks like a result but went into none. */
+static void report_unused(struct notes *nt)
+{
+    if (!nt->d->verbose || !nt->d->emit)
+        return;
+    for (size_t i = 0; i < nt->n; i++) {
+        const struct nline *l = &nt->l[i];
+        if (l->used || !notes_measurement_like(l->t))
+            continue;
+        struct buf b = BUF_INIT;
+        buf_addf(&b, "%s:%u: note: unused measurement '%s'", nt->src->path, l->no, skip_ws(l->t));
+        nt->d->emit(nt->d->ctx, DIAG_NOTE, b.data);
+        buf_release(&b);
+    }
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+{
+    struct notes nt = {src, a, d, out, NULL, 0, NULL, 0, 0, NULL, 0, 0};
+    if (memchr(src->data, '\0', src->len))
+        return diag_error_at(d, src,
+                             (size_t)((const char *)memchr(src->data, '\0', src->len) - src->data),
+                             "unexpected NUL byte in a text note");
+    split_lines(&nt);
+    notes_scan_jobs(&nt);
+    if (tool_blocks(&nt) || notes_markdown(&nt) || notes_tables(&nt))
+        return -1;
+    report_unused(&nt);
+    return 0;
+}
+
+/* A fallback: prose plus lines that look like results scores 10..30, below any importer
+ * that recognises the whole file. */
+static int probe(const struct source *src)
+{
+    struct line_iter it;
+    const char *s;
+    size_t len;
+    unsigned prose = 0, measure = 0;
+    char t[512];
+    line_iter_init(&it, src->data, src->len < (1u << 20) ? src->len : (1u << 20), 0);
+    while (line_iter_next(&it, &s, &len)) {
+        size_t k = len < sizeof(t) - 1 ? len : sizeof(t) - 1;
+        memcpy(t, s, k);
+        t[k] = '\0';
+        if (memchr(s, '\0', len))
+            return 0;
+        if (notes_measurement_like(t))
+            measure++;
+        else if (strchr(t, ' ') && isalpha((unsigned char)*skip_ws(t)))
+            prose++;
+    }
+    if (!prose || !measure)
+        return 0;
+    return measure > 20 ? 30 : 10 + (int)measure;
+}
+
+const struct importer importer_notes = {
+    "notes",
+    "free-form notes with pasted tool output, transcribed results and context",
+    probe,
+    parse,
+};

@@ -1,0 +1,469 @@
+/* notes_ctx.c: the context a note gives a result: the headings and labels above it, the
+ * host from shell prompts and uname -a, the mount from mount commands, mount output and
+ * fstab lines (or df output for the export), the storage class from a "Storage Class:"
+ * line, and the workload from fio command lines and job files shown in the text. */
+#include "notes.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/mount.h"
+#include "../core/scan.h"
+
+static const char *const fstypes[] = {"nfs",  "nfs4",  "xfs",  "ext4",  "ext3",       "zfs",
+                                      "cifs", "tmpfs", "ceph", "btrfs", "fuse.sshfs", NULL};
+
+static const char *text_of(const struct nline *l)
+{
+    const char *s = l->cmd ? l->cmd : l->t;
+    return !strncmp(s, "sudo ", 5) ? skip_ws(s + 5) : s;
+}
+
+static size_t field(const char **p)
+{
+    *p = skip_ws(*p);
+    size_t n = strcspn(*p, " \t");
+    return n;
+}
+
+int notes_is_mount_line(const char *s)
+{
+    s = skip_ws(s);
+    if (!strncmp(s, "sudo ", 5))
+        s = skip_ws(s + 5);
+    if (!strncmp(s, "mount ", 6) || !strncmp(s, "mount.nfs", 9))
+        return 1;
+    if (strstr(s, " on ") && strstr(s, " type ") && strchr(s, '('))
+        return 1;
+    const char *p = s;
+    size_t n[4];
+    const char *f[4];
+    for (int i = 0; i < 4; i++) {
+        n[i] = field(&p);
+        f[i] = p;
+        if (!n[i])
+            return 0;
+        p += n[i];
+    }
+    for (size_t i = 0; fstypes[i]; i++)
+        if (strlen(fstypes[i]) == n[2] && !strncmp(f[2], fstypes[i], n[2]))
+            return memchr(f[3], ',', n[3]) || memchr(f[3], '=', n[3]) || n[3] == 2;
+    return 0;
+}
+
+/* ---- fio command lines and job files ---- */
+
+static struct fio_job *new_job(struct notes *nt, size_t at, const char *name)
+{
+    if (nt->n_jobs == nt->a_jobs) {
+        nt->a_jobs = nt->a_jobs ? 2 * nt->a_jobs : 16;
+        struct fio_job *j = arena_alloc(nt->a, nt->a_jobs * sizeof(*j));
+        if (nt->n_jobs)
+            memcpy(j, nt->jobs, nt->n_jobs * sizeof(*j));
+        nt->jobs = j;
+    }
+    struct fio_job *j = &nt->jobs[nt->n_jobs++];
+    memset(j, 0, sizeof(*j));
+    j->at = at;
+    j->name = name;
+    workload_init(&j->wl);
+    return j;
+}
+
+static void int_opt(const char *v, int64_t *out)
+{
+    int64_t x;
+    const char *p = v;
+    if (scan_int64(&p, &x) && !*p)
+        *out = x;
+}
+
+static void bool_opt(const char *v, int *out)
+{
+    *out = strcmp(v, "0") && strcmp(v, "none") ? 1 : 0;
+}
+
+/* One fio option (key=value) into a job. */
+static void job_opt(struct arena *a, struct fio_job *j, const char *k, const char *v)
+{
+    int64_t bytes;
+    if (!strcmp(k, "name"))
+        j->name = arena_strdup(a, v);
+    else if (!strcmp(k, "rw") || !strcmp(k, "readwrite"))
+        j->wl.rw = arena_strndup(a, v, strcspn(v, ":"));
+    else if ((!strcmp(k, "bs") || !strcmp(k, "blocksize")) && parse_fio_size(v, &bytes))
+        j->wl.bs_bytes = bytes;
+    else if ((!strcmp(k, "size") || !strcmp(k, "filesize")) && parse_fio_size(v, &bytes))
+        j->wl.size_bytes = bytes;
+    else if (!strcmp(k, "iodepth"))
+        int_opt(v, &j->wl.iodepth);
+    else if (!strcmp(k, "numjobs"))
+        int_opt(v, &j->wl.numjobs);
+    else if (!strcmp(k, "runtime"))
+        int_opt(v, &j->wl.runtime_s);
+    else if (!strcmp(k, "rwmixread"))
+        int_opt(v, &j->wl.rwmixread);
+    else if (!strcmp(k, "direct"))
+        bool_opt(v, &j->wl.direct);
+    else if (!strcmp(k, "sync"))
+        bool_opt(v, &j->wl.sync);
+    else if (!strcmp(k, "ioengine"))
+        j->wl.ioengine = arena_strdup(a, v);
+    else if (!strcmp(k, "filename") || !strcmp(k, "directory") || !strcmp(k, "filename_format"))
+        j->path = arena_strdup(a, v);
+}
+
+static void job_kv(struct arena *a, struct fio_job *j, const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    const char *k = notes_trim(a, s, eq ? (size_t)(eq - s) : n);
+    const char *v = eq ? notes_trim(a, eq + 1, n - (size_t)(eq - s) - 1) : "1";
+    job_opt(a, j, k, v);
+}
+
+/* fio --name=x --rw=randrw ... with backslash continuations. */
+static size_t command_job(struct notes *nt, size_t i)
+{
+    struct fio_job *j = new_job(nt, i, NULL);
+    for (;; i++) {
+        const char *s = i == j->at ? text_of(&nt->l[i]) + 4 : nt->l[i].t;
+        while (*(s = skip_ws(s))) {
+            size_t n = strcspn(s, " \t");
+            if (!strncmp(s, "--", 2) && n > 2 && s[2] != '\\')
+                job_kv(nt->a, j, s + 2, n - 2);
+            s += n;
+        }
+        size_t len = strlen(nt->l[i].t);
+        if (i + 1 >= nt->n || !len || nt->l[i].t[len - 1] != '\\')
+            return i;
+    }
+}
+
+static int section_name(const char *t, const char **name, size_t *n)
+{
+    size_t len = strlen(t);
+    if (t[0] != '[' || len < 3 || t[len - 1] != ']' || strpbrk(t, " \t@"))
+        return 0;
+    *name = t + 1;
+    *n = len - 2;
+    return 1;
+}
+
+/* [global] and [job] sections with key=value lines; a job inherits [global]. */
+static size_t job_file(struct notes *nt, size_t i)
+{
+    struct fio_job global, *cur = &global;
+    memset(&global, 0, sizeof(global));
+    workload_init(&global.wl);
+    for (; i < nt->n; i++) {
+        const char *t = nt->l[i].t, *name;
+        size_t n;
+        if (section_name(t, &name, &n)) {
+            if (n == 6 && !strncmp(name, "global", 6)) {
+                cur = &global;
+                continue;
+            }
+            struct fio_job saved = global;
+            cur = new_job(nt, i, arena_strndup(nt->a, name, n));
+            cur->wl = saved.wl;
+            cur->path = saved.path;
+        } else if (*t && *t != '#' && *t != ';' && !isspace((unsigned char)*t) && !strchr(t, ' ')) {
+            job_kv(nt->a, cur, t, strlen(t));
+            if (cur->path && cur->name && strstr(cur->path, "$jobname")) {
+                const char *at = strstr(cur->path, "$jobname");
+                cur->path = arena_printf(nt->a, "%.*s%s%s", (int)(at - cur->path), cur->path,
+                                         cur->name, at + 8);
+            }
+        } else if (*skip_ws(t)) {
+            return i - 1;
+        }
+    }
+    return i - 1;
+}
+
+void notes_scan_jobs(struct notes *nt)
+{
+    for (size_t i = 0; i < nt->n; i++) {
+        const char *s = text_of(&nt->l[i]), *name;
+        size_t n;
+        if (!strncmp(s, "fio ", 4) && strstr(s, "--"))
+            i = command_job(nt, i);
+        else if (nt->l[i].kind != NK_PROMPT && section_name(nt->l[i].t, &name, &n))
+            i = job_file(nt, i);
+    }
+    /* jobs inherit [global] when it comes after their section was opened: fix paths */
+    for (size_t k = 0; k < nt->n_jobs; k++) {
+        struct fio_job *j = &nt->jobs[k];
+        const char *at = j->path && j->name ? strstr(j->path, "$jobname") : NULL;
+        if (at)
+            j->path =
+                arena_printf(nt->a, "%.*s%s%s", (int)(at - j->path), j->path, j->name, at + 8);
+    }
+}
+
+static char rw_family(const char *rw)
+{
+    if (!rw)
+        return 0;
+    if (strstr(rw, "rw") || strstr(rw, "readwrite") || strstr(rw, "trimwrite"))
+        return 'm';
+    if (strstr(rw, "read"))
+        return 'r';
+    if (strstr(rw, "write"))
+        return 'w';
+    return 0;
+}
+
+static const struct fio_job *choose_job(const struct notes *nt, size_t first,
+                                        const struct bench_record *r, char family, const char *hint)
+{
+    const struct fio_job *best = NULL;
+    for (size_t k = 0; k < nt->n_jobs; k++)
+        if (r->job && nt->jobs[k].name && !strcmp(nt->jobs[k].name, r->job))
+            best = &nt->jobs[k];
+    if (best || r->job)
+        return best;
+    for (size_t k = 0; k < nt->n_jobs && nt->jobs[k].at < first; k++) {
+        const struct fio_job *j = &nt->jobs[k];
+        if (family && rw_family(j->wl.rw) != family)
+            continue;
+        if (!hint || notes_contains_ci(j->name, hint) || notes_contains_ci(j->path, hint) || !best)
+            best = j;
+    }
+    return best;
+}
+
+static void fill_workload(struct workload *w, const struct workload *from)
+{
+    if (!w->rw)
+        w->rw = from->rw;
+    if (!w->ioengine)
+        w->ioengine = from->ioengine;
+    int64_t *dst[] = {&w->bs_bytes,   &w->iodepth,   &w->numjobs,
+                      &w->size_bytes, &w->rwmixread, &w->runtime_s};
+    const int64_t src[] = {from->bs_bytes,   from->iodepth,   from->numjobs,
+                           from->size_bytes, from->rwmixread, from->runtime_s};
+    for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+        if (*dst[i] == WL_UNKNOWN)
+            *dst[i] = src[i];
+    int *bdst[] = {&w->direct, &w->sync, &w->fsync, &w->fdatasync};
+    const int bsrc[] = {from->direct, from->sync, from->fsync, from->fdatasync};
+    for (size_t i = 0; i < sizeof(bsrc) / sizeof(bsrc[0]); i++)
+        if (*bdst[i] == WL_UNKNOWN)
+            *bdst[i] = bsrc[i];
+}
+
+/* ---- sections ---- */
+
+static int is_boundary(const struct nline *l)
+{
+    return l->kind == NK_HEADING || l->kind == NK_LABEL;
+}
+
+static size_t section_begin(const struct notes *nt, size_t i)
+{
+    while (i > 0 && !is_boundary(&nt->l[i]))
+        i--;
+    return i;
+}
+
+static size_t section_end(const struct notes *nt, size_t i)
+{
+    while (++i < nt->n && !is_boundary(&nt->l[i]))
+        ;
+    return i;
+}
+
+static const char *heading_text(struct notes *nt, const struct nline *l)
+{
+    const char *t = l->kind == NK_HEADING ? l->t + l->level + 1 : l->t;
+    size_t n = strlen(t);
+    while (n && (t[n - 1] == ':' || t[n - 1] == '#' || isspace((unsigned char)t[n - 1])))
+        n--;
+    return notes_trim(nt->a, t, n);
+}
+
+const char *notes_heading_chain(struct notes *nt, size_t i)
+{
+    struct buf b = BUF_INIT;
+    int level = 7;
+    const char *label = NULL;
+    for (size_t k = i + 1; k-- > 0;) {
+        const struct nline *l = &nt->l[k];
+        if (l->kind == NK_LABEL && level == 7 && !label)
+            label = heading_text(nt, l);
+        if (l->kind != NK_HEADING || l->level >= level)
+            continue;
+        const char *h = heading_text(nt, l);
+        struct buf t = BUF_INIT;
+        buf_addf(&t, "%s%s%s", h, b.len ? " / " : "", b.data);
+        buf_release(&b);
+        b = t;
+        level = l->level;
+    }
+    if (label)
+        buf_addf(&b, "%s%s", b.len ? " / " : "", label);
+    const char *s = arena_strdup(nt->a, b.data);
+    buf_release(&b);
+    return s;
+}
+
+/* ---- context ---- */
+
+static void add_headings(struct notes *nt, size_t first, struct bench_record *r)
+{
+    for (size_t k = first + 1; k-- > 0;) {
+        if (nt->l[k].kind == NK_HEADING) {
+            record_tag(nt->a, r, "heading", heading_text(nt, &nt->l[k]));
+            return;
+        }
+        if (nt->l[k].kind == NK_LABEL)
+            record_tag(nt->a, r, "label", heading_text(nt, &nt->l[k]));
+        if (nt->l[k].kind == NK_LABEL)
+            return;
+    }
+}
+
+/* The second word of uname -a output ("Linux graybox 2.6.24 ..."). */
+static const char *uname_host(struct notes *nt, size_t sb, size_t se)
+{
+    for (size_t k = sb; k + 1 < se; k++) {
+        if (strncmp(text_of(&nt->l[k]), "uname", 5) || !nt->l[k].cmd)
+            continue;
+        const char *p = nt->l[k + 1].t;
+        size_t n = field(&p);
+        p += n;
+        n = field(&p);
+        if (n)
+            return arena_strndup(nt->a, p, n);
+    }
+    return NULL;
+}
+
+static const char *find_host(struct notes *nt, size_t first, size_t sb, size_t se)
+{
+    for (size_t k = first + 1; k-- > sb;)
+        if (nt->l[k].host)
+            return nt->l[k].host;
+    for (size_t k = first; k < se; k++)
+        if (nt->l[k].host)
+            return nt->l[k].host;
+    return uname_host(nt, sb, se);
+}
+
+static void export_tag(struct notes *nt, struct bench_record *r, const char *source)
+{
+    const char *c = source ? strstr(source, ":/") : NULL;
+    if (c && c > source && !strchr(source, ' '))
+        record_tag(nt->a, r, "nfs_export", source);
+}
+
+static int use_mount(struct notes *nt, struct bench_record *r, size_t k)
+{
+    struct mount_info mi;
+    struct buf err = BUF_INIT;
+    const char *line = text_of(&nt->l[k]);
+    int ok = mount_parse(line, &mi, &err) == 0;
+    if (ok) {
+        r->mount = arena_strdup(nt->a, skip_ws(line));
+        if (!r->sec && mi.sec)
+            r->sec = arena_strdup(nt->a, mi.sec);
+        export_tag(nt, r, mi.source);
+    }
+    mount_info_release(&mi);
+    buf_release(&err);
+    return ok;
+}
+
+static const char *mount_target(struct notes *nt, size_t k)
+{
+    struct mount_info mi;
+    struct buf err = BUF_INIT;
+    const char *t = NULL;
+    if (mount_parse(text_of(&nt->l[k]), &mi, &err) == 0 && mi.target)
+        t = arena_strdup(nt->a, mi.target);
+    mount_info_release(&mi);
+    buf_release(&err);
+    return t;
+}
+
+/* The mount a fio job wrote to: its file under a mount's target, or a target named after it. */
+static int job_mount(struct notes *nt, struct bench_record *r, const struct fio_job *j)
+{
+    for (size_t k = 0; k < nt->n; k++) {
+        if (!notes_is_mount_line(text_of(&nt->l[k])))
+            continue;
+        const char *t = mount_target(nt, k), *base = t ? strrchr(t, '/') : NULL;
+        size_t tn = t ? strlen(t) : 0;
+        int hit = (j && j->path && tn > 1 && !strncmp(j->path, t, tn) && j->path[tn] == '/') ||
+                  (base && r->job && !strcmp(base + 1, r->job));
+        if (hit && use_mount(nt, r, k))
+            return 1;
+    }
+    return 0;
+}
+
+static void section_mount(struct notes *nt, struct bench_record *r, size_t first, size_t sb,
+                          size_t se)
+{
+    for (size_t k = first + 1; k-- > sb;)
+        if (notes_is_mount_line(text_of(&nt->l[k])) && use_mount(nt, r, k))
+            return;
+    /* df: the Filesystem column of the row under the header */
+    for (size_t k = sb; k + 1 < se; k++) {
+        if (strncmp(nt->l[k].t, "Filesystem ", 11))
+            continue;
+        const char *p = nt->l[k + 1].t;
+        size_t n = field(&p);
+        export_tag(nt, r, arena_strndup(nt->a, p, n));
+    }
+}
+
+static const char *storage_class(struct notes *nt, size_t first)
+{
+    for (size_t k = first + 1; k-- > 0;) {
+        const char *s = strstr(nt->l[k].t, "Storage Class:");
+        if (!s)
+            s = strstr(nt->l[k].t, "storageClassName:");
+        if (!s)
+            continue;
+        s = strchr(s, ':') + 1;
+        while (*s == '*' || *s == ' ')
+            s++;
+        size_t n = strcspn(s, " \t*`");
+        if (n)
+            return arena_strndup(nt->a, s, n);
+    }
+    return NULL;
+}
+
+void notes_context(struct notes *nt, size_t first, size_t last, struct bench_record *r, char family,
+                   const char *hint)
+{
+    size_t sb = section_begin(nt, first), se = section_end(nt, last);
+    if (!r->line_first) {
+        r->line_first = nt->l[first].no;
+        r->line_last = nt->l[last].no;
+    }
+    add_headings(nt, first, r);
+    if (!r->host)
+        r->host = find_host(nt, first, sb, se);
+    if (!r->storage_class)
+        r->storage_class = storage_class(nt, first);
+    const struct fio_job *j = NULL;
+    if (!strcmp(r->tool, "fio") || r->transcribed) {
+        if (!family)
+            family = r->wl.rw ? rw_family(r->wl.rw) : r->direction ? (char)r->direction[0] : 0;
+        j = choose_job(nt, first, r, family, hint);
+        if (j) {
+            fill_workload(&r->wl, &j->wl);
+            if (!r->job)
+                r->job = hint ? hint : j->name;
+            if (r->transcribed && !strcmp(r->tool, "unknown"))
+                r->tool = "fio";
+        }
+    }
+    if (!r->mount && !(r->job && job_mount(nt, r, j)))
+        section_mount(nt, r, first, sb, se);
+}

@@ -1,0 +1,677 @@
+/* notes_text.c: results read line by line: fio lines pasted without the rest of fio's
+ * output (one-line direction summaries, "Run status group" lines), and results a person
+ * typed: Markdown "- **Throughput:** 70.2 MiB/s" lists under a heading, and result tables
+ * (pipe or tab separated). A table whose figures restate results already read, or that
+ * holds ratios, is a derived comparison and gives no results. */
+#include "notes.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/scan.h"
+
+/* ---- values ---- */
+
+/* A number with optional thousands separators: "2,056", "70.2"; sets the unit of its last
+ * digit in *last_digit. */
+static int number(const char **p, double *v, double *last_digit)
+{
+    char tmp[64];
+    size_t n = 0;
+    const char *s = *p, *dot = NULL;
+    while ((isdigit((unsigned char)*s) || *s == '.' ||
+            (*s == ',' && isdigit((unsigned char)s[1]) && n)) &&
+           n < sizeof(tmp) - 1) {
+        if (*s == '.')
+            dot = s;
+        if (*s != ',')
+            tmp[n++] = *s;
+        s++;
+    }
+    tmp[n] = '\0';
+    const char *q = tmp;
+    if (!n || !scan_number(&q, v) || *q)
+        return 0;
+    *last_digit = dot ? pow(10, -(double)(s - dot - 1)) : 1;
+    *p = s;
+    return 1;
+}
+
+static int ends_with(const char *u, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && !strncmp(u + n - k, lit, k);
+}
+
+/* Multiplier and kind of a unit: 'b' bytes/s, 't' ns, 's' bytes, 'c' count. */
+static double unit_of(const char *u, size_t n, char *kind)
+{
+    double m;
+    *kind = 'c';
+    if (n == 0 || (n == 4 && !strncmp(u, "IOPS", 4)))
+        return 1;
+    if (n == 1 && strchr("kKMG", *u))
+        return unit_count_suffix(*u);
+    *kind = 'b';
+    if (ends_with(u, n, "/sec") || ends_with(u, n, "/s")) {
+        size_t k = n - (ends_with(u, n, "/sec") ? 4 : 2);
+        if ((m = unit_bytes(u, k, 0)) > 0)
+            return m;
+        return unit_bits(u, k) / 8;
+    }
+    *kind = 't';
+    if (n >= 3 && (!strncmp(u, "seconds", n) || !strncmp(u, "secs", n)))
+        return 1e9;
+    if ((m = unit_time_ns(u, n)) > 0)
+        return m;
+    *kind = 's';
+    return unit_bytes(u, n, 0);
+}
+
+int notes_value(const char *s, size_t n, double *v, char *kind, double *ulp)
+{
+    char tmp[128];
+    if (n >= sizeof(tmp))
+        return 0;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *e = tmp + n;
+    while (e > tmp && (isspace((unsigned char)e[-1]) || e[-1] == '*'))
+        *--e = '\0';
+    const char *p = tmp;
+    while (*p == '*' || *p == ' ')
+        p++;
+    double x, last;
+    if (!number(&p, &x, &last))
+        return 0;
+    p = skip_ws(p);
+    double m = unit_of(p, strlen(p), kind);
+    if (m <= 0)
+        return 0;
+    *v = x * m;
+    *ulp = last * m;
+    return 1;
+}
+
+int notes_measurement_like(const char *s)
+{
+    static const char *const units[] = {"B/s", "b/s", "bits/sec", "bps",  "IOPS", "iops", "ms",
+                                        "µs",  "us",  "ns",       "msec", "usec", NULL};
+    for (const char *p = s; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > s && isalnum((unsigned char)p[-1])))
+            continue;
+        while (isdigit((unsigned char)*p) || *p == '.' || *p == ',')
+            p++;
+        if (*p == 'k' || *p == 'K')
+            p++;
+        if (*p == ' ')
+            p++;
+        size_t n = 0;
+        while (p[n] && (isalpha((unsigned char)p[n]) || p[n] == '/' || (p[n] & 0x80)))
+            n++;
+        for (size_t i = 0; units[i] && n; i++)
+            if (ends_with(p, n, units[i]) && (n <= 5 || strstr(units[i], "/")))
+                return 1;
+        if (!*p)
+            break;
+    }
+    return 0;
+}
+
+/* ---- fio lines ---- */
+
+static const char *after(const char *s, const char *lit)
+{
+    const char *p = strstr(s, lit);
+    return p ? p + strlen(lit) : NULL;
+}
+
+static int value_at(const char *p, double *v, char *kind)
+{
+    double ulp;
+    size_t n = p ? strcspn(p, " ,()") : 0;
+    return n && notes_value(p, n, v, kind, &ulp);
+}
+
+/* rw and direction from words such as "4K randread", "Sequential Write", "mixed". */
+static void words_workload(struct arena *a, const char *text, struct workload *wl, const char **dir)
+{
+    static const struct {
+        const char *word, *rw;
+    } rws[] = {{"randrw", "randrw"},
+               {"randread", "randread"},
+               {"randwrite", "randwrite"},
+               {"seqread", "read"},
+               {"seqwrite", "write"}};
+    char *t = arena_strdup(a, text);
+    for (char *c = t; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    int rnd = strstr(t, "random") || strstr(t, "rand "), rd = strstr(t, "read") != NULL,
+        wr = strstr(t, "write") != NULL, mixed = strstr(t, "mixed") || (rd && wr);
+    for (size_t i = 0; i < sizeof(rws) / sizeof(rws[0]); i++)
+        if (strstr(t, rws[i].word) && !wl->rw)
+            wl->rw = rws[i].rw;
+    if (!wl->rw && mixed)
+        wl->rw = rnd ? "randrw" : NULL;
+    else if (!wl->rw && (rd || wr))
+        wl->rw = rnd ? (rd ? "randread" : "randwrite") : (rd ? "read" : "write");
+    if (dir && !*dir)
+        *dir = mixed ? NULL : rd ? "read" : wr ? "write" : NULL;
+    for (const char *p = t; *p; p++) {
+        int64_t x, b;
+        const char *q = p;
+        if ((p > t && isalnum((unsigned char)p[-1])) || !scan_int64(&q, &x))
+            continue;
+        if ((*q == 'k' || *q == 'm' || *q == 'g') &&
+            (!strncmp(q + 1, " block", 6) || !strncmp(q + 1, "b block", 7) ||
+             !strncmp(q + 1, " rand", 5) || !strncmp(q + 1, " seq", 4))) {
+            char sz[32];
+            int k = snprintf(sz, sizeof(sz), "%lld%c", (long long)x, *q);
+            if (k > 0 && parse_fio_size(sz, &b) && wl->bs_bytes == WL_UNKNOWN)
+                wl->bs_bytes = b;
+        } else if (!strncmp(q, "% read", 6) && wl->rwmixread == WL_UNKNOWN) {
+            wl->rwmixread = x;
+        } else if ((!strncmp(q, " concurrent jobs", 16) || !strncmp(q, " jobs", 5)) &&
+                   wl->numjobs == WL_UNKNOWN) {
+            wl->numjobs = x;
+        }
+        p = q - 1;
+    }
+}
+
+/* "4K randread: IOPS=36.5k, BW=143MiB/s (149MB/s)(10.0GiB/71823msec)" */
+static struct bench_record *summary_line(struct notes *nt, const char *t)
+{
+    const char *iops = after(t, ": IOPS="), *bw = after(t, ", BW=");
+    double v;
+    char kind;
+    if (!iops || !bw || !value_at(iops, &v, &kind) || kind != 'c')
+        return NULL;
+    struct bench_record *r = record_new(nt->a, "fio");
+    record_metric(nt->a, r, "iops", v);
+    if (value_at(bw, &v, &kind) && kind == 'b')
+        record_metric(nt->a, r, "bw_bytes_s", v);
+    const char *io = strstr(bw, ")(");
+    if (io && value_at(io + 2, &v, &kind) && kind == 's')
+        record_metric(nt->a, r, "io_bytes", v);
+    const char *rt = io ? strchr(io + 2, '/') : NULL;
+    if (rt && value_at(rt + 1, &v, &kind) && kind == 't')
+        record_metric(nt->a, r, "runtime_ms", v / 1e6);
+    const char *label = notes_trim(nt->a, t, (size_t)(iops - 7 - t));
+    words_workload(nt->a, label, &r->wl, &r->direction);
+    if (strcmp(label, "read") && strcmp(label, "write"))
+        record_tag(nt->a, r, "line_label", label);
+    return r;
+}
+
+struct group_job {
+    int64_t group;
+    const char *name, *rw, *ioengine;
+    int64_t bs_r, bs_w, iodepth;
+};
+
+static int64_t bs_of(const char *t, const char *which)
+{
+    const char *p = after(t, which);
+    int64_t v;
+    return p && scan_int64(&p, &v) ? v : WL_UNKNOWN;
+}
+
+/* "sys: (g=0): rw=randwrite, bs=(R) 8192B-8192B, (W) ..., ioengine=libaio, iodepth=128" */
+static int group_header(struct notes *nt, const char *t, struct group_job *g)
+{
+    const char *p = after(t, ": (g=");
+    if (!p || !scan_int64(&p, &g->group))
+        return 0;
+    g->name = arena_strndup(nt->a, t, strcspn(t, ":"));
+    const char *rw = after(t, "rw="), *eng = after(t, "ioengine="), *qd = after(t, "iodepth=");
+    g->rw = rw ? arena_strndup(nt->a, rw, strcspn(rw, ",")) : NULL;
+    g->ioengine = eng ? arena_strndup(nt->a, eng, strcspn(eng, ",")) : NULL;
+    g->bs_r = bs_of(t, "(R) ");
+    g->bs_w = bs_of(t, "(W) ");
+    if (!qd || !scan_int64(&qd, &g->iodepth))
+        g->iodepth = WL_UNKNOWN;
+    return 1;
+}
+
+/* "  WRITE: bw=179MiB/s (187MB/s), ..., io=8192MiB (8590MB), run=45878-45878msec" */
+static struct bench_record *status_line(struct notes *nt, const char *t, const struct group_job *g)
+{
+    const char *s = skip_ws(t), *bw = after(s, ": bw="), *io = after(s, ", io="),
+               *run = after(s, ", run=");
+    double v;
+    char kind;
+    int read = !strncmp(s, "READ:", 5);
+    if (!bw || (!read && strncmp(s, "WRITE:", 6)) || !value_at(bw, &v, &kind) || kind != 'b')
+        return NULL;
+    struct bench_record *r = record_new(nt->a, "fio");
+    r->direction = read ? "read" : "write";
+    record_metric(nt->a, r, "bw_bytes_s", v);
+    if (io && value_at(io, &v, &kind) && kind == 's')
+        record_metric(nt->a, r, "io_bytes", v);
+    const char *dash = run ? strchr(run, '-') : NULL;
+    if (dash && value_at(dash + 1, &v, &kind) && kind == 't')
+        record_metric(nt->a, r, "runtime_ms", v / 1e6);
+    if (g) {
+        r->job = g->name;
+        r->wl.rw = g->rw;
+        r->wl.ioengine = g->ioengine;
+        r->wl.bs_bytes = read ? g->bs_r : g->bs_w;
+        r->wl.iodepth = g->iodepth;
+    }
+    return r;
+}
+
+static int emit_at(struct notes *nt, struct bench_record *r, size_t i)
+{
+    nt->l[i].used = 1;
+    notes_context(nt, i, i, r, 0, NULL);
+    return notes_emit(nt, r);
+}
+
+int notes_fio_lines(struct notes *nt, size_t first, size_t last)
+{
+    struct group_job jobs[64];
+    size_t n_jobs = 0;
+    const struct group_job *cur = NULL;
+    int in_group = 0;
+    for (size_t i = first; i <= last; i++) {
+        const char *t = nt->l[i].t, *p;
+        struct bench_record *r;
+        int64_t g;
+        if (n_jobs < 64 && group_header(nt, t, &jobs[n_jobs])) {
+            n_jobs++;
+        } else if ((p = after(t, "Run status group ")) && scan_int64(&p, &g)) {
+            in_group = 1;
+            cur = NULL;
+            for (size_t k = 0; k < n_jobs; k++)
+                if (jobs[k].group == g)
+                    cur = &jobs[k];
+        } else if (in_group && (r = status_line(nt, t, cur))) {
+            if (emit_at(nt, r, i))
+                return -1;
+        } else if ((r = summary_line(nt, t)) && emit_at(nt, r, i)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- Markdown key/value lists ---- */
+
+struct kv_line {
+    const char *key, *val;
+};
+
+/* "- **Throughput:** 70.2 MiB/s (73.6 MB/s)", "- 99th percentile: 212 ms" */
+static int kv_line(struct notes *nt, const char *t, struct kv_line *kv)
+{
+    const char *s = skip_ws(t);
+    int bullet = 0;
+    if ((*s == '-' || *s == '*' || *s == '+') && s[1] == ' ')
+        s += 2, bullet = 1;
+    else if (!strncmp(s, "\xe2\x80\xa2 ", 4))
+        s += 4, bullet = 1;
+    s = skip_ws(s);
+    int bold = !strncmp(s, "**", 2);
+    if (!bullet && !bold)
+        return 0;
+    const char *colon = strchr(s, ':');
+    if (!colon || colon - s > 60)
+        return 0;
+    char *k = notes_trim(nt->a, s + 2 * bold, (size_t)(colon - s) - 2 * (size_t)bold);
+    const char *v = colon + 1;
+    while (*v == '*' || *v == ' ')
+        v++;
+    kv->val = v;
+    for (size_t i = strlen(k); i > 0 && k[i - 1] == '*'; i--)
+        k[i - 1] = '\0';
+    kv->key = k;
+    return 1;
+}
+
+/* The metric a key names and the kind of value it needs; NULL when it names none. */
+static const char *key_metric(struct notes *nt, const char *key, char *kind)
+{
+    char *k = arena_strdup(nt->a, key);
+    for (char *c = k; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    const char *p = k;
+    int64_t pct;
+    *kind = 't';
+    if (strstr(k, "median"))
+        return "lat_p50_ns";
+    if (strstr(k, "percentile") && scan_int64(&p, &pct))
+        return arena_printf(nt->a, "lat_p%lld_ns", (long long)pct);
+    if (strstr(k, "latency"))
+        return strstr(k, "sync") ? "sync_lat_mean_ns" : "lat_mean_ns";
+    if (strstr(k, "duration") || strstr(k, "runtime"))
+        return "runtime_ms";
+    *kind = 'c';
+    if (strstr(k, "iops"))
+        return "iops";
+    *kind = 'b';
+    if (strstr(k, "throughput") || strstr(k, "bandwidth") || !strcmp(k, "bw"))
+        return "bw_bytes_s";
+    *kind = 's';
+    if (strstr(k, "data written") || strstr(k, "data read") || strstr(k, "transferred"))
+        return "io_bytes";
+    return NULL;
+}
+
+/* The value part: "70.2 MiB/s (73.6 MB/s)", "4.9ms average"; no ranges, no "~". */
+static int kv_value(const char *v, char want, double *out)
+{
+    size_t n = strcspn(v, "(");
+    if (v[n] == '(' && !strchr(v + n, ')'))
+        return 0;
+    if (v[n] && *skip_ws(strchr(v + n, ')') + 1))
+        return 0;
+    while (n && isspace((unsigned char)v[n - 1]))
+        n--;
+    static const char *const tails[] = {" average", " avg", " mean"};
+    for (size_t i = 0; i < 3; i++)
+        if (ends_with(v, n, tails[i]))
+            n -= strlen(tails[i]);
+    char kind;
+    double ulp;
+    return notes_value(v, n, out, &kind, &ulp) && kind == want;
+}
+
+struct slot {
+    struct bench_record *r;
+    size_t first, last;
+    size_t lines[32];
+    size_t n_lines;
+};
+
+static const char *tool_named(struct notes *nt, size_t i)
+{
+    for (size_t k = i + 1; k-- > 0;) {
+        struct kv_line kv;
+        if (kv_line(nt, nt->l[k].t, &kv) && !strcasecmp(kv.key, "tool")) {
+            char *w = arena_strndup(nt->a, kv.val, strcspn(kv.val, " "));
+            for (char *c = w; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
+            return w;
+        }
+    }
+    return "unknown";
+}
+
+static int flush_slots(struct notes *nt, struct slot *s, size_t n, size_t heading)
+{
+    for (size_t k = 0; k < n; k++) {
+        struct bench_record *r = s[k].r;
+        if (!r || (!record_get(r, "bw_bytes_s") && !record_get(r, "iops")))
+            continue;
+        for (size_t i = 0; i < s[k].n_lines; i++)
+            nt->l[s[k].lines[i]].used = 1;
+        const char *chain = notes_heading_chain(nt, heading);
+        words_workload(nt->a, nt->l[heading].t, &r->wl, NULL);
+        words_workload(nt->a, chain, &r->wl, NULL);
+        if (strstr(nt->l[heading].t, "ync") && r->wl.sync == WL_UNKNOWN)
+            r->wl.sync = 1;
+        r->job = notes_trim(nt->a, nt->l[heading].t + nt->l[heading].level,
+                            strlen(nt->l[heading].t) - (size_t)nt->l[heading].level);
+        notes_context(nt, s[k].first, s[k].last, r, 0, NULL);
+        if (notes_emit(nt, r))
+            return -1;
+    }
+    return 0;
+}
+
+static void kv_add(struct notes *nt, struct slot *s, size_t i, const char *metric, double v,
+                   const char *dir)
+{
+    if (!s->r) {
+        s->r = record_new(nt->a, tool_named(nt, i));
+        s->r->transcribed = 1;
+        s->r->direction = dir;
+        s->first = i;
+    }
+    if (!strcmp(metric, "runtime_ms"))
+        v /= 1e6;
+    record_metric(nt->a, s->r, metric, v);
+    s->last = i;
+    if (s->n_lines < 32)
+        s->lines[s->n_lines++] = i;
+}
+
+int notes_markdown(struct notes *nt)
+{
+    struct slot slots[3];
+    size_t heading = 0;
+    memset(slots, 0, sizeof(slots));
+    for (size_t i = 0; i <= nt->n; i++) {
+        if (i == nt->n || nt->l[i].kind == NK_HEADING || nt->l[i].kind == NK_LABEL) {
+            if (flush_slots(nt, slots, 3, heading))
+                return -1;
+            memset(slots, 0, sizeof(slots));
+            heading = i;
+            continue;
+        }
+        struct kv_line kv;
+        char want;
+        double v;
+        const char *metric;
+        if (nt->l[i].used || !kv_line(nt, nt->l[i].t, &kv) ||
+            !(metric = key_metric(nt, kv.key, &want)) || !kv_value(kv.val, want, &v))
+            continue;
+        const char *dir = NULL;
+        struct workload ignore;
+        workload_init(&ignore);
+        words_workload(nt->a, kv.key, &ignore, &dir);
+        const char *hdir = NULL;
+        if (!dir)
+            words_workload(nt->a, nt->l[heading].t, &ignore, &hdir);
+        kv_add(nt, &slots[dir ? (dir[0] == 'r' ? 1 : 2) : 0], i, metric, v, dir ? dir : hdir);
+    }
+    return 0;
+}
+
+/* ---- tables ---- */
+
+#define MAX_COLS 12
+
+struct row {
+    size_t line;
+    const char *cell[MAX_COLS];
+    size_t n;
+};
+
+static size_t split_cells(struct notes *nt, const char *t, char sep, const char **cell)
+{
+    size_t n = 0;
+    if (sep == '|' && *(t = skip_ws(t)) == '|')
+        t++;
+    while (*t && n < MAX_COLS) {
+        size_t k = strcspn(t, sep == '|' ? "|" : "\t");
+        char *c = notes_trim(nt->a, t, k);
+        while (*c == '*')
+            c++;
+        char *e = c + strlen(c);
+        while (e > c && e[-1] == '*')
+            *--e = '\0';
+        cell[n++] = c;
+        t += k;
+        if (*t)
+            t++;
+    }
+    return n;
+}
+
+/* A header typed with spaces above tab-separated rows: the first ncols-1 words, then the
+ * rest. */
+static size_t split_words(struct notes *nt, const char *t, size_t ncols, const char **cell)
+{
+    size_t n = 0;
+    while (*(t = skip_ws(t)) && n < ncols && n < MAX_COLS) {
+        size_t k = n + 1 == ncols ? strlen(t) : strcspn(t, " \t");
+        cell[n++] = notes_trim(nt->a, t, k);
+        t += k;
+    }
+    return n;
+}
+
+struct cell_val {
+    size_t col, line;
+    const char *dir, *metric;
+    double v, ulp;
+};
+
+static int restated(const struct notes *nt, const struct cell_val *c)
+{
+    for (size_t i = 0; i < nt->n_vals; i++)
+        if (!strcmp(nt->vals[i].metric, c->metric) &&
+            fabs(nt->vals[i].value - c->v) <= c->ulp / 2 * 1.0000001)
+            return 1;
+    return 0;
+}
+
+static int derived_header(const char *h)
+{
+    static const char *const words[] = {"factor",  "ratio",  "improvement",
+                                        "speedup", "faster", NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (notes_contains_ci(h, words[i]))
+            return 1;
+    return 0;
+}
+
+static size_t table_cells(struct notes *nt, const struct row *rows, size_t n_rows,
+                          const struct row *hdr, struct cell_val *out)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < n_rows; r++) {
+        struct workload ignore;
+        const char *dir = NULL;
+        workload_init(&ignore);
+        words_workload(nt->a, rows[r].cell[0], &ignore, &dir);
+        for (size_t c = 1; c < rows[r].n && dir && n < 256; c++) {
+            struct cell_val *cv = &out[n];
+            char kind;
+            const char *label = rows[r].cell[0];
+            if ((c < hdr->n && derived_header(hdr->cell[c])) ||
+                !notes_value(rows[r].cell[c], strlen(rows[r].cell[c]), &cv->v, &kind, &cv->ulp))
+                continue;
+            cv->metric = kind == 'b'                                       ? "bw_bytes_s"
+                         : kind == 'c' && notes_contains_ci(label, "iops") ? "iops"
+                         : kind == 't' && notes_contains_ci(label, "lat")  ? "lat_mean_ns"
+                                                                           : NULL;
+            if (!cv->metric)
+                continue;
+            cv->col = c;
+            cv->dir = dir;
+            cv->line = rows[r].line;
+            n++;
+        }
+    }
+    return n;
+}
+
+static int emit_table(struct notes *nt, const struct row *hdr, const struct cell_val *cv, size_t n,
+                      size_t first, size_t last)
+{
+    size_t restates = 0;
+    for (size_t i = 0; i < n; i++) {
+        restates += restated(nt, &cv[i]);
+        for (size_t k = 0; k < i; k++)
+            if (cv[k].col == cv[i].col && !strcmp(cv[k].dir, cv[i].dir) &&
+                !strcmp(cv[k].metric, cv[i].metric))
+                return 0; /* one figure per column, direction and metric, or it is no result table
+                           */
+    }
+    if (!n || restates * 2 >= n)
+        return 0;
+    for (size_t c = 1; c < MAX_COLS; c++) {
+        for (int d = 0; d < 2; d++) {
+            const char *dir = d ? "write" : "read";
+            struct bench_record *r = NULL;
+            int both = 0;
+            for (size_t i = 0; i < n; i++) {
+                both |= cv[i].col == c && strcmp(cv[i].dir, dir);
+                if (cv[i].col != c || strcmp(cv[i].dir, dir))
+                    continue;
+                if (!r) {
+                    r = record_new(nt->a, tool_named(nt, first));
+                    r->transcribed = 1;
+                    r->direction = dir;
+                }
+                record_metric(nt->a, r, cv[i].metric, cv[i].v);
+            }
+            if (!r)
+                continue;
+            const char *col = c < hdr->n ? hdr->cell[c] : NULL;
+            if (col)
+                record_tag(nt->a, r, "column", col);
+            notes_context(nt, first, last, r, both ? 'm' : dir[0], col);
+            if (notes_emit(nt, r))
+                return -1;
+        }
+    }
+    for (size_t i = first; i <= last; i++)
+        nt->l[i].used = 1;
+    return 0;
+}
+
+static int is_rule(const char *t)
+{
+    return strspn(t, "|-: \t") == strlen(t);
+}
+
+/* Rows from line i on: pipe rows, or rows of at least two tabs; returns the last index. */
+static size_t table_rows(struct notes *nt, size_t i, char sep, struct row *rows, size_t *n)
+{
+    size_t last = i;
+    *n = 0;
+    for (; i < nt->n && *n < 64; i++) {
+        const char *t = nt->l[i].t;
+        int row =
+            sep == '|' ? *skip_ws(t) == '|' : strchr(t, '\t') && strchr(strchr(t, '\t') + 1, '\t');
+        if (!row)
+            break;
+        last = i;
+        if (sep == '|' && is_rule(t))
+            continue;
+        rows[*n].line = i;
+        rows[*n].n = split_cells(nt, t, sep, rows[*n].cell);
+        (*n)++;
+    }
+    return last;
+}
+
+int notes_tables(struct notes *nt)
+{
+    struct row *rows = arena_alloc(nt->a, 64 * sizeof(*rows));
+    struct cell_val *cells = arena_alloc(nt->a, 256 * sizeof(*cells));
+    for (size_t i = 0; i < nt->n; i++) {
+        const char *t = nt->l[i].t;
+        char sep = *skip_ws(t) == '|' ? '|' : strchr(t, '\t') ? '\t' : 0;
+        size_t n_rows, first = i, last;
+        if (!sep || nt->l[i].used || (last = table_rows(nt, i, sep, rows, &n_rows)) == i)
+            continue;
+        struct row hdr = rows[0];
+        const struct row *body = rows + 1;
+        size_t n_body = n_rows - 1;
+        if (sep == '\t') {
+            size_t h = i;
+            while (h > 0 && i - h < 3 && nt->l[h - 1].kind == NK_BLANK)
+                h--;
+            body = rows;
+            n_body = n_rows;
+            hdr.n = 0;
+            if (h > 0 && !strchr(nt->l[h - 1].t, '\t')) {
+                first = h - 1;
+                hdr.n = split_words(nt, nt->l[first].t, rows[0].n, hdr.cell);
+            }
+        }
+        size_t n = table_cells(nt, body, n_body, &hdr, cells);
+        if (emit_table(nt, &hdr, cells, n, first, last))
+            return -1;
+        i = last;
+    }
+    return 0;
+}
