@@ -27,6 +27,7 @@ static const char usage[] =
     "  --tag K=V             free tag (repeatable)\n"
     "  --format NAME         skip detection (see 'benchdb formats')\n"
     "  -n, --dry-run         show what would be imported; store nothing\n"
+    "  -v, --verbose         with -n: list the lines that look like results but were not used\n"
     "  -h, --help            show this help\n"
     "\n"
     "Examples:\n"
@@ -38,7 +39,7 @@ struct import_opts {
     struct kv *tags;
     size_t n_tags, a_tags;
     const char *format;
-    int dry_run;
+    int dry_run, verbose;
 };
 
 static int parse_tag(struct import_opts *o, char *arg)
@@ -61,11 +62,12 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
         {"mount", required_argument, NULL, 'M'}, {"sec", required_argument, NULL, 's'},
         {"tag", required_argument, NULL, 't'},   {"format", required_argument, NULL, 'f'},
         {"dry-run", no_argument, NULL, 'n'},     {"help", no_argument, NULL, 'h'},
+        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'H': o->labels.host = optarg; break;
         case 'S': o->labels.storage_class = optarg; break;
@@ -84,6 +86,7 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
             o->format = optarg;
             break;
         case 'n': o->dry_run = 1; break;
+        case 'v': o->verbose = 1; break;
         case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
         default: return usage_exit(usage, BDB_EXIT_USAGE);
         }
@@ -152,17 +155,46 @@ static const struct importer *choose(struct app *app, const struct import_opts *
     return imp;
 }
 
-static int dry_run(struct app *app, const struct importer *imp, const struct source *src)
+/* During a dry run the importer runs verbose; its notes (lines that look like results but
+ * were not used) are counted and shown only with -v. */
+struct unused_notes {
+    struct diag *parent;
+    int show;
+    size_t count;
+};
+
+static void count_note(void *ctx, enum diag_level level, const char *line)
+{
+    struct unused_notes *u = ctx;
+    if (level == DIAG_NOTE)
+        u->count++;
+    if (level != DIAG_NOTE || u->show) {
+        if (u->parent->emit)
+            u->parent->emit(u->parent->ctx, level, line);
+        else
+            fprintf(stderr, "%s\n", line);
+    }
+}
+
+static int dry_run(struct app *app, const struct import_opts *o, const struct importer *imp,
+                   const struct source *src)
 {
     struct arena a = ARENA_INIT;
     size_t count = 0;
     struct record_sink sink = {print_record, &count};
+    struct unused_notes u = {&app->diag, o->verbose, 0};
+    struct diag d = {count_note, &u, 0, 0, 1};
     printf("%s: format %s\n", src->path, imp->name);
-    int rc = imp->parse(src, &a, &sink, &app->diag);
+    fflush(stdout);
+    int rc = imp->parse(src, &a, &sink, &d);
+    app->diag.errors += d.errors;
+    app->diag.warnings += d.warnings;
     arena_release(&a);
     if (rc == 0)
-        printf("%s: %zu result%s (dry run: nothing stored)\n", src->path, count,
-               count == 1 ? "" : "s");
+        printf("%s: %zu result%s; %zu line%s look%s like measurements but %s not used (dry run: "
+               "nothing stored)\n",
+               src->path, count, count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
+               u.count == 1 ? "s" : "", u.count == 1 ? "was" : "were");
     return rc;
 }
 
@@ -243,7 +275,7 @@ static int import_one(struct app *app, struct db *db, const struct import_opts *
     else if (!(imp = choose(app, o, &src)))
         rc = -1;
     else if (o->dry_run)
-        rc = dry_run(app, imp, &src);
+        rc = dry_run(app, o, imp, &src);
     else
         rc = store_with_sidecar(app, db, o, path, imp, &src);
     buf_release(&data);
