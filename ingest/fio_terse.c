@@ -528,8 +528,8 @@ static int flush_pending(struct terse *t, struct record_sink *out)
 static int parse_job_line(struct terse *t, const char *line, size_t len)
 {
     static const char *const dirs[] = {"read", "write", "trim"};
-    int ver;
-    size_t hdr;
+    int ver = 0;
+    size_t hdr = 0;
     split(&t->fl, line, len);
     if (parse_header(t, &ver, &hdr))
         return -1;
