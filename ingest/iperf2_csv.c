@@ -175,9 +175,11 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
             continue; /* text around the rows: "tcp connect failed: ..." etc. */
         }
         r.line = it.lineno;
-        size_t i = 0;
-        while (i < nconn && !same_conn(&conns[i].whole, &r))
-            i++;
+        /* a connection's rows are close together: look back a bounded way (no O(n^2)) */
+        size_t i = nconn, stop = nconn > 512 ? nconn - 512 : 0;
+        while (i > stop && !same_conn(&conns[i - 1].whole, &r))
+            i--;
+        i = i > stop ? i - 1 : nconn;
         if (i == nconn) {
             if (nconn == cap) {
                 size_t ncap = cap ? cap * 2 : 16;
