@@ -143,7 +143,7 @@ static int is_label(const struct nline *l, const struct nline *prev)
 {
     const char *t = l->t;
     size_t n = strlen(t);
-    if (l->kind != NK_TEXT || (prev && prev->kind != NK_BLANK) || n > 100 || n < 2)
+    if (l->kind != NK_TEXT || (prev && prev->kind != NK_BLANK) || n > 120 || n < 2)
         return 0;
     if (strchr("-*+|[`", t[0]) || !strncmp(t, "\xe2\x80\xa2", 3) || strchr(t, '\t') ||
         isspace((unsigned char)t[0]) || is_shell_word(t) || notes_is_mount_line(t))
