@@ -40,6 +40,8 @@ int main(int argc, char **argv)
     const struct importer *imp = format ? importer_find(format) : importer_detect(&src, &tried);
     if (!imp) {
         fprintf(stderr, "%s: error: unrecognized format (tried %s)\n", argv[i], tried.data);
+        buf_release(&data);
+        buf_release(&tried);
         return 1;
     }
     printf("format %s\n", imp->name);
