@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ static const char *user_name(void)
     const char *u = getenv("USER");
     if (!u || !*u)
         u = getlogin();
+    if (!u || !*u) {
+        const struct passwd *pw = getpwuid(geteuid());
+        u = pw ? pw->pw_name : NULL;
+    }
     return u && *u ? u : "unknown";
 }
 

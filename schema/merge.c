@@ -94,8 +94,8 @@ static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
         buf_addf(&exprs, "%s%s", exprs.len ? ", " : "", expr);
     }
     sqlite3_finalize(st);
-    buf_addf(sql, "INSERT INTO main.%s(%s) SELECT %s FROM " OTHER ".%s WHERE %s ORDER BY rowid",
-             c->table, cols.data, exprs.data, c->table, c->where);
+    buf_addf(sql, "INSERT INTO main.%s(%s) SELECT %s FROM " OTHER ".%s WHERE %s", c->table,
+             cols.data, exprs.data, c->table, c->where);
     buf_release(&cols);
     buf_release(&exprs);
     buf_release(&pragma);
