@@ -71,11 +71,11 @@ static const char *infer_format(const char *path)
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},    {"rules", required_argument, NULL, 'r'},    {"by", required_argument, NULL, 'b'},
-        {"where", required_argument, NULL, 'w'}, {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'}, {"table", required_argument, NULL, 't'},
-        {"template", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"compare", no_argument, NULL, 'c'},      {"rules", required_argument, NULL, 'r'},
+        {"by", required_argument, NULL, 'b'},     {"where", required_argument, NULL, 'w'},
+        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
+        {"table", required_argument, NULL, 't'},  {"template", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
@@ -88,19 +88,35 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             ALLOC_GROW(o->values, o->nv, o->av);
             o->values[o->nv++] = optarg;
             break;
-        case 'c': compare = 1; break;
-        case 'b': o->cmp.by = optarg; break;
-        case 'r': o->cmp.rules_path = optarg; break;
+        case 'c':
+            compare = 1;
+            break;
+        case 'b':
+            o->cmp.by = optarg;
+            break;
+        case 'r':
+            o->cmp.rules_path = optarg;
+            break;
         case 'w':
             if (add_where(o, optarg))
                 return BDB_EXIT_USAGE;
             break;
-        case 'o': o->output = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 't': o->table = optarg; break;
-        case 'T': o->template_dir = optarg; break;
-        case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
-        default: return usage_exit(usage, BDB_EXIT_USAGE);
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'f':
+            o->format = optarg;
+            break;
+        case 't':
+            o->table = optarg;
+            break;
+        case 'T':
+            o->template_dir = optarg;
+            break;
+        case 'h':
+            return usage_exit(usage, BDB_EXIT_OK) - 1;
+        default:
+            return usage_exit(usage, BDB_EXIT_USAGE);
         }
     }
     if (o->nv < 2) {

@@ -25,7 +25,7 @@ static const char runs_sql[] =
 
 /* The metrics of the results table, as named in the metric table (base units in the name). */
 static const char *const result_metrics[] = {
-    "bw_bytes_s",  "iops",        "lat_mean_ns",   "clat_mean_ns", "clat_p50_ns",
+    "bw_bytes_s",  "iops",          "lat_mean_ns", "clat_mean_ns", "clat_p50_ns",
     "clat_p99_ns", "clat_p99_9_ns", "lat_max_ns",  "io_bytes",     "runtime_ms",
 };
 
@@ -51,7 +51,8 @@ static void add_row(struct report *r, struct table *t, sqlite3_stmt *st)
             row[c].kind = CELL_NUMBER;
             row[c].value = sqlite3_column_double(st, (int)c);
             break;
-        case SQLITE_NULL: break;
+        case SQLITE_NULL:
+            break;
         default:
             row[c].kind = CELL_TEXT;
             row[c].text = arena_strdup(&r->arena, (const char *)sqlite3_column_text(st, (int)c));

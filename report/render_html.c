@@ -35,12 +35,23 @@ static void html_escape_n(struct buf *out, const char *s, size_t n)
 {
     for (const char *end = s + n; s < end; s++) {
         switch (*s) {
-        case '&': buf_adds(out, "&amp;"); break;
-        case '<': buf_adds(out, "&lt;"); break;
-        case '>': buf_adds(out, "&gt;"); break;
-        case '"': buf_adds(out, "&quot;"); break;
-        case '\'': buf_adds(out, "&#39;"); break;
-        default: buf_addc(out, *s);
+        case '&':
+            buf_adds(out, "&amp;");
+            break;
+        case '<':
+            buf_adds(out, "&lt;");
+            break;
+        case '>':
+            buf_adds(out, "&gt;");
+            break;
+        case '"':
+            buf_adds(out, "&quot;");
+            break;
+        case '\'':
+            buf_adds(out, "&#39;");
+            break;
+        default:
+            buf_addc(out, *s);
         }
     }
 }
@@ -77,10 +88,14 @@ static void prose(struct buf *out, const char *md)
 static const char *factor_class(const struct cell *c)
 {
     switch (c->verdict) {
-    case VERDICT_SIGNIFICANT: return c->value >= 1 ? "factor sig better" : "factor sig worse";
-    case VERDICT_NOT_SIGNIFICANT: return "factor ns";
-    case VERDICT_SINGLE_RUN: return "factor single";
-    case VERDICT_NONE: break;
+    case VERDICT_SIGNIFICANT:
+        return c->value >= 1 ? "factor sig better" : "factor sig worse";
+    case VERDICT_NOT_SIGNIFICANT:
+        return "factor ns";
+    case VERDICT_SINGLE_RUN:
+        return "factor single";
+    case VERDICT_NONE:
+        break;
     }
     return "factor";
 }
@@ -160,9 +175,9 @@ static double nice_step(double x)
 }
 
 struct axis {
-    double div;      /* base unit per axis unit */
-    double max;      /* in axis units */
-    double step;     /* between ticks, in axis units */
+    double div;       /* base unit per axis unit */
+    double max;       /* in axis units */
+    double step;      /* between ticks, in axis units */
     const char *name; /* the axis unit */
 };
 
@@ -240,8 +255,10 @@ static void bar(struct buf *out, const struct axis *a, const char *side, const s
                 enum unit u, size_t color, double y)
 {
     double x1 = axis_x(a, c->value), yc = y + BAR_H / 2.0;
-    buf_addf(out, "<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
-                  "fill=\"%s\" data-side=\"", PLOT_X0, y, x1 - PLOT_X0, BAR_H, palette[color]);
+    buf_addf(out,
+             "<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+             "fill=\"%s\" data-side=\"",
+             PLOT_X0, y, x1 - PLOT_X0, BAR_H, palette[color]);
     html_escape(out, side);
     buf_adds(out, "\" data-value=\"");
     escaped_number(out, c->value);
@@ -285,13 +302,15 @@ static void legend(struct buf *out, const struct table *t, const struct chart_se
 static void ticks(struct buf *out, const struct axis *a, double y)
 {
     int prec = a->step >= 1 ? 0 : (int)ceil(-log10(a->step));
-    buf_addf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>",
-             PLOT_X0, y, PLOT_X1, y);
+    buf_addf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PLOT_X0,
+             y, PLOT_X1, y);
     for (double v = 0; v <= a->max + a->step / 2; v += a->step) {
         double x = axis_x(a, v * a->div);
         buf_addf(out, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>", x, y, x, y + 4);
-        buf_addf(out, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%.*f"
-                      "</text>", x, y + 15, prec, v);
+        buf_addf(out,
+                 "<text x=\"%.2f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%.*f"
+                 "</text>",
+                 x, y + 15, prec, v);
     }
     buf_adds(out, "</g>\n");
 }
@@ -333,16 +352,19 @@ static void chart(struct buf *out, const struct table *t, const struct chart *ch
     }
     buf_adds(out, "<figure class=\"chart\"><figcaption>");
     html_escape(out, ch->metric);
-    buf_addf(out, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
-                  "width=\"%d\" height=\"%.0f\" role=\"img\" aria-label=\"",
+    buf_addf(out,
+             "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
+             "width=\"%d\" height=\"%.0f\" role=\"img\" aria-label=\"",
              CHART_W, y + 40, CHART_W, y + 40);
     axis_title(out, ch, &a);
     buf_adds(out, "\">\n");
     legend(out, t, cs);
     buf_add(out, g.data, g.len);
     ticks(out, &a, y);
-    buf_addf(out, "<text class=\"axis-title\" x=\"%d\" y=\"%.1f\" font-size=\"12\" "
-                  "text-anchor=\"middle\">", (PLOT_X0 + PLOT_X1) / 2, y + 34);
+    buf_addf(out,
+             "<text class=\"axis-title\" x=\"%d\" y=\"%.1f\" font-size=\"12\" "
+             "text-anchor=\"middle\">",
+             (PLOT_X0 + PLOT_X1) / 2, y + 34);
     axis_title(out, ch, &a);
     buf_adds(out, "</text>\n</svg></figure>\n");
     buf_release(&g);
@@ -394,8 +416,7 @@ static void body(struct buf *out, const struct report *r)
     }
 }
 
-int render_html(const struct report *r, const char *template_dir, struct buf *out,
-                struct diag *d)
+int render_html(const struct report *r, const char *template_dir, struct buf *out, struct diag *d)
 {
     struct buf page = BUF_INIT, style = BUF_INIT, title = BUF_INIT, html = BUF_INIT;
     int rc = template_load(template_dir, "report.html", &page, d);

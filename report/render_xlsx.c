@@ -83,14 +83,14 @@ static void fit(struct sheet_table *st, lxw_col_t col, double w)
         st->width[col] = w + 2 > WIDTH_MAX ? WIDTH_MAX : w + 2;
 }
 
-static void put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
-                     const char *s, lxw_format *f)
+static void put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const char *s,
+                     lxw_format *f)
 {
     check(x, worksheet_write_string(ws, row, col, s, f));
 }
 
-static void put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
-                       double v, lxw_format *f)
+static void put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v,
+                       lxw_format *f)
 {
     if (isfinite(v))
         check(x, worksheet_write_number(ws, row, col, v, f));
@@ -177,8 +177,7 @@ static void header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct shee
         size_t nsub = st->kind[c] == COL_VALUE ? 2 : st->kind[c] == COL_FACTOR ? 3 : 0;
         for (size_t i = 0; i < nsub; i++) {
             buf_reset(&h);
-            buf_addf(&h, "%s %s", name,
-                     st->kind[c] == COL_VALUE ? value_sub[i] : factor_sub[i]);
+            buf_addf(&h, "%s %s", name, st->kind[c] == COL_VALUE ? value_sub[i] : factor_sub[i]);
             put_text(x, ws, row, col + 1 + (lxw_col_t)i, h.data, x->header);
             fit(st, col + 1 + (lxw_col_t)i, text_width(h.data) + 2);
         }
@@ -197,8 +196,8 @@ static void number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t c
     fit(st, col, n + 1.3 * (double)n / 3 + text_width(sheet_units[u].name) + 1);
 }
 
-static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st,
-                 size_t r, size_t c)
+static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st, size_t r,
+                 size_t c)
 {
     const struct cell *v = &st->t->cells[r * st->t->ncols + c];
     lxw_col_t col = st->first[c];
@@ -323,8 +322,10 @@ static lxw_row_t summary_section(struct xlsx *x, lxw_worksheet *ws, lxw_row_t ro
         row = table(x, ws, row, &small) + 1;
         layout_release(&small);
     } else if (s->table) {
-        put_text(x, ws, row++, 1, "The table is on the Comparison sheet, the charts on the "
-                                  "Charts sheet.", NULL);
+        put_text(x, ws, row++, 1,
+                 "The table is on the Comparison sheet, the charts on the "
+                 "Charts sheet.",
+                 NULL);
     }
     return row + 1;
 }
@@ -344,9 +345,11 @@ static void summary_sheet(struct xlsx *x, const struct report *r)
         put_text(x, ws, row++, 1, r->generated, NULL);
     }
     put_text(x, ws, row, 0, "Units", x->bold);
-    put_text(x, ws, row, 1, "Comparison and Charts: MiB/s, IOPS and \xc2\xb5s (each cell's number "
-                            "format shows its unit). Runs and Results: base units as named in the "
-                            "column headers (bytes/s, ns, ms, bytes).", x->wrap);
+    put_text(x, ws, row, 1,
+             "Comparison and Charts: MiB/s, IOPS and \xc2\xb5s (each cell's number "
+             "format shows its unit). Runs and Results: base units as named in the "
+             "column headers (bytes/s, ns, ms, bytes).",
+             x->wrap);
     row += 2;
     for (size_t i = 0; i < r->nsections; i++) {
         if (!r->sections[i].appendix)
@@ -374,8 +377,7 @@ static lxw_row_t chart_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
     lxw_row_t first = row + 2, last = row + 1 + (lxw_row_t)ch->nrows;
     for (size_t i = 0; i < ch->nrows; i++) {
         const struct cell *name = &t->cells[ch->rows[i] * t->ncols];
-        put_text(x, ws, first + (lxw_row_t)i, 0, name->kind == CELL_TEXT ? name->text : "",
-                 NULL);
+        put_text(x, ws, first + (lxw_row_t)i, 0, name->kind == CELL_TEXT ? name->text : "", NULL);
         for (size_t s = 0; s < cs->nsides; s++) {
             const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
             if (c->kind == CELL_NUMBER)

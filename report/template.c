@@ -30,8 +30,9 @@ static int load_file(const char *dir, const char *name, struct buf *out, struct 
     FILE *f = fopen(path.data, "rb");
     int rc = 1;
     if (!f)
-        rc = errno == ENOENT ? 0 : diag_error(d, "cannot open template '%s': %s", path.data,
-                                             strerror(errno));
+        rc = errno == ENOENT
+                 ? 0
+                 : diag_error(d, "cannot open template '%s': %s", path.data, strerror(errno));
     else if (buf_read_file(out, f))
         rc = diag_error(d, "cannot read template '%s': %s", path.data, strerror(errno));
     if (f)
