@@ -335,11 +335,12 @@ static int probe(const struct source *src)
     for (size_t i = 0; i + 12 < n; i++) {
         if (s[i] != '"')
             continue;
-        if (!memcmp(s + i, "\"start\"", 7))
+        /* strncmp, not memcmp: a key may run past the end; the data is NUL-terminated. */
+        if (!strncmp(s + i, "\"start\"", 7))
             start = 1;
-        else if (!memcmp(s + i, "\"intervals\"", 11) || !memcmp(s + i, "\"connected\"", 11))
+        else if (!strncmp(s + i, "\"intervals\"", 11) || !strncmp(s + i, "\"connected\"", 11))
             shape = 1;
-        else if (!memcmp(s + i, "\"iperf 3", 8) || !memcmp(s + i, "\"tcp_mss_default\"", 17))
+        else if (!strncmp(s + i, "\"iperf 3", 8) || !strncmp(s + i, "\"tcp_mss_default\"", 17))
             iperf = 1;
     }
     if (start && iperf)
