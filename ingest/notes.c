@@ -358,29 +358,33 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     return 0;
 }
 
-/* A fallback: prose plus lines that look like results scores 10..30, below any importer
- * that recognises the whole file. */
+/* Prose plus lines that look like results scores 10..30, below any importer that recognises
+ * the whole file. A document whose own structure says a person wrote it (headings, labels,
+ * shell prompts around the tool output) is notes even when one tool's output dominates it:
+ * the other importers would drop the context. */
 static int probe(const struct source *src)
 {
-    struct line_iter it;
-    const char *s;
-    size_t len;
-    unsigned prose = 0, measure = 0;
-    char t[512];
-    line_iter_init(&it, src->data, src->len < (1u << 20) ? src->len : (1u << 20), 0);
-    while (line_iter_next(&it, &s, &len)) {
-        size_t k = len < sizeof(t) - 1 ? len : sizeof(t) - 1;
-        memcpy(t, s, k);
-        t[k] = '\0';
-        if (memchr(s, '\0', len))
-            return 0;
-        if (notes_measurement_like(t))
+    if (memchr(src->data, '\0', src->len))
+        return 0;
+    struct arena a = ARENA_INIT;
+    struct source head = {src->path, src->data, src->len < (1u << 20) ? src->len : (1u << 20)};
+    struct notes nt = {&head, &a, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, 0, 0};
+    split_lines(&nt);
+    unsigned prose = 0, measure = 0, written = 0, tool = 0;
+    for (size_t i = 0; i < nt.n; i++) {
+        const struct nline *l = &nt.l[i];
+        written += l->kind == NK_HEADING || l->kind == NK_LABEL || l->kind == NK_PROMPT;
+        tool += l->kind == NK_TOOL;
+        if (notes_measurement_like(l->t))
             measure++;
-        else if (strchr(t, ' ') && isalpha((unsigned char)*skip_ws(t)))
+        else if (strchr(l->t, ' ') && isalpha((unsigned char)*skip_ws(l->t)))
             prose++;
     }
+    arena_release(&a);
     if (!prose || !measure)
         return 0;
+    if (written >= 3 && tool)
+        return 97;
     return measure > 20 ? 30 : 10 + (int)measure;
 }
 

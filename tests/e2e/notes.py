@@ -173,8 +173,19 @@ def seed003(path):
              ("randrw", "8192", "8", "16", "1"), "003: workload")
 
 
+def detected_as_notes(path):
+    """Without --format, a note is recognised as notes by its own structure."""
+    p = subprocess.run([BENCHDB, "import", "-n", path], capture_output=True, text=True)
+    first = p.stdout.splitlines()[0] if p.stdout else ""
+    c.eq(first.rsplit(" ", 1)[-1], "notes", "detected format of " + os.path.basename(path))
+
+
 composed()
+detected_as_notes(os.path.join(os.environ["FIXTURES"], "notes", "composed.md"))
 if os.path.isdir(SEEDS):
+    for prefix in ("000", "001", "002", "003", "004"):
+        if seed(prefix):
+            detected_as_notes(seed(prefix))
     for prefix, fn in (("000", seed000), ("001", seed001), ("002", seed002), ("003", seed003),
                        ("004", seed004)):
         if seed(prefix):
