@@ -8,23 +8,14 @@
 
 #include "../core/fmt.h"
 
-static const char *verdict_name(enum verdict v)
-{
-    switch (v) {
-    case VERDICT_SIGNIFICANT: return "significant";
-    case VERDICT_NOT_SIGNIFICANT: return "not significant";
-    case VERDICT_SINGLE_RUN: return "single run";
-    case VERDICT_NONE: break;
-    }
-    return "";
-}
-
-/* Whether any cell of a column is numeric (then it gets value columns). */
+/* Factor columns get their interval and verdict; columns of averaged runs their n and sd. */
 static int numeric_column(const struct table *t, size_t c)
 {
-    for (size_t r = 0; r < t->nrows; r++)
-        if (t->cells[r * t->ncols + c].kind == CELL_NUMBER)
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct cell *cell = &t->cells[r * t->ncols + c];
+        if (cell->kind == CELL_NUMBER && (cell->n > 0 || t->cols[c].unit == UNIT_RATIO))
             return 1;
+    }
     return 0;
 }
 
@@ -79,7 +70,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
             number(out, cell->lo);
             buf_addc(out, ',');
             number(out, cell->hi);
-            buf_addf(out, ",%s,", verdict_name(cell->verdict));
+            buf_addf(out, ",%s,", verdict_text(cell->verdict));
             if (cell->kind == CELL_NUMBER && cell->text)
                 fmt_csv_field(out, cell->text);
             continue;
