@@ -131,11 +131,12 @@ void compare_factor(const struct sample_stats *base, const struct sample_stats *
         out->verdict = VERDICT_SINGLE_RUN;
         return;
     }
+    /* Welch's test on the values and the interval of the ratio must agree: a difference that
+     * one of them cannot tell from none is not called significant */
     struct welch w;
-    if (stats_welch(base, cand, &w) != 0)
-        out->verdict = base->mean == cand->mean ? VERDICT_NOT_SIGNIFICANT : VERDICT_SIGNIFICANT;
-    else
-        out->verdict = w.p < ALPHA ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+    int welch_says = stats_welch(base, cand, &w) == 0 ? w.p < ALPHA : base->mean != cand->mean;
+    int interval_says = !(lo <= 1 && hi >= 1);
+    out->verdict = welch_says && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
 }
 
 static const char *factor_phrase(struct arena *a, const struct cell *c,
@@ -286,7 +287,7 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
     const char *kx = query_key_expr(o->by, &param);
     struct buf sql = BUF_INIT;
     buf_addf(&sql,
-             "SELECT group_concat(DISTINCT coalesce(r.host, '?')), "
+             "SELECT group_concat(DISTINCT r.host), "
              "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
              "group_concat(DISTINCT run.tool_version), "
              "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
@@ -332,8 +333,8 @@ static const char method_note[] =
     "deviation. A factor above 1 means the candidate is better in that metric's own direction "
     "(higher bandwidth and IOPS, lower latency). Its 95 % interval comes from the delta method "
     "on the log ratio of the means, and a difference is called significant only when Welch's "
-    "t-test on the runs gives p < 0.05. With a single run on either side no verdict is possible "
-    "and the factor is marked *single run*. Failed jobs (fio error != 0) and client/server "
+    "t-test on the runs gives p < 0.05 and that interval excludes 1 (both must agree). With a "
+    "single run on either side no verdict is possible and the factor is marked *single run*. Failed jobs (fio error != 0) and client/server "
     "aggregates are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
     "latency, runs under 5 s are short, repeats whose bandwidth varies by more than 25 % "
     "(coefficient of variation) disagree, buffered random I/O is probably cached, and storage "

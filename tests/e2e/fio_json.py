@@ -7,7 +7,7 @@ import csv, glob, io, json, os, re, subprocess, sys, tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 from checks import Checks  # noqa: E402
 
-from scipy import stats  # noqa: E402
+import stats_ref  # noqa: E402
 
 BENCHDB = os.environ["BENCHDB"]
 FIX = os.path.join(os.environ["FIXTURES"], "fio_json")
@@ -119,8 +119,13 @@ def test_examples_and_report():
                 t.near(float(row["disk (baseline)"]), mean_a, "baseline mean " + metric)
                 t.near(float(row["tmpfs"]), mean_b, "candidate mean " + metric)
                 t.near(float(row["tmpfs vs disk"]), factor, "factor %s %s" % (name, metric))
-                p = stats.ttest_ind(b, a, equal_var=False).pvalue
-                verdict = "significant" if p < 0.05 else "not significant"
+                sig, p = stats_ref.significant(a, b)
+                verdict = "significant" if sig else "not significant"
+                lo, hi = stats_ref.ratio_interval(a, b)
+                if not higher:
+                    lo, hi = 1 / hi, 1 / lo
+                t.near(float(row["tmpfs vs disk ci_lo"]), lo, "interval low %s %s" % (name, metric))
+                t.near(float(row["tmpfs vs disk ci_hi"]), hi, "interval high %s %s" % (name, metric))
                 t.eq(row["tmpfs vs disk verdict"], verdict, "verdict %s %s (p=%.4f)" % (name, metric, p))
                 if verdict == "not significant":
                     t.ok(row["tmpfs vs disk text"].startswith("no significant difference"),
