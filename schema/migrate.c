@@ -31,9 +31,11 @@ int db_migrate(sqlite3 *h, struct diag *d)
         char *err = NULL;
         char pragma[64];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", i + 1);
+        /* Re-read the version under the lock: another process may have applied it meanwhile. */
         if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, &err) != SQLITE_OK ||
-            sqlite3_exec(h, (const char *)migrations[i].sql, NULL, NULL, &err) != SQLITE_OK ||
-            sqlite3_exec(h, pragma, NULL, NULL, &err) != SQLITE_OK ||
+            (db_user_version(h) <= i &&
+             (sqlite3_exec(h, (const char *)migrations[i].sql, NULL, NULL, &err) != SQLITE_OK ||
+              sqlite3_exec(h, pragma, NULL, NULL, &err) != SQLITE_OK)) ||
             sqlite3_exec(h, "COMMIT", NULL, NULL, &err) != SQLITE_OK) {
             diag_error(d, "cannot apply schema migration '%s': %s", migrations[i].name,
                        err ? err : sqlite3_errmsg(h));
