@@ -206,17 +206,19 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
     char sha[65], when[32];
     sha256_hex(src->data, src->len, sha);
     char *first = NULL;
-    int found = db_source_find(db, sha, &first, &app->diag);
-    if (found < 0)
+    /* Look up inside the write transaction: another import may be storing the same file. */
+    if (db_begin(db, &app->diag))
         return -2;
+    int found = db_source_find(db, sha, &first, &app->diag);
     if (found) {
+        db_rollback(db);
+        if (found < 0)
+            return -2;
         fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n",
                 src->path, first);
         free(first);
         return 1;
     }
-    if (db_begin(db, &app->diag))
-        return -2;
     now_iso(when);
     unsigned errors = app->diag.errors;
     struct db_import *di = db_import_begin(db, src, sha, imp->name, when, &o->labels, &app->diag);
