@@ -201,7 +201,8 @@ static int wrap_emit(void *ctx, const struct bench_record *rec)
     for (size_t i = 0; i < rec->n_tags; i++)
         record_tag(w->nt->a, &r, rec->tags[i].key, rec->tags[i].value);
     r.metrics = arena_alloc(w->nt->a, (rec->n_metrics + 1) * sizeof(*r.metrics));
-    memcpy(r.metrics, rec->metrics, rec->n_metrics * sizeof(*r.metrics));
+    if (rec->n_metrics) /* metrics may be NULL when there are none */
+        memcpy(r.metrics, rec->metrics, rec->n_metrics * sizeof(*r.metrics));
     r.a_metrics = rec->n_metrics + 1;
     size_t first = w->first, last = w->last;
     if (rec->line_first) {
