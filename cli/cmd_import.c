@@ -12,6 +12,7 @@
 #include "../core/sha256.h"
 #include "../core/xalloc.h"
 #include "../ingest/importer.h"
+#include "progress.h"
 #include "sidecar.h"
 
 static const char usage[] =
@@ -40,6 +41,7 @@ struct import_opts {
     size_t n_tags, a_tags;
     const char *format;
     int dry_run, verbose;
+    struct progress *progress; /* NULL: none */
 };
 
 static int parse_tag(struct import_opts *o, char *arg)
@@ -231,6 +233,7 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
             rc = diag_error_line(&app->diag, src, 1, "no results found in %s output", imp->name);
     }
     if (rc == 0 && db_commit(db, &app->diag) == 0) {
+        progress_results(o->progress, db_import_count(di));
         fprintf(stderr, "%s: imported %zu result%s (%s)\n", src->path, db_import_count(di),
                 db_import_count(di) == 1 ? "" : "s", imp->name);
     } else {
@@ -304,8 +307,13 @@ int cmd_import(int argc, char **argv, struct app *app)
         free(o.tags);
         return BDB_EXIT_ENV;
     }
+    struct progress pg;
+    progress_start(&pg, (size_t)(argc - optind));
+    o.progress = &pg;
     for (int i = optind; i < argc; i++) {
+        progress_clear(&pg);
         int rc = import_one(app, db, &o, argv[i]);
+        progress_file(&pg);
         if (rc == -2) {
             status = BDB_EXIT_ENV;
             break;
@@ -313,6 +321,7 @@ int cmd_import(int argc, char **argv, struct app *app)
         if (rc == -1)
             status = BDB_EXIT_INPUT;
     }
+    progress_end(&pg);
     db_close(db);
     free(o.tags);
     return status;
