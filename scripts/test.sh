@@ -13,3 +13,4 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBENCHDB_WERROR=ON -DBENCHDB_
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j"$jobs")
+scripts/fuzz.sh 10  # libFuzzer, 10 s per importer (clang build in build-fuzz/)
