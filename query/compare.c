@@ -166,10 +166,13 @@ static void value_cell(struct cell *c, const struct side *s, int m)
         return;
     struct sample_stats st;
     stats_describe(s->v[m], s->n[m], &st);
-    c->kind = CELL_NUMBER;
-    c->value = st.mean;
+    cell_set_number(c, st.mean);
     c->sd = st.sd;
     c->n = (int)st.n;
+    c->min = st.min;
+    c->max = st.max;
+    c->lo = st.ci_lo;
+    c->hi = st.ci_hi;
 }
 
 static void add_comparison_rows(struct report *r, struct table *t, const struct workload_group *w,
@@ -183,10 +186,8 @@ static void add_comparison_rows(struct report *r, struct table *t, const struct 
         if (!any)
             continue;
         struct cell *row = table_add_row(r, t);
-        row[0] = (struct cell){CELL_TEXT, arena_strdup(&r->arena, w->name), 0, NAN, 0,
-                               VERDICT_NONE, NAN, NAN, UNIT_NONE};
-        row[1] = (struct cell){CELL_TEXT, metric_defs[m].label, 0, NAN, 0, VERDICT_NONE, NAN,
-                               NAN, UNIT_NONE};
+        cell_set_text(&row[0], arena_strdup(&r->arena, w->name));
+        cell_set_text(&row[1], metric_defs[m].label);
         row[2].unit = metric_defs[m].unit;
         value_cell(&row[2], base, m);
         for (size_t s = 1; s < nsides; s++) {
@@ -270,11 +271,9 @@ static void unmatched_section(struct report *r, const struct compare_opts *o,
             if (!w->sides[side].runs)
                 continue;
             struct cell *row = table_add_row(r, t);
-            row[0] = (struct cell){CELL_TEXT, arena_strdup(&r->arena, w->name), 0, NAN, 0,
-                                   VERDICT_NONE, NAN, NAN, UNIT_NONE};
-            row[1] = (struct cell){CELL_TEXT, o->values[side], 0, NAN, 0, VERDICT_NONE, NAN, NAN, UNIT_NONE};
-            row[2] = (struct cell){CELL_NUMBER, NULL, (double)w->sides[side].runs, NAN, 0,
-                                   VERDICT_NONE, NAN, NAN, UNIT_NONE};
+            cell_set_text(&row[0], arena_strdup(&r->arena, w->name));
+            cell_set_text(&row[1], o->values[side]);
+            cell_set_number(&row[2], (double)w->sides[side].runs);
         }
     }
 }

@@ -53,10 +53,9 @@ static void emit(struct insight_ctx *c, struct finding *f)
         if (f->count > MAX_EVIDENCE)
             buf_addf(&f->evidence, "; and %zu more", f->count - MAX_EVIDENCE);
         struct cell *row = table_add_row(c->r, c->t);
-        row[0].kind = row[1].kind = row[2].kind = CELL_TEXT;
-        row[0].text = f->kind;
-        row[1].text = arena_strdup(&c->r->arena, f->text.data);
-        row[2].text = arena_strdup(&c->r->arena, f->evidence.data);
+        cell_set_text(&row[0], f->kind);
+        cell_set_text(&row[1], arena_strdup(&c->r->arena, f->text.data));
+        cell_set_text(&row[2], arena_strdup(&c->r->arena, f->evidence.data));
     }
     buf_release(&f->text);
     buf_release(&f->evidence);
@@ -263,12 +262,12 @@ static void network_share(struct insight_ctx *c, const struct side_result *res, 
         struct buf name = BUF_INIT;
         result_workload_name(&name, r);
         struct cell *row = table_add_row(c->r, t);
-        row[0] = (struct cell){.kind = CELL_TEXT, .text = arena_strdup(&c->r->arena, r->host)};
-        row[1] = (struct cell){.kind = CELL_TEXT, .text = c->o->values[r->side]};
-        row[2] = (struct cell){.kind = CELL_TEXT, .text = arena_strdup(&c->r->arena, name.data)};
-        row[3] = (struct cell){.kind = CELL_NUMBER, .value = r->m[RM_BW], .sd = NAN};
-        row[4] = (struct cell){.kind = CELL_NUMBER, .value = w->bw, .sd = NAN};
-        row[5] = (struct cell){.kind = CELL_NUMBER, .value = 100 * r->m[RM_BW] / w->bw, .sd = NAN};
+        cell_set_text(&row[0], arena_strdup(&c->r->arena, r->host));
+        cell_set_text(&row[1], c->o->values[r->side]);
+        cell_set_text(&row[2], arena_strdup(&c->r->arena, name.data));
+        cell_set_number(&row[3], r->m[RM_BW]);
+        cell_set_number(&row[4], w->bw);
+        cell_set_number(&row[5], 100 * r->m[RM_BW] / w->bw);
         if (r->m[RM_BW] > w->bw)
             add_evidence(&f, r, arena_printf(&c->r->arena, "%s at %s, network %s", name.data,
                                              fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),

@@ -226,13 +226,11 @@ static void recommend_class(struct report *r, struct table *t, const struct rule
     buf_reset(&tmp);
     unit_format(&tmp, ru->threshold, u);
     struct cell *row = table_add_row(r, t);
-    for (int i = 0; i < 4; i++)
-        row[i].kind = CELL_TEXT;
-    row[0].text = ru->title;
-    row[1].text = pick.len ? arena_strdup(&r->arena, pick.data) : "none meets the threshold";
-    row[2].text = arena_printf(&r->arena, "%s %s %s", ru->metric, ru->higher_better ? ">=" : "<=",
-                               tmp.data);
-    row[3].text = arena_strdup(&r->arena, why.data);
+    cell_set_text(&row[0], ru->title);
+    cell_set_text(&row[1], pick.len ? arena_strdup(&r->arena, pick.data) : "none meets the threshold");
+    cell_set_text(&row[2], arena_printf(&r->arena, "%s %s %s", ru->metric,
+                                        ru->higher_better ? ">=" : "<=", tmp.data));
+    cell_set_text(&row[3], arena_strdup(&r->arena, why.data));
     buf_release(&pick);
     buf_release(&why);
     buf_release(&tmp);

@@ -63,7 +63,8 @@ struct cell *table_add_row(struct report *r, struct table *t)
     }
     struct cell *row = &t->cells[t->nrows++ * t->ncols];
     for (size_t i = 0; i < t->ncols; i++)
-        row[i] = (struct cell){CELL_EMPTY, NULL, 0, NAN, 0, VERDICT_NONE, NAN, NAN, UNIT_NONE};
+        row[i] = (struct cell){.kind = CELL_EMPTY, .sd = NAN, .lo = NAN, .hi = NAN, .min = NAN,
+                               .max = NAN};
     return row;
 }
 
@@ -82,4 +83,16 @@ const char *verdict_text(enum verdict v)
     case VERDICT_NONE: break;
     }
     return "";
+}
+
+void cell_set_text(struct cell *c, const char *text)
+{
+    c->kind = CELL_TEXT;
+    c->text = text;
+}
+
+void cell_set_number(struct cell *c, double value)
+{
+    c->kind = CELL_NUMBER;
+    c->value = value;
 }

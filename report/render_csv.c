@@ -1,6 +1,7 @@
-/* render_csv.c: one report table as RFC 4180 CSV in base units. Every numeric column is
- * followed by its n and standard deviation, every factor column by its interval and verdict,
- * and a `unit` column names the base unit of the row's values, so no reader guesses units. */
+/* render_csv.c: one report table as RFC 4180 CSV in base units. Every column of averaged runs
+ * is followed by its n, standard deviation, min, max and the 95 % interval of the mean; every
+ * factor column by its interval and verdict; and a `unit` column names the base unit of the
+ * row's values, so no reader guesses units. */
 #include "report.h"
 
 #include <math.h>
@@ -31,7 +32,7 @@ static void sub_header(struct buf *out, const char *name, const char *suffix)
 static void header(struct buf *out, const struct table *t)
 {
     static const char *const factor_cols[] = {"ci_lo", "ci_hi", "verdict", "text"};
-    static const char *const value_cols[] = {"n", "sd"};
+    static const char *const value_cols[] = {"n", "sd", "min", "max", "ci_lo", "ci_hi"};
     for (size_t c = 0; c < t->ncols; c++) {
         if (c)
             buf_addc(out, ',');
@@ -39,7 +40,7 @@ static void header(struct buf *out, const struct table *t)
         if (!numeric_column(t, c))
             continue;
         int ratio = t->cols[c].unit == UNIT_RATIO;
-        for (size_t i = 0; i < (ratio ? 4u : 2u); i++)
+        for (size_t i = 0; i < (ratio ? 4u : 6u); i++)
             sub_header(out, t->cols[c].name, ratio ? factor_cols[i] : value_cols[i]);
     }
     buf_adds(out, ",unit\r\n");
@@ -80,8 +81,12 @@ static void row(struct buf *out, const struct table *t, size_t r)
         buf_addc(out, ',');
         if (cell->n)
             buf_addf(out, "%d", cell->n);
-        buf_addc(out, ',');
-        number(out, cell->sd);
+        const double stats[] = {cell->sd, cell->min, cell->max, cell->lo, cell->hi};
+        for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+            buf_addc(out, ',');
+            if (cell->kind == CELL_NUMBER)
+                number(out, stats[i]);
+        }
     }
     buf_addf(out, ",%s\r\n", unit_name(row_unit));
 }

@@ -32,8 +32,9 @@ struct cell {
     double sd;         /* spread of repeated runs; NAN when unknown */
     int n;             /* number of runs averaged; 0 when not applicable */
     enum verdict verdict; /* for factors */
-    double lo, hi;     /* 95 % interval of a factor; NAN when unknown */
+    double lo, hi;     /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
     enum unit unit;    /* UNIT_NONE: the column's unit */
+    double min, max;   /* range of averaged runs; NAN when unknown */
 };
 
 struct column {
@@ -79,6 +80,9 @@ struct table *report_table(struct report *r, struct section *s, const char *name
                            const struct column *cols, size_t ncols);
 /* The unit a cell is shown in: its own, else its column's. */
 enum unit cell_unit(const struct table *t, size_t row, size_t col);
+/* Fill a cell of a new row (borrowed text must outlive the report: literals or arena). */
+void cell_set_text(struct cell *c, const char *text);
+void cell_set_number(struct cell *c, double value);
 /* Appends a row of empty cells and returns it. */
 struct cell *table_add_row(struct report *r, struct table *t);
 
