@@ -1,0 +1,84 @@
+"""bdb.py: running benchdb from the end-to-end tests ($BENCHDB, a warehouse per test or per
+call) and reading back what it stored (the ndjson export) or would store (`import -n`)."""
+import contextlib, json, os, re, subprocess, tempfile
+
+BENCHDB = os.environ.get("BENCHDB", "benchdb")
+RECORD = re.compile(r"^record (.*)/(\w*)(?: lines (\d+)-(\d+))?$")
+
+
+def run(db, *args, **kw):
+    """benchdb [--db DB] ARGS...: the CompletedProcess, output as text (kw: subprocess.run's)."""
+    kw.setdefault("timeout", 300)
+    cmd = [BENCHDB] + (["--db", db] if db else []) + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def call(db, *args, **kw):
+    """run() as (exit status, stdout, stderr)."""
+    p = run(db, *args, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def export(db, checks=None):
+    """Every stored result, as the list of the ndjson export's objects; with checks, the
+    export's exit status counts as a check."""
+    p = run(db, "export", "--format", "ndjson")
+    if checks:
+        checks.eq(p.returncode, 0, "export exit status " + p.stderr.strip())
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+@contextlib.contextmanager
+def temp_db(name="t.sqlite"):
+    """The path of a warehouse in a fresh directory, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="bdb-e2e-") as tmp:
+        yield os.path.join(tmp, name)
+
+
+def import_export(path, *opts, **kw):
+    """Imports one file (with import options opts) into a fresh warehouse: (the import's
+    CompletedProcess, the exported results; none when the import failed)."""
+    with temp_db() as db:
+        p = run(db, "import", *opts, path, **kw)
+        return p, export(db) if p.returncode == 0 else []
+
+
+def write(path, data):
+    """Writes bytes or text (as is, no newline translation) and returns path."""
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def rejects(checks, path, want, *opts, whole_line=False):
+    """Imports path into a fresh warehouse and checks exit status 1 and the message want in
+    stderr (with whole_line, as a whole line); returns (CompletedProcess, results stored)."""
+    p, recs = import_export(path, *opts)
+    name = os.path.basename(path)
+    checks.eq(p.returncode, 1, name + ": exit status")
+    found = want in (p.stderr.splitlines() if whole_line else p.stderr)
+    checks.ok(found, "%s: stderr %r lacks %r" % (name, p.stderr.strip(), want))
+    return p, recs
+
+
+def parse_records(text):
+    """Records as record_dump prints them (`benchdb import -n`, dump_records): one dict per
+    record with job, direction ('' when none), line_first, line_last (None when unknown) and
+    every printed key (tag.NAME, metrics, ...) with its value as printed (a string)."""
+    recs = []
+    for line in text.splitlines():
+        m = RECORD.match(line)
+        if m:
+            first, last = (int(x) if x else None for x in m.group(3, 4))
+            recs.append({"job": m.group(1), "direction": m.group(2), "line_first": first,
+                         "line_last": last})
+        elif line.startswith("  ") and recs:
+            k, _, v = line.strip().partition("=")
+            recs[-1][k] = v
+    return recs
+
+
+def dry_run(path, *opts):
+    """`benchdb import -n OPTS path`: (CompletedProcess, the records it would store)."""
+    p = run(None, "import", "-n", *opts, path)
+    return p, parse_records(p.stdout)
