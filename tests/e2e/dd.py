@@ -1,26 +1,13 @@
 """dd importer end to end: expected values are read from the raw fixture text here (regex),
 independently of benchdb, then compared with `benchdb export --format ndjson`."""
-import json, os, re, subprocess, sys, tempfile
+import os, re, sys, tempfile
 
-BENCHDB = os.environ.get("BENCHDB", "benchdb")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
+
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "dd")
-TOL = 1e-3
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-
-
-def near(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= TOL * abs(b) if b else abs(a) < 1e-12
+t = Checks("dd", rel=1e-3, abs_tol=1e-12, none_equal=True)
 
 
 SUMMARY = re.compile(r"^(\d+) bytes?(?: \([^)]*\))? copied, ([0-9.e+-]+) s, (.*)$")
@@ -111,20 +98,6 @@ def expected(path):
     return out
 
 
-def run(args, **kw):
-    return subprocess.run([BENCHDB] + args, capture_output=True, text=True, **kw)
-
-
-def import_export(path):
-    with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "t.sqlite")
-        p = run(["--db", db, "import", path])
-        if p.returncode != 0:
-            return p, []
-        e = run(["--db", db, "export", "--format", "ndjson"])
-        return p, [json.loads(l) for l in e.stdout.splitlines() if l.strip()]
-
-
 FIELDS = ["io_bytes", "runtime_ms", "bw_bytes_s"]
 WL = ["bs_bytes", "direct", "sync", "fdatasync", "fsync", "direction", "tool_version"]
 
@@ -133,57 +106,52 @@ for name in sorted(os.listdir(FIX)):
         continue
     path = os.path.join(FIX, name)
     exp = expected(path)
-    p, recs = import_export(path)
-    check(p.returncode == 0, "%s: import exit %d: %s" % (name, p.returncode, p.stderr.strip()))
+    p, recs = bdb.import_export(path)
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (name, p.returncode, p.stderr.strip()))
     recs.sort(key=lambda r: r["line_first"])
-    check(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
+    t.ok(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
     for r, e in zip(recs, exp):
         where = "%s:%s" % (name, e["line_first"])
-        check(r["format"] == "dd" and r["tool"] == "dd", where + ": format/tool")
+        t.ok(r["format"] == "dd" and r["tool"] == "dd", where + ": format/tool")
         for k in ["line_first", "line_last"]:
-            check(r[k] == e[k], "%s: %s %r != %r" % (where, k, r[k], e[k]))
+            t.eq(r[k], e[k], "%s: %s" % (where, k))
         for k in FIELDS:
-            check(near(r.get(k), e[k]), "%s: %s %r != %r" % (where, k, r.get(k), e[k]))
+            t.near(r.get(k), e[k], "%s: %s" % (where, k))
         for k in WL:
             if k in e:
-                check(r.get(k) == e[k], "%s: %s %r != %r" % (where, k, r.get(k), e[k]))
+                t.eq(r.get(k), e[k], "%s: %s" % (where, k))
 
 # explicit conversions: the corpus-style single summaries, by hand from the text
-checks = {
+by_hand = {
     "gnu-default.txt": 67108864 / 0.14217,
     "gnu-progress.txt": 1258291200 / 4.88035,   # the final summary, not the last progress update
 }
-for name, bw in checks.items():
-    _, recs = import_export(os.path.join(FIX, name))
-    check(len(recs) == 1 and near(recs[0]["bw_bytes_s"], bw), "%s: bw_bytes_s %r" % (name, bw))
+for name, bw in by_hand.items():
+    _, recs = bdb.import_export(os.path.join(FIX, name))
+    t.ok(len(recs) == 1 and t.close(recs[0]["bw_bytes_s"], bw), "%s: bw_bytes_s %r" % (name, bw))
 
 # busybox records only: no rate, no invented numbers
-_, recs = import_export(os.path.join(FIX, "busybox-default.txt"))
-check(len(recs) == 1 and recs[0]["bw_bytes_s"] is None and recs[0]["io_bytes"] is None,
-      "busybox-default.txt: records-only run must have no metrics")
-check(len(recs) == 1 and recs[0]["tags"].get("records_out") == "32+0", "busybox records_out tag")
+_, recs = bdb.import_export(os.path.join(FIX, "busybox-default.txt"))
+t.ok(len(recs) == 1 and recs[0]["bw_bytes_s"] is None and recs[0]["io_bytes"] is None,
+     "busybox-default.txt: records-only run must have no metrics")
+t.ok(len(recs) == 1 and recs[0]["tags"].get("records_out") == "32+0", "busybox records_out tag")
 
 # a partial copy that dd reported as an error
-_, recs = import_export(os.path.join(FIX, "gnu-error-dev-full.txt"))
-check(len(recs) == 1 and "No space left on device" in (recs[0]["error_msg"] or "")
-      and recs[0]["io_bytes"] == 0, "gnu-error-dev-full.txt: error_msg and io_bytes=0")
+_, recs = bdb.import_export(os.path.join(FIX, "gnu-error-dev-full.txt"))
+t.ok(len(recs) == 1 and "No space left on device" in (recs[0]["error_msg"] or "")
+     and recs[0]["io_bytes"] == 0, "gnu-error-dev-full.txt: error_msg and io_bytes=0")
 
 # errors: dd's own failure, and truncated/garbled files
 with tempfile.TemporaryDirectory() as tmp:
     def bad(name, content, want):
-        path = os.path.join(tmp, name)
-        with open(path, "wb") as f:
-            f.write(content)
-        p = run(["--db", os.path.join(tmp, "e.sqlite"), "import", "--format", "dd", path])
-        check(p.returncode == 1, "%s: exit %d, expected 1" % (name, p.returncode))
-        check(want.format(path=path) in p.stderr, "%s: stderr %r lacks %r" % (
-            name, p.stderr.strip(), want.format(path=path)))
+        path = bdb.write(os.path.join(tmp, name), content)
+        bdb.rejects(t, path, want.format(path=path), "--format", "dd")
 
     nofile = os.path.join(FIX, "gnu-error-nofile.txt")
-    p = run(["--db", os.path.join(tmp, "n.sqlite"), "import", nofile])
-    check(p.returncode == 1 and ("%s:1: error: dd run failed: failed to open "
-                                 "'/nonexistent/input': No such file or directory" % nofile)
-          in p.stderr, "gnu-error-nofile.txt: %r" % p.stderr)
+    p, _ = bdb.import_export(nofile)
+    t.ok(p.returncode == 1 and ("%s:1: error: dd run failed: failed to open "
+                                "'/nonexistent/input': No such file or directory" % nofile)
+         in p.stderr, "gnu-error-nofile.txt: %r" % p.stderr)
     raw = open(os.path.join(FIX, "gnu-default.txt"), "rb").read()
     bad("cut-records.txt", raw[:24],
         "{path}:2:5: error: expected 'N+M records in' or 'N+M records out', got '64+0 rec'")
@@ -197,5 +165,4 @@ with tempfile.TemporaryDirectory() as tmp:
         "{path}:3:51: error: expected a dd transfer summary")
     bad("empty.txt", b"", "{path}:")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(t.done())
