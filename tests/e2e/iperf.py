@@ -3,43 +3,14 @@
 
 Expected values are read from the raw fixtures here (json/regex), independently of benchdb,
 then compared with `benchdb export --format ndjson` (0.1 % tolerance)."""
-import glob, json, os, re, shutil, subprocess, sys, tempfile
+import json, os, re, shutil, sys, tempfile
 
-BENCHDB = os.environ.get("BENCHDB", "build/benchdb")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
+
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "iperf")
-TOL = 1e-3
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-
-
-def near(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= TOL * max(abs(b), 1e-9)
-
-
-def run(*args):
-    return subprocess.run([BENCHDB] + list(args), capture_output=True, text=True, timeout=60)
-
-
-def import_file(path):
-    d = tempfile.mkdtemp(prefix="iperf-e2e-")
-    db = os.path.join(d, "t.sqlite")
-    p = run("--db", db, "import", path)
-    recs = []
-    if p.returncode == 0:
-        e = run("--db", db, "export", "--format", "ndjson")
-        recs = [json.loads(l) for l in e.stdout.splitlines() if l.strip()]
-    shutil.rmtree(d, ignore_errors=True)
-    return p, recs
+t = Checks("iperf", rel=1e-3, abs_tol=1e-12, none_equal=True)
 
 
 BYTES = {"Bytes": 1, "KBytes": 1024, "MBytes": 1024 ** 2, "GBytes": 1024 ** 3, "TBytes": 1024 ** 4}
@@ -62,12 +33,14 @@ def rows(text):
 
 def expect_records(name, exp, recs):
     """exp: list of dicts of field -> value; each must match one record (in order)."""
-    check(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
+    t.ok(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
     for i, (e, r) in enumerate(zip(exp, recs)):
         for k, v in e.items():
             got = r.get("tags", {}).get(k[4:]) if k.startswith("tag.") else r.get(k)
-            ok = near(got, v) if isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool) and k not in ("numjobs",)) else got == v
-            check(ok, "%s record %d: %s = %r, expected %r" % (name, i, k, got, v))
+            number = isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool)
+                                              and k not in ("numjobs",))
+            t.ok(t.close(got, v) if number else got == v,
+                 "%s record %d: %s = %r, expected %r" % (name, i, k, got, v))
 
 
 # ---- iperf3 JSON
@@ -116,8 +89,8 @@ def iperf3_json_expect(path):
 for f in ["iperf3_tcp.json", "iperf3_tcp_P2.json", "iperf3_reverse.json", "iperf3_udp.json",
           "iperf3_bidir.json", "iperf3_server.json"]:
     path = os.path.join(FIX, f)
-    p, recs = import_file(path)
-    check(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
+    p, recs = bdb.import_export(path)
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
     expect_records(f, iperf3_json_expect(path), recs)
 
 
@@ -163,8 +136,8 @@ def iperf3_text_expect(path):
 for f in ["iperf3_tcp.txt", "iperf3_tcp_P2.txt", "iperf3_reverse.txt", "iperf3_udp.txt",
           "iperf3_bidir.txt", "iperf3_server.txt"]:
     path = os.path.join(FIX, f)
-    p, recs = import_file(path)
-    check(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
+    p, recs = bdb.import_export(path)
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
     expect_records(f, iperf3_text_expect(path), recs)
 
 
@@ -218,19 +191,19 @@ for ident in sorted({r["id"] for r in rows(srv)}):
                 "tag.protocol": "udp"})
 cases.append(("iperf2_server_udp.txt", exp))
 for f, exp in cases:
-    p, recs = import_file(os.path.join(FIX, f))
-    check(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
+    p, recs = bdb.import_export(os.path.join(FIX, f))
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
     expect_records(f, exp, recs)
 
 # server log (TCP, with -P, -r and -d tests): SUM rows for -P tests, every test found
 srv = open(os.path.join(FIX, "iperf2_server.txt")).read()
-p, recs = import_file(os.path.join(FIX, "iperf2_server.txt"))
-check(p.returncode == 0, "iperf2_server.txt: import exit %d" % p.returncode)
+p, recs = bdb.import_export(os.path.join(FIX, "iperf2_server.txt"))
+t.ok(p.returncode == 0, "iperf2_server.txt: import exit %d" % p.returncode)
 sums = [r["bw"] for r in rows(srv) if r["id"] == "SUM" and r["start"] == 0 and r["end"] > 1.5]
 got = [r["bw_bytes_s"] for r in recs]
 for s in sums[:2]:  # the -P tests' sums (the last SUM adds both directions of -d)
-    check(any(near(g, s) for g in got), "iperf2_server.txt: SUM %g not found in %s" % (s, got))
-check(sum(r["direction"] == "receive" for r in recs) == 2,
+    t.ok(any(t.close(g, s) for g in got), "iperf2_server.txt: SUM %g not found in %s" % (s, got))
+t.ok(sum(r["direction"] == "receive" for r in recs) == 2,
       "iperf2_server.txt: the -r and -d reverse streams are 'receive'")
 
 
@@ -257,55 +230,44 @@ def csv_expect(path):
 
 for f in ["iperf2_tcp.csv", "iperf2_tcp_P2.csv", "iperf2_udp.csv", "iperf2_server.csv"]:
     path = os.path.join(FIX, f)
-    p, recs = import_file(path)
-    check(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
+    p, recs = bdb.import_export(path)
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
     expect_records(f, csv_expect(path), recs)
 
 # ---- errors: the tool's own failure, truncated and garbled inputs
 tmp = tempfile.mkdtemp(prefix="iperf-e2e-bad-")
-
-
-def expect_error(path, message):
-    p, recs = import_file(path)
-    check(p.returncode == 1, "%s: exit %d, expected 1" % (path, p.returncode))
-    check(message in p.stderr, "%s: stderr %r lacks %r" % (path, p.stderr.strip(), message))
-
-
 ref = os.path.join(FIX, "iperf3_refused.txt")
 msg = open(ref).read().splitlines()[0].split("iperf3: error - ")[1]
-expect_error(ref, "%s:1: error: iperf3 run failed: %s" % (ref, msg))
+bdb.rejects(t, ref, "%s:1: error: iperf3 run failed: %s" % (ref, msg))
 ref = os.path.join(FIX, "iperf3_refused.json")
 doc = json.load(open(ref))
 lines = open(ref).read().splitlines()
 eline = [i for i, l in enumerate(lines, 1) if '"error"' in l][0]
-expect_error(ref, "%s:%d:2: error: iperf3 run failed: %s" % (ref, eline, doc["error"]))
+bdb.rejects(t, ref, "%s:%d:2: error: iperf3 run failed: %s" % (ref, eline, doc["error"]))
 ref = os.path.join(FIX, "iperf2_refused.txt")
 lines = open(ref).read().splitlines()
 eline = [i for i, l in enumerate(lines, 1) if "connect failed" in l][0]
-expect_error(ref, "%s:%d: error: iperf run failed: %s" % (ref, eline, lines[eline - 1].strip()))
+bdb.rejects(t, ref, "%s:%d: error: iperf run failed: %s" % (ref, eline, lines[eline - 1].strip()))
 # a JSON document cut in the middle: located at the end of the input
 data = open(os.path.join(FIX, "iperf3_tcp.json"), "rb").read()
 cut = data[: len(data) // 2]
-bad = os.path.join(tmp, "cut.json")
-open(bad, "wb").write(cut)
+bad = bdb.write(os.path.join(tmp, "cut.json"), cut)
 line = cut.count(b"\n") + 1
 col = len(cut) - (cut.rfind(b"\n") + 1) + 1
-expect_error(bad, "%s:%d:%d: error: truncated JSON document (opened at line 1)" % (bad, line, col))
+bdb.rejects(t, bad, "%s:%d:%d: error: truncated JSON document (opened at line 1)" %
+            (bad, line, col))
 # an iperf2 text run cut before its whole-test row
 lines = open(os.path.join(FIX, "iperf2_tcp.txt")).read().splitlines()
-bad = os.path.join(tmp, "cut.txt")
-open(bad, "w").write("\n".join(lines[:-1]) + "\n")
-expect_error(bad, "%s:%d: error: no whole-test row" % (bad, len(lines) - 1))
+bad = bdb.write(os.path.join(tmp, "cut.txt"), "\n".join(lines[:-1]) + "\n")
+bdb.rejects(t, bad, "%s:%d: error: no whole-test row" % (bad, len(lines) - 1))
 # a CSV row with a garbled byte count
 lines = open(os.path.join(FIX, "iperf2_tcp.csv")).read().splitlines()
 f = lines[0].split(",")
 f[7] = "12x4"
 lines[0] = ",".join(f)
-bad = os.path.join(tmp, "bad.csv")
-open(bad, "w").write("\n".join(lines) + "\n")
+bad = bdb.write(os.path.join(tmp, "bad.csv"), "\n".join(lines) + "\n")
 col = len(",".join(f[:7])) + 2
-expect_error(bad, "%s:1:%d: error: bad iperf CSV field 8 '12x4'" % (bad, col))
+bdb.rejects(t, bad, "%s:1:%d: error: bad iperf CSV field 8 '12x4'" % (bad, col))
 shutil.rmtree(tmp, ignore_errors=True)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(t.done())
