@@ -2,12 +2,14 @@
 (split on ';' with the field maps of HOWTO.rst "Terse output", FORMATS.md 2), independently of
 benchdb, then compared with `benchdb export --format ndjson`. Also checks bad inputs: a failed
 fio run, a truncated and a garbled terse line (exit status 1 and the exact diagnostic)."""
-import json, os, re, subprocess, sys, tempfile
+import os, re, sys, tempfile
 
-BENCHDB = os.environ.get("BENCHDB", "benchdb")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
+
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fio_terse")
-TOL = 1e-3
-passed = failed = 0
+t = Checks("fio_terse", rel=1e-3, abs_tol=1e-12, none_equal=True)
 
 # version: (header fields, block width, usual directions)
 LAYOUT = {"2": (4, 41, ["read", "write", "trim"]), "3": (5, 41, ["read", "write"]),
@@ -17,25 +19,6 @@ UNIFIED = {"terse5_unified_mixed.out": "mixed", "terse4_unified_both.out": "both
 # workload from the `ja: (g=0): rw=randread, bs=(R) 4096B-4096B, ...` header line
 HEADER = re.compile(r"^(.*): \(g=(\d+)\): rw=(\w+), bs=\(R\) (\d+)B-(\d+)B, .*ioengine=(\w+), "
                     r"iodepth=(\d+)$")
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-
-
-def near(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= TOL * abs(b) if b else abs(a) < 1e-12
-
-
-def run(db, *args):
-    return subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
 
 
 def stat4(out, name, suffix, vals, mult):
@@ -113,19 +96,13 @@ def expected(path):
     return recs
 
 
-def export(db):
-    p = run(db, "export", "--format", "ndjson")
-    check(p.returncode == 0, "export exit status %d: %s" % (p.returncode, p.stderr.strip()))
-    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
-
-
 def compare(path, exp, got):
     name = os.path.basename(path)
-    check(len(got) == len(exp), "%s: %d records, expected %d" % (name, len(got), len(exp)))
+    t.ok(len(got) == len(exp), "%s: %d records, expected %d" % (name, len(got), len(exp)))
     for e in exp:
         cand = [g for g in got if g.get("job") == e["job"] and g.get("direction") == e["direction"]
                 and g.get("line_first") == e["line_first"]]
-        check(len(cand) == 1, "%s: no single record for %s/%s line %d" % (
+        t.ok(len(cand) == 1, "%s: no single record for %s/%s line %d" % (
             name, e["job"], e["direction"], e["line_first"]))
         if len(cand) != 1:
             continue
@@ -136,33 +113,33 @@ def compare(path, exp, got):
             what = "%s %s/%s %s: got %r, expected %r" % (name, e["job"], e["direction"], k,
                                                          g.get(k), v)
             if k == "tags":
-                check(all((g.get("tags") or {}).get(t) == tv for t, tv in v.items()), what)
+                t.ok(all((g.get("tags") or {}).get(tag) == tv for tag, tv in v.items()), what)
             elif isinstance(v, float) or (v is None and k not in
                                           ("rw", "bs_bytes", "iodepth", "tool_version")):
-                check(near(g.get(k), v), what)
+                t.ok(t.close(g.get(k), v), what)
             else:
-                check(g.get(k) == v, what)
+                t.ok(g.get(k) == v, what)
         if e["rw"] is not None:
-            check(g.get("ioengine", "psync") == "psync", "%s: ioengine %r" % (name,
+            t.ok(g.get("ioengine", "psync") == "psync", "%s: ioengine %r" % (name,
                                                                              g.get("ioengine")))
         # percentiles the file does not have are not invented
         extra = [k for k in g if k.startswith("clat_p") and g[k] is not None and k not in e]
-        check(not extra, "%s %s/%s: invented %s" % (name, e["job"], e["direction"], extra))
+        t.ok(not extra, "%s %s/%s: invented %s" % (name, e["job"], e["direction"], extra))
     return
 
 
 def test_fixtures(tmp):
     files = sorted(f for f in os.listdir(FIX) if f.endswith(".out") and "failed" not in f)
-    check(len(files) >= 12, "expected at least 12 fixtures, found %d" % len(files))
+    t.ok(len(files) >= 12, "expected at least 12 fixtures, found %d" % len(files))
     for f in files:
         path = os.path.join(FIX, f)
         db = os.path.join(tmp, f + ".sqlite")
-        p = run(db, "import", path)
-        check(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
-        got = [r for r in export(db) if os.path.basename(str(r.get("source"))) == f]
-        check(all(r.get("format") == "fio-terse" for r in got), "%s: format" % f)
+        p = bdb.run(db, "import", path)
+        t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
+        got = [r for r in bdb.export(db, t) if os.path.basename(str(r.get("source"))) == f]
+        t.ok(all(r.get("format") == "fio-terse" for r in got), "%s: format" % f)
         exp = expected(path)
-        check(len(exp) > 0, "%s: the test found no result in the fixture" % f)
+        t.ok(len(exp) > 0, "%s: the test found no result in the fixture" % f)
         compare(path, exp, got)
 
 
@@ -170,43 +147,36 @@ def test_spot_values(tmp):
     """A few conversions pinned by hand, so that a shared misreading cannot hide."""
     path = os.path.join(FIX, "terse5_randrw.out")
     db = os.path.join(tmp, "spot.sqlite")
-    run(db, "import", path)
-    rd = [r for r in export(db) if r.get("direction") == "read"]
-    check(len(rd) == 1, "terse5_randrw: one read record")
+    bdb.run(db, "import", path)
+    rd = [r for r in bdb.export(db, t) if r.get("direction") == "read"]
+    t.ok(len(rd) == 1, "terse5_randrw: one read record")
     if rd:
         r = rd[0]
         # 5;fio-3.33;t5;0;0;27692;27664;6916;1001;...: KiB, KiB/s, IOPS, ms
-        check(near(r.get("io_bytes"), 27692 * 1024.0), "io_bytes %r" % r.get("io_bytes"))
-        check(near(r.get("bw_bytes_s"), 27664 * 1024.0), "bw_bytes_s %r" % r.get("bw_bytes_s"))
-        check(near(r.get("runtime_ms"), 1001), "runtime_ms %r" % r.get("runtime_ms"))
-        check(r.get("slat_mean_ns") is None, "psync has no slat: %r" % r.get("slat_mean_ns"))
-        check(r.get("iops_mean") is not None, "v5 iops_mean present")
+        t.near(r.get("io_bytes"), 27692 * 1024.0, "io_bytes")
+        t.near(r.get("bw_bytes_s"), 27664 * 1024.0, "bw_bytes_s")
+        t.near(r.get("runtime_ms"), 1001, "runtime_ms")
+        t.ok(r.get("slat_mean_ns") is None, "psync has no slat: %r" % r.get("slat_mean_ns"))
+        t.ok(r.get("iops_mean") is not None, "v5 iops_mean present")
 
 
 def test_crlf_bom(tmp):
     src = open(os.path.join(FIX, "terse4_randrw.out"), encoding="utf-8").read()
-    path = os.path.join(tmp, "crlf_bom.out")
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write("\ufeff" + src.replace("\n", "\r\n"))
+    path = bdb.write(os.path.join(tmp, "crlf_bom.out"), "\ufeff" + src.replace("\n", "\r\n"))
     db = os.path.join(tmp, "crlf.sqlite")
-    p = run(db, "import", path)
-    check(p.returncode == 0, "crlf+bom import: %s" % p.stderr.strip())
-    got = export(db)
+    p = bdb.run(db, "import", path)
+    t.ok(p.returncode == 0, "crlf+bom import: %s" % p.stderr.strip())
+    got = bdb.export(db, t)
     exp = expected(os.path.join(FIX, "terse4_randrw.out"))
     compare(path, exp, got)
 
 
 def expect_error(tmp, name, text, message):
-    path = os.path.join(tmp, name)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    path = bdb.write(os.path.join(tmp, name), text)
     db = os.path.join(tmp, name + ".sqlite")
-    p = run(db, "import", path)
-    check(p.returncode == 1, "%s: exit %d, expected 1" % (name, p.returncode))
-    want = "%s:%s" % (path, message)
-    check(want in p.stderr, "%s: stderr %r, expected %r" % (name, p.stderr.strip(), want))
-    got = [r for r in export(db) if os.path.basename(str(r.get("source"))) == name]
-    check(not got, "%s: a file with an error imported %d records" % (name, len(got)))
+    bdb.rejects(t, path, "%s:%s" % (path, message), db=db)
+    got = [r for r in bdb.export(db, t) if os.path.basename(str(r.get("source"))) == name]
+    t.ok(not got, "%s: a file with an error imported %d records" % (name, len(got)))
 
 
 def test_bad_input(tmp):
@@ -227,7 +197,7 @@ def test_bad_input(tmp):
     # a failed fio run: only fio's own error lines
     failed_src = open(os.path.join(FIX, "terse3_failed_run.out"), encoding="utf-8").read()
     first = failed_src.split("\n")[0]
-    check(first.startswith("fio: "), "terse3_failed_run.out starts with 'fio: '")
+    t.ok(first.startswith("fio: "), "terse3_failed_run.out starts with 'fio: '")
     expect_error(tmp, "failed_run.out", failed_src, "1: error: fio run failed: " + first[5:])
     # fio ran but the job did no I/O and reports an error: the terse line gives the number, the
     # `fio: pid=..., err=28/..., error=MSG` line the message
@@ -235,7 +205,7 @@ def test_bad_input(tmp):
     lines = no_io.split("\n")
     no = next(i for i, l in enumerate(lines, 1) if l.startswith("3;fio-"))
     f = lines[no - 1].split(";")
-    check(f[4] != "0" and all(float(x) == 0 for x in f[5:9]), "no_io fixture: error, no I/O")
+    t.ok(f[4] != "0" and all(float(x) == 0 for x in f[5:9]), "no_io fixture: error, no I/O")
     msg = re.search(r"err=%s/.*, error=(.*)$" % f[4], no_io, re.M).group(1)
     expect_error(tmp, "failed_no_io.out", no_io, "%d: error: fio run failed: job '%s' did no I/O, "
                  "error %s: %s" % (no, f[2], f[4], msg))
@@ -247,8 +217,7 @@ def main():
         test_spot_values(tmp)
         test_crlf_bom(tmp)
         test_bad_input(tmp)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.done()
 
 
 if __name__ == "__main__":
