@@ -31,6 +31,19 @@ static int exec(struct db *db, const char *sql, struct diag *d)
     return -1;
 }
 
+/* Switching a new database to WAL fails at once (no busy handler) while another process
+ * switches it too, to avoid a deadlock; the switch is idempotent, so wait and retry. */
+static int set_wal(struct db *db, struct diag *d)
+{
+    for (int ms = 0; ms < BUSY_TIMEOUT_MS; ms += 10) {
+        int rc = sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if ((rc & 0xff) != SQLITE_BUSY)
+            break;
+        sqlite3_sleep(10);
+    }
+    return exec(db, "PRAGMA journal_mode = WAL", d);
+}
+
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
     int flags = mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
@@ -47,7 +60,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(db->h, 1);
     if (exec(db, "PRAGMA foreign_keys = ON", d) ||
-        (mode != DB_READ_ONLY && exec(db, "PRAGMA journal_mode = WAL", d)) ||
+        (mode != DB_READ_ONLY && set_wal(db, d)) ||
         (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
         db_close(db);
         return -1;
