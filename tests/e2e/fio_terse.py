@@ -120,12 +120,11 @@ def compare(path, exp, got):
             else:
                 t.ok(g.get(k) == v, what)
         if e["rw"] is not None:
-            t.ok(g.get("ioengine", "psync") == "psync", "%s: ioengine %r" % (name,
-                                                                             g.get("ioengine")))
+            t.ok(g.get("ioengine", "psync") == "psync",
+                 "%s: ioengine %r" % (name, g.get("ioengine")))
         # percentiles the file does not have are not invented
         extra = [k for k in g if k.startswith("clat_p") and g[k] is not None and k not in e]
         t.ok(not extra, "%s %s/%s: invented %s" % (name, e["job"], e["direction"], extra))
-    return
 
 
 def test_fixtures(tmp):

@@ -5,51 +5,19 @@ Expected values are read here from the raw fixtures with regular expressions (an
 reading of fio's format, FORMATS.md section 3), then compared with what
 `benchdb export --format ndjson` returns (0.1 % relative tolerance). Error cases check the exit
 status and the exact `path:line[:col]: error: ...` line."""
-import json, os, re, shutil, subprocess, sys, tempfile
+import os, re, shutil, sys, tempfile
 
-BENCHDB = os.environ.get("BENCHDB", "build/benchdb")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
+
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fio_text")
-TOL = 1e-3
 TMP = tempfile.mkdtemp(prefix="fio-text-e2e-")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-
-
-def near(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= TOL * max(abs(b), 1e-9)
-
-
-def run(*args):
-    return subprocess.run([BENCHDB] + list(args), capture_output=True, text=True, timeout=60)
-
-
-def import_file(path, *opts):
-    db = os.path.join(TMP, "t.sqlite")
-    if os.path.exists(db):
-        os.remove(db)
-    p = run("--db", db, "import", *opts, path)
-    recs = []
-    if p.returncode == 0:
-        e = run("--db", db, "export", "--format", "ndjson")
-        recs = [json.loads(l) for l in e.stdout.splitlines() if l.strip()]
-    return p, recs
+t = Checks("fio_text", rel=1e-3, abs_tol=1e-12, none_equal=True)
 
 
 def write_tmp(name, data):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return path
+    return bdb.write(os.path.join(TMP, name), data)
 
 
 # ---- independent reference reading of fio 3.x normal output
@@ -236,41 +204,39 @@ LAT_FIELDS = ["%s_%s_ns" % (k, s) for k in ("slat", "clat", "lat", "sync_lat")
 
 
 def compare(name, exp, recs):
-    check(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
+    t.ok(len(recs) == len(exp), "%s: %d records, expected %d" % (name, len(recs), len(exp)))
     for e in exp:
         cand = [r for r in recs if r.get("job") == e["job"] and r.get("direction") == e["direction"]
                 and r.get("line_first") == e["line_first"]]
-        check(len(cand) == 1, "%s: one record for %s/%s at line %d, got %d" %
-              (name, e["job"], e["direction"], e["line_first"], len(cand)))
+        t.ok(len(cand) == 1, "%s: one record for %s/%s at line %d, got %d" %
+             (name, e["job"], e["direction"], e["line_first"], len(cand)))
         if not cand:
             continue
         r = cand[0]
         for k, v in e.items():
             got = r.get(k)
-            ok = near(got, float(v)) if isinstance(v, float) else got == v
-            check(ok, "%s %s/%s: %s = %r, expected %r" % (name, e["job"], e["direction"], k, got, v))
+            ok = t.close(got, float(v)) if isinstance(v, float) else got == v
+            t.ok(ok, "%s %s/%s: %s = %r, expected %r" % (name, e["job"], e["direction"], k, got, v))
         for k in LAT_FIELDS:  # a latency fio did not print is unknown, never 0
             if k not in e:
-                check(r.get(k) is None, "%s %s/%s: %s = %r, expected null" %
-                      (name, e["job"], e["direction"], k, r.get(k)))
+                t.ok(r.get(k) is None, "%s %s/%s: %s = %r, expected null" %
+                     (name, e["job"], e["direction"], k, r.get(k)))
 
 
 def good_file(path, min_records=1, *opts):
     name = os.path.basename(path)
     text = open(path, encoding="utf-8", errors="replace", newline="").read()
     exp = reference(text)
-    check(len(exp) >= min_records, "%s: reference found %d records" % (name, len(exp)))
-    p, recs = import_file(path, *opts)
-    check(p.returncode == 0, "%s: exit %d, stderr %s" % (name, p.returncode, p.stderr.strip()))
-    check(all(r.get("format") == "fio-text" for r in recs), "%s: format fio-text" % name)
+    t.ok(len(exp) >= min_records, "%s: reference found %d records" % (name, len(exp)))
+    p, recs = bdb.import_export(path, *opts)
+    t.ok(p.returncode == 0, "%s: exit %d, stderr %s" % (name, p.returncode, p.stderr.strip()))
+    t.ok(all(r.get("format") == "fio-text" for r in recs), "%s: format fio-text" % name)
     compare(name, exp, recs)
     return exp, recs
 
 
 def expect_error(path, line, *opts):
-    p, _ = import_file(path, *opts)
-    check(p.returncode == 1, "%s: exit %d, expected 1" % (path, p.returncode))
-    check(line in p.stderr.splitlines(), "%s: stderr %r lacks %r" % (path, p.stderr, line))
+    bdb.rejects(t, path, line, *opts, whole_line=True)
 
 
 # ---- the fixtures
@@ -280,45 +246,46 @@ for f, n in [("multi_jobs.txt", 6), ("group_reporting.txt", 2), ("unified_eta.tx
     good_file(os.path.join(FIX, f), n)
 
 # units: a few conversions spelled out from the printed text
-_, recs = import_file(os.path.join(FIX, "group_reporting.txt"))
+_, recs = bdb.import_export(os.path.join(FIX, "group_reporting.txt"))
 text = open(os.path.join(FIX, "group_reporting.txt")).read()
 m = re.search(r"  read: IOPS=([0-9.]+)k, BW=([0-9.]+)MiB/s", text)
 r = [x for x in recs if x["direction"] == "read"]
-check(bool(m) and r and near(r[0]["iops"], float(m.group(1)) * 1000), "group_reporting: IOPS k = 1000")
-check(bool(m) and r and near(r[0]["bw_bytes_s"], float(m.group(2)) * 1048576),
-      "group_reporting: MiB/s = 1048576 bytes/s")
+t.ok(bool(m) and r and t.close(r[0]["iops"], float(m.group(1)) * 1000),
+     "group_reporting: IOPS k = 1000")
+t.ok(bool(m) and r and t.close(r[0]["bw_bytes_s"], float(m.group(2)) * 1048576),
+     "group_reporting: MiB/s = 1048576 bytes/s")
 m = re.search(r"    slat \(nsec\): min=\d+, max=([0-9.]+)k,", text)
-check(bool(m) and r and near(r[0]["slat_max_ns"], float(m.group(1)) * 1000),
-      "group_reporting: max=N.Nk (nsec) = N.N * 1000 ns")
+t.ok(bool(m) and r and t.close(r[0]["slat_max_ns"], float(m.group(1)) * 1000),
+     "group_reporting: max=N.Nk (nsec) = N.N * 1000 ns")
 m = re.search(r"     lat \(usec\): min=\d+, max=\d+, avg=\s*([0-9.]+)", text)
-check(bool(m) and r and near(r[0]["lat_mean_ns"], float(m.group(1)) * 1000),
-      "group_reporting: usec = 1000 ns")
-check(r and r[0]["numjobs"] == 3, "group_reporting: numjobs 3")
+t.ok(bool(m) and r and t.close(r[0]["lat_mean_ns"], float(m.group(1)) * 1000),
+     "group_reporting: usec = 1000 ns")
+t.ok(r and r[0]["numjobs"] == 3, "group_reporting: numjobs 3")
 
 # --status-interval: 2 jobs x 2 directions, the last of the 4 reports of each job
 exp, recs = good_file(os.path.join(FIX, "status_interval.txt"), 4)
 si = open(os.path.join(FIX, "status_interval.txt")).read().split("\n")
 hdr = [i for i, l in enumerate(si, 1) if ": (groupid=" in l]
-check(len(recs) == 4, "status_interval: 4 records, got %d" % len(recs))
-check(sorted({r["line_first"] for r in recs}) == hdr[-2:],
-      "status_interval: records from the last reports %r" % hdr[-2:])
+t.ok(len(recs) == 4, "status_interval: 4 records, got %d" % len(recs))
+t.ok(sorted({r["line_first"] for r in recs}) == hdr[-2:],
+     "status_interval: records from the last reports %r" % hdr[-2:])
 
 # client/server: host from the banner, the "All clients" aggregate flagged
-_, recs = import_file(os.path.join(FIX, "client_server.txt"))
+_, recs = bdb.import_export(os.path.join(FIX, "client_server.txt"))
 hosts = {r["job"]: r["host"] for r in recs}
-check(hosts.get("csread") == "vm" and hosts.get("cswrite") == "vm", "client_server: host vm")
+t.ok(hosts.get("csread") == "vm" and hosts.get("cswrite") == "vm", "client_server: host vm")
 agg = [r for r in recs if r["job"] == "All clients"]
-check(len(agg) == 2 and all(r["tags"].get("aggregate") == "all-clients" and r["host"] is None
-                            for r in agg), "client_server: All clients aggregate tagged")
+t.ok(len(agg) == 2 and all(r["tags"].get("aggregate") == "all-clients" and r["host"] is None
+                           for r in agg), "client_server: All clients aggregate tagged")
 
 # errors with results and without
 exp, recs = good_file(os.path.join(FIX, "devfull_rw.txt"), 1)
-check(recs and recs[0]["error"] == 28 and recs[0]["error_msg"] == "No space left on device",
-      "devfull_rw: error 28 with its message")
-p, recs = import_file(os.path.join(FIX, "devfull_write.txt"))
-check(p.returncode == 0 and len(recs) == 1 and recs[0]["error"] == 28 and
-      recs[0]["direction"] is None and recs[0]["bw_bytes_s"] is None,
-      "devfull_write: one flagged record without metrics")
+t.ok(recs and recs[0]["error"] == 28 and recs[0]["error_msg"] == "No space left on device",
+     "devfull_rw: error 28 with its message")
+p, recs = bdb.import_export(os.path.join(FIX, "devfull_write.txt"))
+t.ok(p.returncode == 0 and len(recs) == 1 and recs[0]["error"] == 28 and
+     recs[0]["direction"] is None and recs[0]["bw_bytes_s"] is None,
+     "devfull_write: one flagged record without metrics")
 
 # fio that could not start
 path = os.path.join(FIX, "engine_failed.txt")
@@ -328,9 +295,9 @@ expect_error(path, "%s:%d: error: fio run failed: %s" % (path, first, lines[firs
 
 # normal+json in one stream: detection leaves it to fio-json; forced, the normal part is read
 path = os.path.join(FIX, "normal_json.txt")
-p, recs = import_file(path)
-check(p.returncode == 0 and recs and all(r["format"] == "fio-json" for r in recs),
-      "normal_json: detected as fio-json (%s)" % p.stderr.strip())
+p, recs = bdb.import_export(path)
+t.ok(p.returncode == 0 and recs and all(r["format"] == "fio-json" for r in recs),
+     "normal_json: detected as fio-json (%s)" % p.stderr.strip())
 good_file(path, 2, "--format", "fio-text")
 
 # ---- variants made from the fixtures
@@ -339,7 +306,7 @@ good_file(write_tmp("crlf_bom.txt", "\ufeff" + base.replace("\n", "\r\n")), 6)
 
 uni = open(os.path.join(FIX, "unified_eta.txt"), newline="").read()
 glued = re.sub(r"\r?\n(uni: \(groupid=)", r"\r\1", uni, count=1)
-check(glued != uni, "unified_eta: glued variant made")
+t.ok(glued != uni, "unified_eta: glued variant made")
 exp, _ = good_file(write_tmp("eta_glued.txt", glued), 1)
 
 # truncated inside the first clat percentile block
@@ -375,5 +342,4 @@ expect_error(path, "%s:%d:%d: error: expected a number, got '%s'" %
              (path, i + 1, col, bad[col - 1:].split(",")[0]))
 
 shutil.rmtree(TMP, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(t.done())

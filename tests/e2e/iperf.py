@@ -204,7 +204,7 @@ got = [r["bw_bytes_s"] for r in recs]
 for s in sums[:2]:  # the -P tests' sums (the last SUM adds both directions of -d)
     t.ok(any(t.close(g, s) for g in got), "iperf2_server.txt: SUM %g not found in %s" % (s, got))
 t.ok(sum(r["direction"] == "receive" for r in recs) == 2,
-      "iperf2_server.txt: the -r and -d reverse streams are 'receive'")
+     "iperf2_server.txt: the -r and -d reverse streams are 'receive'")
 
 
 # ---- iperf2 CSV: one record per connection's whole-test row
