@@ -6,7 +6,6 @@ JSON of the same runs), then compared with what `$BENCHDB import` + `export --fo
 stores. Without $BENCHDB the records come from `$DUMP_RECORDS FILE` instead.
 Env: BENCHDB, DUMP_RECORDS, FIXTURES (the tests/fixtures folder)."""
 import json
-import math
 import os
 import re
 import shutil
@@ -14,6 +13,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.environ.get("FIXTURES") or os.path.join(HERE, "..", "fixtures"), "fio_log")
@@ -24,73 +27,40 @@ PCT_TOL = 1 / 256 + 1e-9  # documented precision of percentiles from raw latency
 DIRS = ["read", "write", "trim", "sync"]
 NAME_RE = re.compile(r"^(.*)_(clat_hist|clat|slat|lat|bw|iops)(?:\.(\d+))?\.log$")
 
-passed = failed = 0
+t = Checks("fio_log", rel=TOL, abs_tol=1e-9, none_equal=True)
 TMP = tempfile.mkdtemp(prefix="fio_log_test-")
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-    return ok
-
-
-def near(got, want, tol=TOL):
-    if got is None or want is None:
-        return got is None and want is None
-    if want == 0:
-        return abs(got) < 1e-9
-    return abs(got - want) / abs(want) <= tol
 
 
 # ---- running the importer ----
 
-def parse_dump(text):
-    recs, cur = [], None
-    for line in text.splitlines():
-        m = re.match(r"^record (.*)/(\w*)(?: lines (\d+)-(\d+))?$", line)
-        if m:
-            cur = {"job": m.group(1) or None, "direction": m.group(2) or None, "tags": {},
-                   "line_first": int(m.group(3)) if m.group(3) else None,
-                   "line_last": int(m.group(4)) if m.group(4) else None, "bs_bytes": None}
-            recs.append(cur)
-            continue
-        m = re.match(r"^  ([^=]+)=(.*)$", line)
-        if not m or cur is None:
-            continue
-        k, v = m.groups()
+def from_dump(rec):
+    """A record of dump_records' output with the export's names and types."""
+    r = {"job": rec.pop("job") or None, "direction": rec.pop("direction") or None, "tags": {},
+         "bs_bytes": None}
+    for k, v in rec.items():
         if k.startswith("tag."):
-            cur["tags"][k[4:]] = v
+            r["tags"][k[4:]] = v
         elif k.startswith("series."):
-            cur["_series"] = int(v.split()[0])
+            r["_series"] = int(v.split()[0])
         elif k.endswith("_bins"):
-            cur["_bins"] = int(v)
-        elif k in ("tool", "tool_version", "host", "peer", "rw", "ioengine"):
-            cur[k] = v
+            r["_bins"] = int(v)
+        elif k in ("tool", "tool_version", "host", "peer", "rw", "ioengine", "line_first",
+                   "line_last"):
+            r[k] = v
         else:
-            cur[k] = float(v)
-    return recs
+            r[k] = float(v)
+    return r
 
 
 def run(path, fmt=None):
     """(exit status, stderr, records of this file)"""
+    opts = ["--format", fmt] if fmt else []
     if BENCHDB:
-        db = os.path.join(TMP, "t%d.sqlite" % (passed + failed))
-        args = [BENCHDB, "--db", db, "import"] + (["--format", fmt] if fmt else []) + [path]
-        p = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=120)
-        recs = []
-        if p.returncode == 0:
-            e = subprocess.run([BENCHDB, "--db", db, "export", "--format", "ndjson"],
-                               capture_output=True, text=True, timeout=120)
-            recs = [json.loads(l) for l in e.stdout.splitlines() if l.strip()]
-            recs = [r for r in recs if r.get("source") == path]
-        return p.returncode, p.stderr, recs
-    args = [DUMP] + (["--format", fmt] if fmt else []) + [path]
-    p = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=120)
-    return p.returncode, p.stderr, parse_dump(p.stdout)
+        p, recs = bdb.import_export(path, *opts, errors="replace", timeout=120)
+        return p.returncode, p.stderr, [r for r in recs if r.get("source") == path]
+    p = subprocess.run([DUMP] + opts + [path], capture_output=True, text=True, errors="replace",
+                       timeout=120)
+    return p.returncode, p.stderr, [from_dump(r) for r in bdb.parse_records(p.stdout)]
 
 
 def by_dir(recs):
@@ -188,17 +158,17 @@ def expect_hist(path):
 
 def compare(label, recs, exp, job, tags):
     got = by_dir(recs)
-    check(sorted(got) == sorted(exp), "%s: directions %s, expected %s" %
-          (label, sorted(got), sorted(exp)))
+    t.ok(sorted(got) == sorted(exp), "%s: directions %s, expected %s" %
+         (label, sorted(got), sorted(exp)))
     for d, e in exp.items():
         r = got.get(d)
         if r is None:
             continue
-        check(r.get("job") == job, "%s/%s: job %r, expected %r" % (label, d, r.get("job"), job))
-        check(r.get("tool") == "fio", "%s/%s: tool %r" % (label, d, r.get("tool")))
+        t.ok(r.get("job") == job, "%s/%s: job %r, expected %r" % (label, d, r.get("job"), job))
+        t.ok(r.get("tool") == "fio", "%s/%s: tool %r" % (label, d, r.get("tool")))
         for k, v in tags.items():
-            check(r["tags"].get(k) == v, "%s/%s: tag %s=%r, expected %r" %
-                  (label, d, k, r["tags"].get(k), v))
+            t.ok(r["tags"].get(k) == v, "%s/%s: tag %s=%r, expected %r" %
+                 (label, d, k, r["tags"].get(k), v))
         for k, want in e.items():
             if k.startswith("_") and "_series" not in r and "_bins" not in r:
                 continue  # the export has no bins; dump_records shows their count
@@ -207,8 +177,8 @@ def compare(label, recs, exp, job, tags):
             else:
                 name, tol = k, TOL
             have = r.get(name)
-            check(near(have, want, tol), "%s/%s: %s = %r, expected %r" %
-                  (label, d, name, have, want))
+            t.ok(t.close(have, want, tol), "%s/%s: %s = %r, expected %r" %
+                 (label, d, name, have, want))
 
 
 # ---- the cases ----
@@ -221,7 +191,7 @@ def fixture_cases():
         path = os.path.join(FIX, name)
         job, kind, index = m.groups()
         rc, err, recs = run(path)
-        if not check(rc == 0, "%s: exit %d: %s" % (name, rc, err.strip())):
+        if not t.ok(rc == 0, "%s: exit %d: %s" % (name, rc, err.strip())):
             continue
         tags = {"log_kind": kind, "log_job_index": index}
         if kind == "clat_hist":
@@ -234,7 +204,7 @@ def fixture_cases():
         compare(name, recs, exp, job, tags)
         if "_series" in (recs[0] if recs else {}):
             for r in recs:
-                check(0 < r["_series"] <= 500, "%s: %d series points" % (name, r["_series"]))
+                t.ok(0 < r["_series"] <= 500, "%s: %d series points" % (name, r["_series"]))
 
 
 def fio_json_cross_check():
@@ -246,25 +216,22 @@ def fio_json_cross_check():
         for d in ("read", "write"):
             ref = jobs[d]
             r = got.get(d, {})
-            check(near(r.get(kind + "_mean_ns"), ref[kind + "_ns"]["mean"]),
-                  "perio_%s vs fio json %s: mean %r, fio %r" %
-                  (kind, d, r.get(kind + "_mean_ns"), ref[kind + "_ns"]["mean"]))
-            check(r.get("samples") == ref["total_ios"], "perio_%s %s: samples %r, fio ios %r" %
-                  (kind, d, r.get("samples"), ref["total_ios"]))
+            t.ok(t.close(r.get(kind + "_mean_ns"), ref[kind + "_ns"]["mean"]),
+                 "perio_%s vs fio json %s: mean %r, fio %r" %
+                 (kind, d, r.get(kind + "_mean_ns"), ref[kind + "_ns"]["mean"]))
+            t.ok(r.get("samples") == ref["total_ios"], "perio_%s %s: samples %r, fio ios %r" %
+                 (kind, d, r.get("samples"), ref["total_ios"]))
     # histogram logs miss the last, unfinished interval: only a units sanity check (ns, not us)
     ref = json.load(open(os.path.join(FIX, "hist.json")))["jobs"][0]["read"]["clat_ns"]
     _, _, recs = run(os.path.join(FIX, "hist_clat_hist.1.log"))
     r = by_dir(recs).get("read", {})
-    check(near(r.get("clat_p50_ns"), ref["percentile"]["50.000000"], 0.25),
-          "hist read p50 %r far from fio's %r" % (r.get("clat_p50_ns"),
+    t.ok(t.close(r.get("clat_p50_ns"), ref["percentile"]["50.000000"], 0.25),
+         "hist read p50 %r far from fio's %r" % (r.get("clat_p50_ns"),
                                                   ref["percentile"]["50.000000"]))
 
 
 def write(name, data):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
+    return bdb.write(os.path.join(TMP, name), data)
 
 
 def raw(name):
@@ -279,18 +246,18 @@ def variant_cases():
     for label, data in (("crlf", src.replace(b"\n", b"\r\n")), ("bom", b"\xef\xbb\xbf" + src)):
         path = write("%s_bw.1.log" % label, data)
         rc, err, recs = run(path)
-        check(rc == 0, "%s: exit %d: %s" % (label, rc, err.strip()))
+        t.ok(rc == 0, "%s: exit %d: %s" % (label, rc, err.strip()))
         compare(label, recs, exp, label, {"log_kind": "bw"})
 
     # a name that says nothing: metric 'value', tag log_kind=unknown and a warning
     path = write("mystery.txt", src)
     rc, err, recs = run(path)
-    check(rc == 0, "mystery.txt: exit %d: %s" % (rc, err.strip()))
-    check(path + ":1: warning: the file name does not say which fio log this is" in err,
-          "mystery.txt: no warning about the name: %r" % err)
+    t.ok(rc == 0, "mystery.txt: exit %d: %s" % (rc, err.strip()))
+    t.ok(path + ":1: warning: the file name does not say which fio log this is" in err,
+         "mystery.txt: no warning about the name: %r" % err)
     for r in recs:
-        check(r["tags"].get("log_kind") == "unknown", "mystery.txt: tags %r" % r["tags"])
-        check(r.get("bw_bytes_s") is None, "mystery.txt: invented bw_bytes_s")
+        t.ok(r["tags"].get("log_kind") == "unknown", "mystery.txt: tags %r" % r["tags"])
+        t.ok(r.get("bw_bytes_s") is None, "mystery.txt: invented bw_bytes_s")
     if recs and "value" in recs[0]:
         compare("mystery", recs, expect_plain(os.path.join(FIX, "avg_bw.1.log"), "unknown"),
                 None, {"log_kind": "unknown"})
@@ -306,20 +273,20 @@ def variant_cases():
             out.append(", ".join(c))
     path = write("long_clat.1.log", ("\n".join(out) + "\n").encode())
     rc, err, recs = run(path)
-    check(rc == 0, "long: exit %d: %s" % (rc, err.strip()))
+    t.ok(rc == 0, "long: exit %d: %s" % (rc, err.strip()))
     compare("long", recs, expect_plain(path, "clat"), "long", {"log_kind": "clat"})
     for r in recs:
         if "_series" in r:
-            check(100 <= r["_series"] <= 500, "long: %d series points" % r["_series"])
+            t.ok(100 <= r["_series"] <= 500, "long: %d series points" % r["_series"])
 
 
 def error_cases():
     def expect_error(label, name, data, want):
         path = write(name, data)
         rc, err, recs = run(path)
-        check(rc == 1, "%s: exit %d, expected 1" % (label, rc))
-        check((path + want) in err, "%s: stderr %r lacks %r" % (label, err, path + want))
-        check(not recs, "%s: records from a refused file" % label)
+        t.ok(rc == 1, "%s: exit %d, expected 1" % (label, rc))
+        t.ok((path + want) in err, "%s: stderr %r lacks %r" % (label, err, path + want))
+        t.ok(not recs, "%s: records from a refused file" % label)
 
     # cut in the middle of line 10: the line has 2 of 6 columns
     lines = raw("perio_clat.1.log").split(b"\n")
@@ -371,7 +338,7 @@ def error_cases():
     # an empty log (fio writes one for slat under psync): nothing to import, no crash
     path = write("empty_slat.1.log", b"")
     rc, err, recs = run(path, "fio-log")
-    check(rc in (0, 1) and not recs, "empty: exit %d, %d records" % (rc, len(recs)))
+    t.ok(rc in (0, 1) and not recs, "empty: exit %d, %d records" % (rc, len(recs)))
 
 
 def main():
@@ -385,8 +352,7 @@ def main():
         error_cases()
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.done()
 
 
 if __name__ == "__main__":
