@@ -1,12 +1,12 @@
 """notes importer end to end. Expected values are read off the note text here (regexes over
 the raw files), independently of benchdb, and compared with `import --dry-run --format notes`
 record dumps and, for seed 000, with `report --compare ... --format csv`."""
-import csv, io, os, re, subprocess, sys, tempfile
+import csv, io, os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
-from checks import Checks
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
 
-BENCHDB = os.environ.get("BENCHDB", "benchdb")
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "notes")
 SEEDS = os.path.join(os.environ.get("SRCDIR", "."), "..", "shared", "seeds")
 MIB = 1 << 20
@@ -14,17 +14,8 @@ c = Checks("notes", rel=1e-3)
 
 
 def dry_run(path, *extra):
-    p = subprocess.run([BENCHDB, "import", "-n", "--format", "notes", *extra, path],
-                       capture_output=True, text=True)
+    p, recs = bdb.dry_run(path, "--format", "notes", *extra)
     c.eq(p.returncode, 0, "exit status of dry run of %s (%s)" % (path, p.stderr.strip()))
-    recs = []
-    for line in p.stdout.splitlines():
-        m = re.match(r"^record (.*)/(\w*)(?: lines (\d+)-(\d+))?$", line)
-        if m:
-            recs.append({"job": m.group(1), "dir": m.group(2), "first": int(m.group(3) or 0)})
-        elif line.startswith("  ") and recs:
-            k, _, v = line.strip().partition("=")
-            recs[-1][k] = v
     return recs, p
 
 
@@ -74,15 +65,15 @@ def seed002(path):
     blocks = re.split(r"^(?=\S.*time dd )", text, flags=re.M)[1:]
     for r, block in zip(recs, blocks):
         size = 1024 * 10000000
-        c.eq(num(r, "size_bytes"), size, "002: size at line %d" % r["first"])
+        c.eq(num(r, "size_bytes"), size, "002: size at line %d" % r["line_first"])
         m = re.search(r"copied, [0-9.]+ s(?:econds)?, ([0-9.]+) MB/s", block)
         if m:
             c.ok(abs(num(r, "bw_bytes_s") / 1e6 - float(m.group(1))) <= 0.05,
-                 "002: printed rate at line %d" % r["first"])
+                 "002: printed rate at line %d" % r["line_first"])
         else:
             mm, ss = re.search(r"^real\s+(\d+)m([0-9.]+)s", block, re.M).groups()
             c.near(num(r, "bw_bytes_s"), size / (int(mm) * 60 + float(ss)),
-                   "002: bytes/real at line %d" % r["first"])
+                   "002: bytes/real at line %d" % r["line_first"])
     c.eq(len(printed) + len(reals) >= 8, True, "002: every run has a rate or a time")
     c.eq([r.get("host") for r in recs], ["dhcp243-189", "dhcp243-189", "localhost", "opensolaris",
                                          "graybox", "localhost", "rhel4box", "rhel5box"], "002: hosts")
@@ -99,12 +90,12 @@ def seed001(path):
     c.eq(len(fio), 16, "001: fio results")
     cmd = re.search(r"^fio .*$", text, re.M).group(0)
     for r in fio:
-        i = r["first"] - 1
+        i = r["line_first"] - 1
         iops = re.search(r"IOPS=([0-9.]+)(k?)", lines[i])
         c.near(num(r, "iops"), float(iops.group(1)) * (1000 if iops.group(2) else 1),
-               "001: iops line %d" % r["first"])
+               "001: iops line %d" % r["line_first"])
         label = next(l for l in reversed(lines[:i]) if l.startswith(("local - ", "vm/")))
-        c.eq(r.get("tag.label"), label, "001: label of line %d" % r["first"])
+        c.eq(r.get("tag.label"), label, "001: label of line %d" % r["line_first"])
         c.eq(r.get("bs_bytes"), "4096", "001: bs")
         c.eq(r.get("iodepth"), re.search(r"--iodepth=(\d+)", cmd).group(1), "001: iodepth")
         c.eq(r.get("sync"), re.search(r"--sync=(\d+)", cmd).group(1), "001: sync")
@@ -139,12 +130,10 @@ def seed000(path):
     c.ok(all(r.get("transcribed") == "1" for r in recs), "000: transcribed")
     p99 = [r.get("lat_p99_ns") for r in recs if "lat_p99_ns" in r]
     c.eq(len(p99), 6, "000: results with a 99th percentile")
-    db = os.path.join(tempfile.mkdtemp(), "n.sqlite")
-    subprocess.run([BENCHDB, "--db", db, "import", "--format", "notes", path], check=True,
-                   capture_output=True)
-    out = subprocess.run([BENCHDB, "--db", db, "report", "--compare", "nfs-csi",
-                          "local-nvme-retain", "--format", "csv"], capture_output=True,
-                         text=True).stdout
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", "--format", "notes", path, check=True)
+        out = bdb.run(db, "report", "--compare", "nfs-csi", "local-nvme-retain", "--format",
+                      "csv").stdout
     rows = list(csv.reader(io.StringIO(out)))
     fcol = rows[0].index("local-nvme-retain vs nfs-csi")
     tput = [float(x) for x in re.findall(r"\*\*Throughput:\*\* ([0-9.]+) MiB/s", text)]
@@ -165,7 +154,7 @@ def seed003(path):
     rows = dict((l.split("\t")[0], l.split("\t")[1:3]) for l in text.splitlines() if "\t" in l)
     for r in recs:
         col = 0 if r["job"] == "CephFS" else 1
-        d = r["dir"].upper()
+        d = r["direction"].upper()
         c.near(num(r, "bw_bytes_s"), float(rows[d + " BW"][col].split()[0]) * MIB, "003 bw")
         c.near(num(r, "iops"), float(rows[d + " IOPS"][col].replace(",", "")), "003 iops")
         c.near(num(r, "lat_mean_ns"), float(rows[d + " latency"][col].split()[0]) * 1e6, "003 lat")
@@ -175,7 +164,7 @@ def seed003(path):
 
 def detected_as_notes(path):
     """Without --format, a note is recognised as notes by its own structure."""
-    p = subprocess.run([BENCHDB, "import", "-n", path], capture_output=True, text=True)
+    p = bdb.run(None, "import", "-n", path)
     first = p.stdout.splitlines()[0] if p.stdout else ""
     c.eq(first.rsplit(" ", 1)[-1], "notes", "detected format of " + os.path.basename(path))
 
