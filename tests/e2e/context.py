@@ -2,12 +2,12 @@
 """Context that travels: benchdb run (real fio on tmpfs and on a disk directory, the mount
 checked against python's own reading of /proc/self/mountinfo), sidecar .meta precedence, one
 mount row for every written form of a mount, relabel + history, reparse, merge."""
-import json, os, pwd, shutil, sqlite3, subprocess, sys, tempfile
+import json, os, pwd, shutil, sqlite3, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
-BENCHDB = os.environ["BENCHDB"]
 EXAMPLES = sorted(os.path.join(os.environ["SRCDIR"], "examples", "disk", f)
                   for f in os.listdir(os.path.join(os.environ["SRCDIR"], "examples", "disk"))
                   if f.endswith(".json"))
@@ -15,20 +15,9 @@ t = Checks("context")
 TMP = tempfile.mkdtemp(prefix="bdb-context-")
 
 
-def run(db, *args):
-    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
 def sql(db, q, *params):
     with sqlite3.connect(db) as c:
         return c.execute(q, params).fetchall()
-
-
-def export(db):
-    rc, out, err = run(db, "export")
-    t.eq(rc, 0, "export " + err)
-    return [json.loads(line) for line in out.splitlines()]
 
 
 def unescape(s):
@@ -52,9 +41,9 @@ def check_fio_run(where):
     db = os.path.join(TMP, "run.sqlite")
     d = tempfile.mkdtemp(prefix="bdb-ctx-", dir=where)
     try:
-        rc, out, err = run(db, "run", "--storage-class", "c-" + where, "--tag", "os=mine",
-                           "--", "fio", "--name=ctx", "--directory=" + d, "--size=2M",
-                           "--rw=write", "--bs=64k", "--ioengine=psync")
+        rc, out, err = bdb.call(db, "run", "--storage-class", "c-" + where, "--tag", "os=mine",
+                                "--", "fio", "--name=ctx", "--directory=" + d, "--size=2M",
+                                "--rw=write", "--bs=64k", "--ioengine=psync")
         t.eq(rc, 0, "benchdb run fio in " + where + ": " + err)
         row = sql(db, "SELECT m.fstype, m.device, m.options, r.host, r.id, s.path, s.raw "
                       "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON "
@@ -82,8 +71,8 @@ def check_fio_run(where):
 
 def check_fio_failure():
     db = os.path.join(TMP, "fail.sqlite")
-    rc, out, err = run(db, "run", "--", "fio", "--name=x", "--filename=/proc/version/x",
-                       "--size=1M")
+    rc, out, err = bdb.call(db, "run", "--", "fio", "--name=x", "--filename=/proc/version/x",
+                            "--size=1M")
     t.eq(rc, 1, "a failing benchmark exits 1")
     t.ok("exited with status" in err and "Not a directory" in err, "failure reported: " + err)
     t.ok(not os.path.exists(db), "nothing imported on failure (no warehouse created)")
@@ -99,21 +88,21 @@ def check_sidecar():
                 "tag.y=side\nsec=krb5i\n")
     with open(os.path.join(d, "benchdb.meta"), "w") as f:
         f.write("storage_class=dir-class\n")
-    rc, out, err = run(db, "import", "--tag", "y=flag", "--sec", "krb5p", a, b)
+    rc, out, err = bdb.call(db, "import", "--tag", "y=flag", "--sec", "krb5p", a, b)
     t.eq(rc, 0, "import with sidecars " + err)
-    recs = {r["source"]: r for r in export(db)}
+    recs = {r["source"]: r for r in bdb.export(db, t)}
     ra, rb = recs[a], recs[b]
     t.eq((ra["host"], ra["storage_class"], ra["sec"]), ("side-host", "side-class", "krb5p"),
          "FILE.meta applied, --sec wins")
     t.eq(ra["tags"], {"x": "side", "y": "flag"}, "tags: flag over sidecar")
     t.eq(rb["storage_class"], "dir-class", "benchdb.meta of the directory")
-    rc, out, err = run(db, "import", "--storage-class", "flag-class", c)
-    t.eq([r["storage_class"] for r in export(db) if r["source"] == c], ["flag-class"],
+    rc, out, err = bdb.call(db, "import", "--storage-class", "flag-class", c)
+    t.eq([r["storage_class"] for r in bdb.export(db, t) if r["source"] == c], ["flag-class"],
          "flag wins over benchdb.meta")
     with open(os.path.join(d, "benchdb.meta"), "w") as f:
         f.write("host=h\n\nbogus line\n")
     e = shutil.copy(EXAMPLES[3], d)
-    rc, out, err = run(db, "import", e)
+    rc, out, err = bdb.call(db, "import", e)
     t.eq(rc, 1, "bad sidecar rejects the file")
     t.eq(err.splitlines()[0], os.path.join(d, "benchdb.meta") +
          ":3: error: expected key=value, got 'bogus line'", "located sidecar error")
@@ -136,7 +125,7 @@ CANONICAL = "hard,proto=tcp,relatime,rsize=1048576,rw,sec=krb5p,vers=4.2,wsize=1
 
 def check_mount_forms(db):
     for form, path in zip(MOUNT_FORMS, EXAMPLES):
-        rc, out, err = run(db, "import", "--storage-class", "nfs", "--mount", form, path)
+        rc, out, err = bdb.call(db, "import", "--storage-class", "nfs", "--mount", form, path)
         t.eq(rc, 0, "import with mount form: " + err)
     t.eq(sql(db, "SELECT options, fstype, device FROM mount"),
          [(CANONICAL, "nfs4", "srv:/export")], "one mount row for five forms")
@@ -145,15 +134,15 @@ def check_mount_forms(db):
 
 
 def check_relabel(db):
-    before = export(db)
-    rc, out, err = run(db, "relabel", "--where", "storage_class=nfs", "--where",
-                       "job=" + before[0]["job"], "--set", "storage_class=nfs-csi",
-                       "--set", "tag:fw=2")
+    before = bdb.export(db, t)
+    rc, out, err = bdb.call(db, "relabel", "--where", "storage_class=nfs", "--where",
+                            "job=" + before[0]["job"], "--set", "storage_class=nfs-csi",
+                            "--set", "tag:fw=2")
     t.eq(rc, 0, "relabel " + err)
     want = [r["result_id"] for r in before if r["job"] == before[0]["job"]]
-    got = [r["result_id"] for r in export(db) if r["storage_class"] == "nfs-csi"]
+    got = [r["result_id"] for r in bdb.export(db, t) if r["storage_class"] == "nfs-csi"]
     t.eq(got, want, "relabelled exactly the matching results")
-    rc, out, err = run(db, "runs", "--history", "--format", "json")
+    rc, out, err = bdb.call(db, "runs", "--history", "--format", "json")
     hist = json.loads(out)
     t.eq(len(hist), 2 * len(want), "two history rows per result")
     me = pwd.getpwuid(os.geteuid()).pw_name
@@ -162,7 +151,7 @@ def check_relabel(db):
                  ("tag:fw", None, "2", os.environ.get("USER") or me)}), "history content")
     t.eq({h["changed_at"] for h in hist}, {"2026-01-01T00:00:00Z"},
          "changed_at from SOURCE_DATE_EPOCH")
-    rc, out, err = run(db, "relabel", "--set", "colour=x")
+    rc, out, err = bdb.call(db, "relabel", "--set", "colour=x")
     t.eq(rc, 2, "unknown --set key is a usage error")
 
 
@@ -173,35 +162,36 @@ def without_ids(recs):
 
 
 def check_reparse(db):
-    before, hist = export(db), sql(db, "SELECT field, old_value, new_value FROM label_history")
-    rc, out, err = run(db, "reparse")
+    before = bdb.export(db, t)
+    hist = sql(db, "SELECT field, old_value, new_value FROM label_history")
+    rc, out, err = bdb.call(db, "reparse")
     t.eq(rc, 0, "reparse " + err)
-    t.eq(export(db), before, "reparse with nothing changed changes nothing")
+    t.eq(bdb.export(db, t), before, "reparse with nothing changed changes nothing")
     t.ok(all(line.endswith("unchanged (1 results)") for line in out.splitlines()), out)
     # Damage the derived data of one relabelled result; reparse must restore it from raw.
     rid = [r["result_id"] for r in before if r["storage_class"] == "nfs-csi"][0]
     sql(db, "DELETE FROM metric WHERE result_id = ? AND name = 'iops'", rid)
     sql(db, "UPDATE metric SET value = 1 WHERE result_id = ? AND name = 'bw_bytes_s'", rid)
-    rc, out, err = run(db, "reparse", "--where", "storage_class=nfs-csi")
+    rc, out, err = bdb.call(db, "reparse", "--where", "storage_class=nfs-csi")
     t.eq(rc, 0, "reparse after damage " + err)
     t.ok("1 added, 0 removed, 1 changed" in out, "reparse reports the change: " + out)
-    t.eq(without_ids(export(db)), without_ids(before), "restored, labels and tags kept")
+    t.eq(without_ids(bdb.export(db, t)), without_ids(before), "restored, labels and tags kept")
     t.eq(sql(db, "SELECT field, old_value, new_value FROM label_history"), hist,
          "history kept")
 
 
 def check_merge():
     a, b = os.path.join(TMP, "a.sqlite"), os.path.join(TMP, "b.sqlite")
-    run(a, "import", "--storage-class", "here", *EXAMPLES[:4])
-    run(b, "import", "--storage-class", "there", *EXAMPLES[3:8])
-    run(b, "relabel", "--where", "source=" + EXAMPLES[5], "--set", "host=h5")
-    run(b, "import", "--mount", MOUNT_FORMS[0], EXAMPLES[8])
+    bdb.call(a, "import", "--storage-class", "here", *EXAMPLES[:4])
+    bdb.call(b, "import", "--storage-class", "there", *EXAMPLES[3:8])
+    bdb.call(b, "relabel", "--where", "source=" + EXAMPLES[5], "--set", "host=h5")
+    bdb.call(b, "import", "--mount", MOUNT_FORMS[0], EXAMPLES[8])
     counts = ("SELECT (SELECT count(*) FROM source_file), (SELECT count(*) FROM run), "
               "(SELECT count(*) FROM result), (SELECT count(*) FROM metric), "
               "(SELECT count(*) FROM tag), (SELECT count(*) FROM label_history), "
               "(SELECT count(*) FROM mount), (SELECT count(*) FROM mount_option)")
     ca, cb = sql(a, counts)[0], sql(b, counts)[0]
-    rc, out, err = run(a, "merge", b)
+    rc, out, err = bdb.call(a, "merge", b)
     t.eq(rc, 0, "merge " + err)
     t.ok("stored in both warehouses with different labels (storage_class)" in err,
          "conflict reported: " + err)
@@ -213,9 +203,9 @@ def check_merge():
                                          "JOIN source_file s ON s.id = run.source_id "
                                          "WHERE s.path = ?", EXAMPLES[3])[0][0], "metrics")
     t.eq(once[5], cb[5], "label history copied")
-    rc, out, err = run(a, "merge", b)
+    rc, out, err = bdb.call(a, "merge", b)
     t.eq(sql(a, counts)[0], once, "merging twice == merging once")
-    recs = {r["source"]: r for r in export(a)}
+    recs = {r["source"]: r for r in bdb.export(a, t)}
     t.eq(recs[EXAMPLES[3]]["storage_class"], "here", "conflicting labels not overwritten")
     t.eq(recs[EXAMPLES[5]]["host"], "h5", "relabelled host copied")
     t.eq(recs[EXAMPLES[8]]["mount_options"], CANONICAL, "mount re-keyed")

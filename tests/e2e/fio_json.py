@@ -2,28 +2,16 @@
 """fio JSON end to end: import -> export -> report, checked against an independent reading of
 the raw fio JSON (python's json module) and scipy's Welch test. Fixtures were written by real
 fio 3.33 runs (tests/fixtures/fio_json/gen.sh, examples/gen.sh)."""
-import csv, glob, io, json, os, re, subprocess, sys, tempfile
+import csv, io, json, os, re, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 import stats_ref  # noqa: E402
 
-BENCHDB = os.environ["BENCHDB"]
 FIX = os.path.join(os.environ["FIXTURES"], "fio_json")
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
 t = Checks("fio_json")
-
-
-def run(db, *args, stdin=None):
-    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True, input=stdin)
-    return p.returncode, p.stdout, p.stderr
-
-
-def export(db):
-    rc, out, err = run(db, "export", "--format", "ndjson")
-    t.eq(rc, 0, "export exit status " + err)
-    return [json.loads(line) for line in out.splitlines()]
 
 
 def last_doc(path):
@@ -77,18 +65,14 @@ def check_file(db, path, recs):
 def test_examples_and_report():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
-        files = {}
-        for cls in ("disk", "tmpfs"):
-            files[cls] = sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json")))
-            rc, out, err = run(db, "import", "--storage-class", cls, *files[cls])
-            t.eq(rc, 0, "import %s: %s" % (cls, err))
-        recs = export(db)
+        files = bdb.import_examples(db, checks=t)
+        recs = bdb.export(db, t)
         t.eq(len(recs), 24, "24 results from the examples")
         for f in files["disk"] + files["tmpfs"]:
             check_file(db, f, recs)
         t.ok(all(r["storage_class"] in ("disk", "tmpfs") for r in recs), "storage classes kept")
         # the report's factors and verdicts, recomputed from the raw files
-        rc, out, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "csv")
+        rc, out, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "csv")
         t.eq(rc, 0, "report csv " + err)
         rows = list(csv.DictReader(io.StringIO(out)))
         by_name = {}
@@ -133,7 +117,7 @@ def test_examples_and_report():
                 checked += 1
         t.eq(checked, 16, "all 16 factors checked")
         # Markdown: the same factor appears with its direction-aware wording
-        rc, md, err = run(db, "report", "--compare", "disk", "tmpfs")
+        rc, md, err = bdb.call(db, "report", "--compare", "disk", "tmpfs")
         t.eq(rc, 0, "report md")
         t.ok("| Workload | Metric | disk (baseline) | tmpfs | tmpfs vs disk |" in md, "md table header")
         t.ok(re.search(r"\d+\.\dx faster", md) is not None, "a 'faster' factor")
@@ -146,9 +130,9 @@ def test_special_fixtures():
         names = ["jsonplus_randrw.json", "unified_mixed.json", "status_interval.json",
                  "normal_and_json.txt", "two_jobs_fsync.json"]
         paths = [os.path.join(FIX, n) for n in names]
-        rc, out, err = run(db, "import", *paths)
+        rc, out, err = bdb.call(db, "import", *paths)
         t.eq(rc, 0, "import special fixtures: " + err)
-        recs = export(db)
+        recs = bdb.export(db, t)
         for p in paths:
             check_file(db, p, recs)
         mixed = [r for r in recs if r["source"].endswith("unified_mixed.json")]
@@ -162,24 +146,24 @@ def test_special_fixtures():
              "job options win over global options")
         # json+ bins are kept: their count equals fio's total_ios
         doc = last_doc(os.path.join(FIX, "jsonplus_randrw.json"))
-        rc, out, err = run(db, "query", "--format", "csv",
-                           "SELECT r.direction, sum(b.count) FROM latency_bin b JOIN result r "
-                           "ON r.id = b.result_id GROUP BY r.direction ORDER BY r.direction")
+        rc, out, err = bdb.call(db, "query", "--format", "csv",
+                                "SELECT r.direction, sum(b.count) FROM latency_bin b JOIN result r "
+                                "ON r.id = b.result_id GROUP BY r.direction ORDER BY r.direction")
         got = dict(line.split(",") for line in out.splitlines()[1:])
         for d in ("read", "write"):
             total = sum(doc["jobs"][0][d]["clat_ns"]["bins"].values())
             t.near(float(got[d]), total, "json+ bins of " + d)
         # a job fio reports with an error is imported flagged, never as a plain zero result
-        rc, out, err = run(db, "import", os.path.join(FIX, "job_error.json"))
+        rc, out, err = bdb.call(db, "import", os.path.join(FIX, "job_error.json"))
         t.eq(rc, 0, "import a file whose job failed")
-        bad = [r for r in export(db) if r["source"].endswith("job_error.json")]
+        bad = [r for r in bdb.export(db, t) if r["source"].endswith("job_error.json")]
         t.ok(len(bad) == 1 and bad[0]["error"] == 28, "error 28 kept on the result")
         # the same content again is skipped, not duplicated
-        n = len(export(db))
-        rc, out, err = run(db, "import", paths[0])
+        n = len(bdb.export(db, t))
+        rc, out, err = bdb.call(db, "import", paths[0])
         t.eq(rc, 0, "re-import exit status")
         t.ok("already imported" in err, "re-import says already imported")
-        t.eq(len(export(db)), n, "no duplicates after re-import")
+        t.eq(len(bdb.export(db, t)), n, "no duplicates after re-import")
 
 
 def test_bad_input():
@@ -193,7 +177,7 @@ def test_bad_input():
         open(empty, "w").close()
         nojson = os.path.join(tmp, "nojson.json")
         open(nojson, "w").write("hello\nworld\n")
-        rc, out, err = run(db, "import", cut, good, empty, nojson)
+        rc, out, err = bdb.call(db, "import", cut, good, empty, nojson)
         t.eq(rc, 1, "exit 1 when some input is rejected")
         lines = text[: len(text) // 2].split("\n")
         want = "%s:%d:%d: error: truncated JSON: unexpected end of file" % (
@@ -201,10 +185,11 @@ def test_bad_input():
         t.ok(want in err, "located truncation error: want %r in %r" % (want, err))
         t.ok("%s:1: error: empty file" % empty in err, "empty file error")
         t.ok("%s:1: error: unrecognized format" % nojson in err, "unknown format error")
-        recs = export(db)
+        recs = bdb.export(db, t)
         t.eq(sorted({os.path.basename(r["source"]) for r in recs}), ["unified_mixed.json"],
              "only the good file is stored")
-        rc, out, err = run(db, "query", "SELECT count(*) AS n FROM source_file", "--format", "csv")
+        rc, out, err = bdb.call(db, "query", "SELECT count(*) AS n FROM source_file", "--format",
+                                "csv")
         t.eq(out.splitlines()[1], "1", "nothing of the bad files is stored")
 
 

@@ -1,24 +1,18 @@
 #!/usr/bin/python3
 """Insights and tier recommendations: each insight must fire exactly when the raw files show the
 condition (computed here from fio's and iperf3's own JSON) and stay silent otherwise."""
-import csv, glob, io, json, os, subprocess, sys, tempfile
+import csv, glob, io, json, os, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
-BENCHDB = os.environ["BENCHDB"]
 FIX = os.path.join(os.environ["FIXTURES"], "insights")
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
 t = Checks("insights")
 
 
-def run(db, *args):
-    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
 def table(db, name, *args):
-    rc, out, err = run(db, "report", *args, "--format", "csv", "--table", name)
+    rc, out, err = bdb.call(db, "report", *args, "--format", "csv", "--table", name)
     t.eq(rc, 0, "report table %s: %s" % (name, err))
     return list(csv.DictReader(io.StringIO(out)))
 
@@ -56,13 +50,9 @@ def count_in(rows, kind):
 def test_examples_fire():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
-        files = []
-        for cls in ("disk", "tmpfs"):
-            fs = sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json")))
-            files += fs
-            run(db, "import", "--host", "labhost", "--storage-class", cls, *fs)
+        files = sum(bdb.import_examples(db, "--host", "labhost").values(), [])
         net = os.path.join(FIX, "iperf3-100M.json")
-        rc, out, err = run(db, "import", "--host", "labhost", net)
+        rc, out, err = bdb.call(db, "import", "--host", "labhost", net)
         t.eq(rc, 0, "iperf3 import " + err)
         rows = table(db, "insights", "--compare", "disk", "tmpfs")
         e = expectations(files)
@@ -114,7 +104,7 @@ def test_examples_fire():
         rec = table(db, "recommendations", "--compare", "disk", "tmpfs", "--rules", rules)
         t.eq([r["Recommended"] for r in rec], ["none meets the threshold"], "--rules is used")
         open(rules, "w").write("[db]\nmetric = iops\nthreshold = fast\n")
-        rc, out, err = run(db, "report", "--compare", "disk", "tmpfs", "--rules", rules)
+        rc, out, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--rules", rules)
         t.eq(rc, 1, "bad rules exit status")
         t.ok("%s:3: error: cannot read threshold 'fast'" % rules in err, "located rules error: " + err)
 
@@ -123,9 +113,9 @@ def test_direct_runs_stay_silent():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
         a, b = sorted(glob.glob(os.path.join(FIX, "direct-randread-*.json")))
-        run(db, "import", "--host", "other", "--storage-class", "a", a)
-        run(db, "import", "--host", "other", "--storage-class", "b", b)
-        run(db, "import", "--host", "labhost", os.path.join(FIX, "iperf3-100M.json"))
+        bdb.call(db, "import", "--host", "other", "--storage-class", "a", a)
+        bdb.call(db, "import", "--host", "other", "--storage-class", "b", b)
+        bdb.call(db, "import", "--host", "labhost", os.path.join(FIX, "iperf3-100M.json"))
         rows = table(db, "insights", "--compare", "a", "b")
         e = expectations([a, b])
         t.eq((e["cached"], e["short"], e["sync"]), (0, 0, 0), "direct long runs lack the conditions")
@@ -133,7 +123,7 @@ def test_direct_runs_stay_silent():
                      "Failed jobs", "Faster than the network"):
             t.eq(count_in(rows, kind), 0, "silent: " + kind)
         t.eq(count_in(rows, "Tail latency"), e["tail"], "tail latency as the files say")
-        rc, md, err = run(db, "report", "--compare", "a", "b")
+        rc, md, err = bdb.call(db, "report", "--compare", "a", "b")
         t.ok("Storage against the network" not in md, "no network section for another host")
         t.ok("(single run)" in md, "single runs are marked, without a verdict")
 

@@ -97,7 +97,6 @@ for f in ["iperf3_tcp.json", "iperf3_tcp_P2.json", "iperf3_reverse.json", "iperf
 # ---- iperf3 text
 def iperf3_text_expect(path):
     text = open(path).read()
-    rs = [r for r in rows(text) if r["tail"].endswith(("sender", "receiver"))]
     tests = re.split(r"(?m)^(?=Server listening on|Connecting to host)", text)
     exp = []
     for t in tests:

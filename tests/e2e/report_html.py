@@ -8,11 +8,11 @@ import glob, json, os, re, shutil, statistics, subprocess, sys, tempfile
 from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 import stats_ref  # noqa: E402
 
-BENCHDB = os.environ["BENCHDB"]
 SRC = os.environ["SRCDIR"]
 EXAMPLES = os.path.join(SRC, "examples")
 HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
@@ -24,11 +24,6 @@ t = Checks("report_html")
 RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential Write"}
 METRICS = {"Bandwidth": ("bw_bytes", True), "IOPS": ("iops", True),
            "Mean latency": ("clat_mean", False), "p99 latency": ("clat_p99", False)}
-
-
-def run(db, *args):
-    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def job_values(path):
@@ -177,21 +172,19 @@ def chromium(path, tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
-        for side in ("disk", "tmpfs"):
-            rc, _, err = run(db, "import", "--storage-class", side,
-                             *sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))))
-            t.eq(rc, 0, "import " + side + " " + err)
+        bdb.import_examples(db, checks=t)
         # a randwrite 8K workload: not in examples/, so it is listed as run on one side only
-        rc, _, err = run(db, "import", "--storage-class", "disk", "--host", SCRIPT_HOST, HOSTILE)
+        rc, _, err = bdb.call(db, "import", "--storage-class", "disk", "--host", SCRIPT_HOST,
+                              HOSTILE)
         t.eq(rc, 0, "import hostile " + err)
         copy = os.path.join(tmp, "copy.json")  # other bytes, so it is stored once more
         with open(copy, "w") as f:
             f.write(open(os.path.join(EXAMPLES, "tmpfs", "randread-1.json")).read() + "\n")
-        rc, _, err = run(db, "import", "--storage-class", IMG_CLASS, copy)
+        rc, _, err = bdb.call(db, "import", "--storage-class", IMG_CLASS, copy)
         t.eq(rc, 0, "import copy " + err)
 
         out = os.path.join(tmp, "r.html")
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "-o", out)
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "-o", out)
         t.eq(rc, 0, "report -o r.html " + err)
         html = open(out, encoding="utf-8").read()
         t.ok(html.startswith("<!DOCTYPE html>"), "HTML5 doctype")
@@ -209,10 +202,10 @@ def main():
         t.ok(any(r[0][1].startswith("Random Write 8K") for r in unmatched[1:]),
              "hostile fixture's workload listed as unmatched")
 
-        rc, out2, _ = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html")
+        rc, out2, _ = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "html")
         t.eq(out2, html, "byte-identical on a second run (stdout)")
 
-        rc, h2, err = run(db, "report", "--compare", "disk", IMG_CLASS, "--format", "html")
+        rc, h2, err = bdb.call(db, "report", "--compare", "disk", IMG_CLASS, "--format", "html")
         t.eq(rc, 0, "report with hostile storage class " + err)
         check_escaping(h2, "disk vs <img>")
         t.ok('data-side="&lt;img src=x onerror=alert(1)&gt;"' in h2, "hostile side escaped in svg")
@@ -221,19 +214,19 @@ def main():
         os.mkdir(tdir)
         with open(os.path.join(tdir, "style.css"), "w") as f:
             f.write("body { color: rebeccapurple }\n")
-        rc, h3, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
-                          "--template", tdir)
+        rc, h3, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
+                               "--template", tdir)
         t.eq(rc, 0, "--template with style.css only " + err)
         t.ok("rebeccapurple" in h3 and "overflow-wrap" not in h3, "style.css from --template")
         t.ok("<main>" in h3, "report.html falls back to the built-in one")
         with open(os.path.join(tdir, "report.html"), "w") as f:
             f.write("<html>\n{{title}}\n{{nope}}\n</html>\n")
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
-                         "--template", tdir)
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "html",
+                              "--template", tdir)
         t.eq(rc, 1, "unknown placeholder exit status")
         t.ok("report.html:3:1: error: unknown placeholder '{{nope}}'" in err, "message: " + err)
 
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "pdf")
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "pdf")
         t.eq(rc, 2, "unknown format is a usage error")
         chromium(out, tmp)
     return t.done()

@@ -7,11 +7,11 @@ LibreOffice is installed) conversion to csv and pdf."""
 import csv, glob, io, json, os, shutil, statistics, subprocess, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 import openpyxl  # noqa: E402
 
-BENCHDB = os.environ["BENCHDB"]
 EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
 HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
 t = Checks("report_xlsx")
@@ -36,13 +36,8 @@ RESULTS_SQL = ("SELECT v.result_id, v.run_id, host, storage_class, sec, mount_op
                " FROM v_result v ORDER BY v.result_id")
 
 
-def run(db, *args):
-    p = subprocess.run([BENCHDB, "--db", db, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
 def query(db, sql):
-    rc, out, err = run(db, "query", "--format", "csv", sql)
+    rc, out, err = bdb.call(db, "query", "--format", "csv", sql)
     t.eq(rc, 0, "query " + err)
     rows = list(csv.reader(io.StringIO(out)))
     return rows[0], rows[1:]
@@ -121,20 +116,17 @@ def check_comparison(wb):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
-        for side in ("disk", "tmpfs"):
-            rc, _, err = run(db, "import", "--storage-class", side,
-                             *sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))))
-            t.eq(rc, 0, "import " + side + " " + err)
-        rc, _, err = run(db, "import", "--storage-class", "disk", "--host", "=HYPERLINK(1)",
-                         HOSTILE)
+        bdb.import_examples(db, checks=t)
+        rc, _, err = bdb.call(db, "import", "--storage-class", "disk", "--host", "=HYPERLINK(1)",
+                              HOSTILE)
         t.eq(rc, 0, "import hostile " + err)
 
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "--format", "xlsx")
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "xlsx")
         t.eq(rc, 2, "xlsx without -o is a usage error")
         t.ok("-o FILE" in err, "message names -o: " + err)
 
         out = os.path.join(tmp, "r.xlsx")
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "-o", out)
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "-o", out)
         t.eq(rc, 0, "report -o r.xlsx " + err)
         wb = openpyxl.load_workbook(out)
         t.eq(wb.sheetnames, ["Summary", "Comparison", "Charts", "Runs", "Results"], "sheets")
@@ -155,14 +147,15 @@ def main():
             first = {n: z.read(n) for n in z.namelist()}
 
         out2 = os.path.join(tmp, "r2.xlsx")
-        rc, _, _ = run(db, "report", "--compare", "disk", "tmpfs", "--format", "xlsx", "-o", out2)
+        rc, _, _ = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "xlsx", "-o",
+                            out2)
         with zipfile.ZipFile(out2) as z:
             for n in z.namelist():
                 t.ok(z.read(n) == first.get(n), "identical part " + n)
         t.ok(open(out, "rb").read() == open(out2, "rb").read(), "byte-identical file")
 
-        rc, _, err = run(db, "report", "--compare", "disk", "tmpfs", "-o",
-                         os.path.join(tmp, "no", "such", "dir.xlsx"))
+        rc, _, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "-o",
+                              os.path.join(tmp, "no", "such", "dir.xlsx"))
         t.eq(rc, 3, "unwritable path: exit 3")
         t.ok(err.startswith("benchdb: error: cannot write") and "[ERROR]" not in err,
              "our message, not libxlsxwriter's: " + err)

@@ -1,8 +1,9 @@
 """bdb.py: running benchdb from the end-to-end tests ($BENCHDB, a warehouse per test or per
 call) and reading back what it stored (the ndjson export) or would store (`import -n`)."""
-import contextlib, json, os, re, subprocess, tempfile
+import contextlib, glob, json, os, re, subprocess, tempfile
 
 BENCHDB = os.environ.get("BENCHDB", "benchdb")
+EXAMPLES = os.path.join(os.environ.get("SRCDIR", "."), "examples")
 RECORD = re.compile(r"^record (.*)/(\w*)(?: lines (\d+)-(\d+))?$")
 
 
@@ -26,6 +27,19 @@ def export(db, checks=None):
     if checks:
         checks.eq(p.returncode, 0, "export exit status " + p.stderr.strip())
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def import_examples(db, *opts, checks=None):
+    """Imports examples/disk/*.json and examples/tmpfs/*.json, each with its folder's name as
+    --storage-class (and opts); with checks, each import's exit status counts as a check.
+    Returns {storage class: the files}."""
+    files = {}
+    for cls in ("disk", "tmpfs"):
+        files[cls] = sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json")))
+        p = run(db, "import", "--storage-class", cls, *opts, *files[cls])
+        if checks:
+            checks.eq(p.returncode, 0, "import %s: %s" % (cls, p.stderr))
+    return files
 
 
 @contextlib.contextmanager
