@@ -43,6 +43,13 @@ def expect_records(name, exp, recs):
                  "%s record %d: %s = %r, expected %r" % (name, i, k, got, v))
 
 
+def check_import(name, exp):
+    """Imports the fixture name and compares its records with exp (see expect_records)."""
+    p, recs = bdb.import_export(os.path.join(FIX, name))
+    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (name, p.returncode, p.stderr.strip()))
+    expect_records(name, exp, recs)
+
+
 # ---- iperf3 JSON
 def iperf3_json_expect(path):
     text = open(path).read()
@@ -88,10 +95,7 @@ def iperf3_json_expect(path):
 
 for f in ["iperf3_tcp.json", "iperf3_tcp_P2.json", "iperf3_reverse.json", "iperf3_udp.json",
           "iperf3_bidir.json", "iperf3_server.json"]:
-    path = os.path.join(FIX, f)
-    p, recs = bdb.import_export(path)
-    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
-    expect_records(f, iperf3_json_expect(path), recs)
+    check_import(f, iperf3_json_expect(os.path.join(FIX, f)))
 
 
 # ---- iperf3 text
@@ -134,10 +138,7 @@ def iperf3_text_expect(path):
 
 for f in ["iperf3_tcp.txt", "iperf3_tcp_P2.txt", "iperf3_reverse.txt", "iperf3_udp.txt",
           "iperf3_bidir.txt", "iperf3_server.txt"]:
-    path = os.path.join(FIX, f)
-    p, recs = bdb.import_export(path)
-    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
-    expect_records(f, iperf3_text_expect(path), recs)
+    check_import(f, iperf3_text_expect(os.path.join(FIX, f)))
 
 
 # ---- iperf2 text: the last row of a stream that starts at 0 is its whole-test result
@@ -190,9 +191,7 @@ for ident in sorted({r["id"] for r in rows(srv)}):
                 "tag.protocol": "udp"})
 cases.append(("iperf2_server_udp.txt", exp))
 for f, exp in cases:
-    p, recs = bdb.import_export(os.path.join(FIX, f))
-    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
-    expect_records(f, exp, recs)
+    check_import(f, exp)
 
 # server log (TCP, with -P, -r and -d tests): SUM rows for -P tests, every test found
 srv = open(os.path.join(FIX, "iperf2_server.txt")).read()
@@ -228,10 +227,7 @@ def csv_expect(path):
 
 
 for f in ["iperf2_tcp.csv", "iperf2_tcp_P2.csv", "iperf2_udp.csv", "iperf2_server.csv"]:
-    path = os.path.join(FIX, f)
-    p, recs = bdb.import_export(path)
-    t.ok(p.returncode == 0, "%s: import exit %d: %s" % (f, p.returncode, p.stderr.strip()))
-    expect_records(f, csv_expect(path), recs)
+    check_import(f, csv_expect(os.path.join(FIX, f)))
 
 # ---- errors: the tool's own failure, truncated and garbled inputs
 tmp = tempfile.mkdtemp(prefix="iperf-e2e-bad-")
