@@ -126,10 +126,21 @@ static int render(sqlite3 *h, sqlite3_stmt *st, enum table_format fmt, struct bu
     return 0;
 }
 
-int query_runs(struct db *db, enum table_format fmt, struct buf *out, struct diag *d)
+/* The rows of a fixed statement; what names the list in the error. */
+static int list(struct db *db, const char *sql, const char *what, enum table_format fmt,
+                struct buf *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
+        return diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
+    int rc = render(h, st, fmt, out, d);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int query_runs(struct db *db, enum table_format fmt, struct buf *out, struct diag *d)
+{
     const char *sql =
         "SELECT run.id AS run, s.path AS source, s.format, run.tool, run.tool_version,"
         " group_concat(DISTINCT r.host) AS hosts,"
@@ -143,17 +154,11 @@ int query_runs(struct db *db, enum table_format fmt, struct buf *out, struct dia
         " FROM run JOIN source_file s ON s.id = run.source_id"
         " LEFT JOIN result r ON r.run_id = run.id LEFT JOIN mount m ON m.id = r.mount_id"
         " GROUP BY run.id ORDER BY run.id";
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
-        return diag_error(d, "cannot list runs: %s", sqlite3_errmsg(h));
-    int rc = render(h, st, fmt, out, d);
-    sqlite3_finalize(st);
-    return rc;
+    return list(db, sql, "runs", fmt, out, d);
 }
 
 int query_history(struct db *db, enum table_format fmt, struct buf *out, struct diag *d)
 {
-    sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
     const char *sql =
         "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
         " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
@@ -161,11 +166,7 @@ int query_history(struct db *db, enum table_format fmt, struct buf *out, struct 
         " FROM label_history h JOIN result r ON r.id = h.result_id"
         " JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id"
         " ORDER BY h.id";
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
-        return diag_error(d, "cannot list label history: %s", sqlite3_errmsg(h));
-    int rc = render(h, st, fmt, out, d);
-    sqlite3_finalize(st);
-    return rc;
+    return list(db, sql, "label history", fmt, out, d);
 }
 
 /* Refuses everything that could change state: ATTACH/DETACH and PRAGMAs with a value. */
