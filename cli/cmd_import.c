@@ -42,6 +42,13 @@ struct import_opts {
     const char *format;
     int dry_run, verbose;
     struct progress *progress; /* NULL: none */
+    struct batch *batch;
+};
+
+/* What the open batch transaction holds, reported once it is committed. */
+struct batch {
+    struct buf said; /* "imported" lines */
+    size_t results;
 };
 
 static int parse_tag(struct import_opts *o, char *arg)
@@ -209,12 +216,11 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
     sha256_hex(src->data, src->len, sha);
     char *first = NULL;
     /* Look up inside the write transaction: another import may be storing the same file. */
-    if (db_begin(db, &app->diag))
+    if (db_file_begin(db, &app->diag))
         return -2;
     int found = db_source_find(db, sha, &first, &app->diag);
     if (found) {
-        db_rollback(db);
-        if (found < 0)
+        if (db_file_end(db, 0, &app->diag) || found < 0)
             return -2;
         fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n",
                 src->path, first);
@@ -232,20 +238,38 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
         if (rc == 0 && db_import_count(di) == 0)
             rc = diag_error_line(&app->diag, src, 1, "no results found in %s output", imp->name);
     }
-    if (rc == 0 && db_commit(db, &app->diag) == 0) {
-        progress_results(o->progress, db_import_count(di));
-        fprintf(stderr, "%s: imported %zu result%s (%s)\n", src->path, db_import_count(di),
-                db_import_count(di) == 1 ? "" : "s", imp->name);
-    } else {
-        db_rollback(db);
-        if (rc == 0)
-            rc = -2;
-        else if (rc == -1 && app->diag.errors == errors)
-            diag_error(&app->diag, "%s: import failed", src->path);
+    if (db_file_end(db, rc == 0, &app->diag)) {
+        rc = -2;
+    } else if (rc == 0) {
+        /* said once the batch holding this file is committed (flush_batch) */
+        buf_addf(&o->batch->said, "%s: imported %zu result%s (%s)\n", src->path,
+                 db_import_count(di), db_import_count(di) == 1 ? "" : "s", imp->name);
+        o->batch->results += db_import_count(di);
+    } else if (rc == -1 && app->diag.errors == errors) {
+        diag_error(&app->diag, "%s: import failed", src->path);
     }
     db_import_free(di);
     arena_release(&a);
     return rc;
+}
+
+/* Commits the batch when it is due (or force) and only then reports its files as imported.
+ * 0, or -2 when the commit failed: then none of the batch's files is stored. */
+static int flush_batch(struct app *app, struct db *db, const struct import_opts *o, int force)
+{
+    int rc = db_batch_commit(db, force, &app->diag);
+    if (rc == 0)
+        return 0;
+    if (rc > 0) {
+        fputs(o->batch->said.data, stderr);
+        progress_results(o->progress, o->batch->results);
+    } else {
+        diag_error(&app->diag, "the files of the last batch were not stored (nothing of them "
+                               "is in the warehouse)");
+    }
+    buf_reset(&o->batch->said);
+    o->batch->results = 0;
+    return rc > 0 ? 0 : -2;
 }
 
 /* store() with the labels of path's sidecar under the command-line ones. */
@@ -290,13 +314,19 @@ static int import_one(struct app *app, struct db *db, const struct import_opts *
 int import_store(struct app *app, struct db *db, const struct import_labels *labels,
                  const char *format, const struct source *src)
 {
-    struct import_opts o = {.labels = *labels, .format = format};
-    return store(app, db, &o, importer_find(format), src);
+    struct batch batch = {BUF_INIT, 0};
+    struct import_opts o = {.labels = *labels, .format = format, .batch = &batch};
+    int rc = store(app, db, &o, importer_find(format), src);
+    if (flush_batch(app, db, &o, 1))
+        rc = -2;
+    buf_release(&batch.said);
+    return rc;
 }
 
 int cmd_import(int argc, char **argv, struct app *app)
 {
-    struct import_opts o = {0};
+    struct batch batch = {BUF_INIT, 0};
+    struct import_opts o = {.batch = &batch};
     int status = parse_options(argc, argv, &o);
     if (status != BDB_EXIT_OK) {
         free(o.tags);
@@ -313,6 +343,8 @@ int cmd_import(int argc, char **argv, struct app *app)
     for (int i = optind; i < argc; i++) {
         progress_clear(&pg);
         int rc = import_one(app, db, &o, argv[i]);
+        if (rc != -2 && db)
+            rc = flush_batch(app, db, &o, 0) ? -2 : rc;
         progress_file(&pg);
         if (rc == -2) {
             status = BDB_EXIT_ENV;
@@ -321,7 +353,10 @@ int cmd_import(int argc, char **argv, struct app *app)
         if (rc == -1)
             status = BDB_EXIT_INPUT;
     }
+    if (db && status != BDB_EXIT_ENV && flush_batch(app, db, &o, 1))
+        status = BDB_EXIT_ENV;
     progress_end(&pg);
+    buf_release(&batch.said);
     db_close(db);
     free(o.tags);
     return status;

@@ -78,7 +78,6 @@ CREATE TABLE metric (
     value      REAL NOT NULL,
     PRIMARY KEY (result_id, name)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX metric_name ON metric(name, result_id);
 
 CREATE TABLE tag (
     result_id  INTEGER NOT NULL REFERENCES result(id) ON DELETE CASCADE,

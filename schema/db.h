@@ -22,6 +22,13 @@ struct sqlite3 *db_handle(struct db *db);
 int db_schema_version(struct db *db);
 
 int db_begin(struct db *db, struct diag *d);
+/* Files imported in batches: each file in its own savepoint inside a batch transaction, so a
+ * file lands whole or not at all while many files share one commit. db_file_end keeps or
+ * undoes the file; db_batch_commit commits when the batch is old enough (or force) and
+ * returns 1 when it committed, 0 when not yet, -1 on failure (the batch is rolled back). */
+int db_file_begin(struct db *db, struct diag *d);
+int db_file_end(struct db *db, int keep, struct diag *d);
+int db_batch_commit(struct db *db, int force, struct diag *d);
 int db_commit(struct db *db, struct diag *d);
 void db_rollback(struct db *db);
 
