@@ -532,6 +532,15 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     return rc;
 }
 
+/* Offset of the first byte that is not a BOM or white space. */
+static size_t first_content(const struct source *src)
+{
+    size_t i = src->len >= 3 && !memcmp(src->data, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (i < src->len && strchr(" \t\r\n", src->data[i]))
+        i++;
+    return i;
+}
+
 static int probe(const struct source *src)
 {
     size_t start = next_doc_start(src, 0);
@@ -549,7 +558,7 @@ static int probe(const struct source *src)
     size_t window = src->len - start < 4096 ? src->len - start : 4096;
     const char *w = src->data + start;
     if (mem_find(w, window, "\"fio version\"") || mem_find(w, window, "\"client_stats\""))
-        return 95;
+        return start == first_content(src) ? PROBE_CERTAIN : 95; /* nothing but JSON before */
     if (mem_find(w, window, "\"jobs\"") && mem_find(w, window, "\"jobname\""))
         return 80;
     return 0;

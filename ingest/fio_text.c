@@ -454,7 +454,7 @@ static int latency_line(struct parser *p, const char *word, const char *s)
     s = skip_ws(s);
     int pct = scan_lit(&s, "percentiles");
     s = skip_ws(s);
-    double scale;
+    double scale = 1;
     if (paren_time_unit(p, &s, &scale))
         return -1;
     s = skip_ws(s);

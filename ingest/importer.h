@@ -10,10 +10,13 @@
 #include "../core/diag.h"
 #include "../core/record.h"
 
+enum { PROBE_CERTAIN = 99 };
+
 struct importer {
     const char *name;    /* --format value, e.g. "fio-json" */
     const char *summary; /* one line for `benchdb formats` */
-    /* 0 (not this format) .. 100 (certainly this format); looks at content only. */
+    /* 0 (not this format) .. 100 (certainly this format); looks at content only. A score of
+     * PROBE_CERTAIN or more ends detection: give it only when no other format can match. */
     int (*probe)(const struct source *src);
     /* Emits every result through out. Returns 0, or -1 after reporting a located error
      * through d. Allocates records from a (freed by the caller after the file). */

@@ -47,6 +47,8 @@ const struct importer *importer_detect(const struct source *src, struct buf *tri
         }
         if (tried)
             buf_addf(tried, "%s%s", i ? ", " : "", importers[i]->name);
+        if (score >= PROBE_CERTAIN)
+            break; /* no other importer can claim it: skip the remaining scans */
     }
     return best;
 }
