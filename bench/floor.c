@@ -33,7 +33,8 @@ static double num(const cJSON *o, const char *a, const char *b)
 static void insert_jobs(sqlite3_stmt *st, const char *path, const cJSON *doc)
 {
     const cJSON *job;
-    cJSON_ArrayForEach(job, cJSON_GetObjectItemCaseSensitive(doc, "jobs")) {
+    cJSON_ArrayForEach(job, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+    {
         const cJSON *read = cJSON_GetObjectItemCaseSensitive(job, "read");
         const cJSON *write = cJSON_GetObjectItemCaseSensitive(job, "write");
         sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
@@ -55,8 +56,9 @@ int main(int argc, char **argv)
     sqlite3_stmt *st;
     if (argc < 2 || sqlite3_open(argv[1], &db) != SQLITE_OK)
         return 2;
-    sqlite3_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE IF NOT EXISTS r(path TEXT, job TEXT,"
-                     " rbw REAL, riops REAL, wbw REAL, wiops REAL, rclat REAL); BEGIN",
+    sqlite3_exec(db,
+                 "PRAGMA journal_mode=WAL; CREATE TABLE IF NOT EXISTS r(path TEXT, job TEXT,"
+                 " rbw REAL, riops REAL, wbw REAL, wiops REAL, rclat REAL); BEGIN",
                  NULL, NULL, NULL);
     sqlite3_prepare_v2(db, "INSERT INTO r VALUES (?,?,?,?,?,?,?)", -1, &st, NULL);
     int status = 0;

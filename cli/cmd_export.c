@@ -22,8 +22,10 @@ static const char usage[] =
 int cmd_export(int argc, char **argv, struct app *app)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     enum export_format fmt = EXPORT_NDJSON;
     const char *output = NULL;
@@ -47,9 +49,9 @@ int cmd_export(int argc, char **argv, struct app *app)
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct buf out = BUF_INIT;
-    int status = query_export(db, fmt, &out, &app->diag) ? BDB_EXIT_ENV
-                                                          : write_output(app, output, out.data,
-                                                                         out.len);
+    int status = query_export(db, fmt, &out, &app->diag)
+                     ? BDB_EXIT_ENV
+                     : write_output(app, output, out.data, out.len);
     buf_release(&out);
     db_close(db);
     return status;

@@ -19,7 +19,8 @@ static const char usage[] =
 int cmd_query(int argc, char **argv, struct app *app)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;

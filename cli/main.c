@@ -7,13 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-    "usage: benchdb [--db PATH] COMMAND [ARGS]\n"
-    "       benchdb help | --version\n"
-    "\n"
-    "The warehouse is --db PATH, else $BENCHDB_DB, else ./benchdb.sqlite.\n"
-    "\n"
-    "Commands:\n";
+static const char usage[] = "usage: benchdb [--db PATH] COMMAND [ARGS]\n"
+                            "       benchdb help | --version\n"
+                            "\n"
+                            "The warehouse is --db PATH, else $BENCHDB_DB, else ./benchdb.sqlite.\n"
+                            "\n"
+                            "Commands:\n";
 
 static const struct command {
     const char *name;

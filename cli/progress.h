@@ -6,10 +6,10 @@
 #include <stddef.h>
 
 struct progress {
-    int on;               /* stderr is a terminal and there is more than one file */
-    int drawn;            /* the status line is on the screen */
+    int on;    /* stderr is a terminal and there is more than one file */
+    int drawn; /* the status line is on the screen */
     size_t files, done, results;
-    double start, shown;  /* monotonic seconds */
+    double start, shown; /* monotonic seconds */
 };
 
 void progress_start(struct progress *p, size_t files);

@@ -1,7 +1,7 @@
 #include "arena.h"
 
-#include <stdarg.h>
 #include <stdalign.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,10 @@ struct arena_block;
 struct arena {
     struct arena_block *head;
 };
-#define ARENA_INIT {NULL}
+#define ARENA_INIT                                                                                 \
+    {                                                                                              \
+        NULL                                                                                       \
+    }
 
 void *arena_alloc(struct arena *a, size_t n); /* zeroed, aligned for any type */
 char *arena_strdup(struct arena *a, const char *s);

@@ -19,7 +19,10 @@ struct buf {
 };
 
 extern char buf_empty[];
-#define BUF_INIT {buf_empty, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        buf_empty, 0, 0                                                                            \
+    }
 
 void buf_init(struct buf *b);
 void buf_grow(struct buf *b, size_t extra);
@@ -28,8 +31,8 @@ void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) BDB_PRINTF(2, 3);
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap) BDB_PRINTF(2, 0);
-void buf_reset(struct buf *b);            /* len = 0, keeps the allocation */
-void buf_release(struct buf *b);          /* frees; back to BUF_INIT */
+void buf_reset(struct buf *b);                /* len = 0, keeps the allocation */
+void buf_release(struct buf *b);              /* frees; back to BUF_INIT */
 char *buf_detach(struct buf *b, size_t *len); /* caller frees */
 /* Reads a whole stream; 0 or -1 with errno set. */
 int buf_read_file(struct buf *b, FILE *f);

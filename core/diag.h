@@ -17,7 +17,10 @@ struct diag {
     /* Set by the caller: an importer may then add a note per input line it could not use. */
     int verbose;
 };
-#define DIAG_INIT {NULL, NULL, 0, 0, 0}
+#define DIAG_INIT                                                                                  \
+    {                                                                                              \
+        NULL, NULL, 0, 0, 0                                                                        \
+    }
 
 /* An input being read: the whole content in memory, with the name used in messages. */
 struct source {

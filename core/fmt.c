@@ -33,11 +33,21 @@ void fmt_json_string(struct buf *out, const char *s)
     buf_addc(out, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': buf_adds(out, "\\\""); break;
-        case '\\': buf_adds(out, "\\\\"); break;
-        case '\n': buf_adds(out, "\\n"); break;
-        case '\r': buf_adds(out, "\\r"); break;
-        case '\t': buf_adds(out, "\\t"); break;
+        case '"':
+            buf_adds(out, "\\\"");
+            break;
+        case '\\':
+            buf_adds(out, "\\\\");
+            break;
+        case '\n':
+            buf_adds(out, "\\n");
+            break;
+        case '\r':
+            buf_adds(out, "\\r");
+            break;
+        case '\t':
+            buf_adds(out, "\\t");
+            break;
         default:
             if (*p < 0x20)
                 buf_addf(out, "\\u%04x", *p);

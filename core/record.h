@@ -50,13 +50,13 @@ struct bench_record {
     const char *host;         /* host the benchmark ran on, from the content; NULL unknown */
     const char *peer;         /* the other endpoint for network tests */
     const char *job;
-    const char *direction;    /* read write trim mixed | send receive */
-    int64_t started_at;       /* Unix seconds; 0 unknown */
+    const char *direction; /* read write trim mixed | send receive */
+    int64_t started_at;    /* Unix seconds; 0 unknown */
     struct workload wl;
-    int error;                /* tool-reported error code, 0 = none */
+    int error; /* tool-reported error code, 0 = none */
     const char *error_msg;
     unsigned line_first, line_last; /* where in the source the result was found; 0 unknown */
-    int transcribed;          /* typed by a person (notes), not printed by a tool */
+    int transcribed;                /* typed by a person (notes), not printed by a tool */
     /* context the content itself gives (notes, sidecars); command-line flags win */
     const char *storage_class, *mount, *sec;
     struct metric *metrics;

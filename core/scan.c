@@ -138,21 +138,40 @@ double unit_bytes(const char *u, size_t n, int binary_k)
         const char *name;
         double mult;
     } tab[] = {
-        {"B", 1},          {"KiB", 1024.0},        {"MiB", 1048576.0},       {"GiB", 1073741824.0},
-        {"TiB", 1099511627776.0},                  {"PiB", 1125899906842624.0},
-        {"kB", 1e3},       {"KB", 1e3},            {"MB", 1e6},             {"GB", 1e9},
-        {"TB", 1e12},      {"PB", 1e15},
+        {"B", 1},
+        {"KiB", 1024.0},
+        {"MiB", 1048576.0},
+        {"GiB", 1073741824.0},
+        {"TiB", 1099511627776.0},
+        {"PiB", 1125899906842624.0},
+        {"kB", 1e3},
+        {"KB", 1e3},
+        {"MB", 1e6},
+        {"GB", 1e9},
+        {"TB", 1e12},
+        {"PB", 1e15},
     };
     if (n == 0)
         return 1;
     if (binary_k && n <= 2 && (n == 1 || u[1] == 'b' || u[1] == 'B')) {
         switch (u[0]) {
-        case 'k': case 'K': return 1024.0;
-        case 'm': case 'M': return 1048576.0;
-        case 'g': case 'G': return 1073741824.0;
-        case 't': case 'T': return 1099511627776.0;
-        case 'b': case 'B': return n == 1 ? 1 : 0;
-        default: break;
+        case 'k':
+        case 'K':
+            return 1024.0;
+        case 'm':
+        case 'M':
+            return 1048576.0;
+        case 'g':
+        case 'G':
+            return 1073741824.0;
+        case 't':
+        case 'T':
+            return 1099511627776.0;
+        case 'b':
+        case 'B':
+            return n == 1 ? 1 : 0;
+        default:
+            break;
         }
     }
     for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
@@ -192,10 +211,17 @@ double unit_bits(const char *u, size_t n)
 double unit_count_suffix(char c)
 {
     switch (c) {
-    case 'k': case 'K': return 1e3;
-    case 'm': case 'M': return 1e6;
-    case 'g': case 'G': return 1e9;
-    default: return 1;
+    case 'k':
+    case 'K':
+        return 1e3;
+    case 'm':
+    case 'M':
+        return 1e6;
+    case 'g':
+    case 'G':
+        return 1e9;
+    default:
+        return 1;
     }
 }
 
@@ -237,10 +263,17 @@ int parse_duration(const char *s, size_t n, double *secs)
             break;
         }
         switch (*p++) {
-        case 'h': total += v * 3600; break;
-        case 'm': total += v * 60; break;
-        case 's': total += v; break;
-        default: return 0;
+        case 'h':
+            total += v * 3600;
+            break;
+        case 'm':
+            total += v * 60;
+            break;
+        case 's':
+            total += v;
+            break;
+        default:
+            return 0;
         }
     }
     if (!parts)

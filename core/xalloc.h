@@ -14,7 +14,7 @@ char *xstrndup(const char *s, size_t n);
 #define ALLOC_GROW(p, nr, alloc)                                                                   \
     do {                                                                                           \
         if ((nr) >= (alloc)) {                                                                     \
-            (alloc) = (alloc) ? (alloc) * 2 : 8;                                                   \
+            (alloc) = (alloc) ? (alloc)*2 : 8;                                                     \
             (p) = xrealloc((p), (alloc) * sizeof(*(p)));                                           \
         }                                                                                          \
     } while (0)

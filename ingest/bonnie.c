@@ -10,7 +10,7 @@
 #include "../core/scan.h"
 
 #define PROBE_LIMIT (1u << 20)
-#define N_TESTS 12
+#define N_TESTS     12
 
 enum kind { K_THROUGHPUT, K_OPS };
 
@@ -18,12 +18,12 @@ static const struct test {
     const char *name, *direction, *rw;
     enum kind kind;
 } tests[N_TESTS] = {
-    {"putc", "write", "write", K_THROUGHPUT},   {"put_block", "write", "write", K_THROUGHPUT},
-    {"rewrite", "mixed", "rw", K_THROUGHPUT},   {"getc", "read", "read", K_THROUGHPUT},
+    {"putc", "write", "write", K_THROUGHPUT},    {"put_block", "write", "write", K_THROUGHPUT},
+    {"rewrite", "mixed", "rw", K_THROUGHPUT},    {"getc", "read", "read", K_THROUGHPUT},
     {"get_block", "read", "read", K_THROUGHPUT}, {"seeks", "read", "randread", K_OPS},
-    {"seq_create", "write", NULL, K_OPS},       {"seq_stat", "read", NULL, K_OPS},
-    {"seq_del", "write", NULL, K_OPS},          {"ran_create", "write", NULL, K_OPS},
-    {"ran_stat", "read", NULL, K_OPS},          {"ran_del", "write", NULL, K_OPS},
+    {"seq_create", "write", NULL, K_OPS},        {"seq_stat", "read", NULL, K_OPS},
+    {"seq_del", "write", NULL, K_OPS},           {"ran_create", "write", NULL, K_OPS},
+    {"ran_stat", "read", NULL, K_OPS},           {"ran_del", "write", NULL, K_OPS},
 };
 
 /* One field of a line, with its byte offset in the source (for diagnostics). */
@@ -37,7 +37,7 @@ struct run {
     const char *csv_version, *version, *name, *file_size, *chunk_size, *num_files;
     const char *concurrency, *seeks, *seek_procs;
     struct field val[N_TESTS], cpu[N_TESTS], lat[N_TESTS];
-    int text;            /* values carry 1.98's k/m/g suffixes (text tables) */
+    int text; /* values carry 1.98's k/m/g suffixes (text tables) */
     unsigned first, last;
 };
 
@@ -78,10 +78,17 @@ static int throughput(const char *s, int text, double *bps)
     double k = 1;
     if (text && *p) {
         switch (*p++) {
-        case 'k': k = 1; break;
-        case 'm': k = 1024; break;
-        case 'g': k = 1024.0 * 1024; break;
-        default: return 0;
+        case 'k':
+            k = 1;
+            break;
+        case 'm':
+            k = 1024;
+            break;
+        case 'g':
+            k = 1024.0 * 1024;
+            break;
+        default:
+            return 0;
         }
     }
     if (*p)
@@ -195,8 +202,8 @@ static int emit_run(struct bon_state *st, const struct run *r)
 /* ---- CSV ---- */
 
 /* Splits a line at commas into arena strings; returns the count (at most max). */
-static size_t split_csv(struct arena *a, const char *line, size_t len, size_t off,
-                        struct field *f, size_t max)
+static size_t split_csv(struct arena *a, const char *line, size_t len, size_t off, struct field *f,
+                        size_t max)
 {
     size_t n = 0, start = 0;
     for (size_t i = 0; i <= len; i++) {
@@ -229,8 +236,7 @@ static int looks_103(const struct field *f, size_t n)
 }
 
 /* 1 when the line was a CSV result (emitted), 0 when not one, -1 after an error. */
-static int csv_line(struct bon_state *st, const char *line, size_t len, size_t off,
-                    unsigned lineno)
+static int csv_line(struct bon_state *st, const char *line, size_t len, size_t off, unsigned lineno)
 {
     struct field f[52];
     size_t n = split_csv(st->a, line, len, off, f, 51);
@@ -289,7 +295,6 @@ static int contains(const char *s, size_t n, const char *lit)
             return 1;
     return 0;
 }
-
 
 struct tok {
     const char *s;
@@ -367,8 +372,7 @@ static int text_line(struct bon_state *st, struct table *tb, const char *line, s
         memset(tb, 0, sizeof(*tb));
         tb->active = 1;
         tb->version = t[1].s;
-        tb->files = contains(line, len, "Sequential Create") ||
-                    (n > 2 && strstr(t[2].s, "Create"));
+        tb->files = contains(line, len, "Sequential Create") || (n > 2 && strstr(t[2].s, "Create"));
         default_cols(tb);
         return 0;
     }
@@ -506,8 +510,8 @@ static int bon_probe(const struct source *src)
     int score = 0;
     line_iter_init(&it, src->data, n, 0);
     while (line_iter_next(&it, &line, &len) && score < 100) {
-        if (len > 5 && (!memcmp(line, "1.96,", 5) || !memcmp(line, "1.97,", 5) ||
-                        !memcmp(line, "1.98,", 5))) {
+        if (len > 5 &&
+            (!memcmp(line, "1.96,", 5) || !memcmp(line, "1.97,", 5) || !memcmp(line, "1.98,", 5))) {
             size_t commas = 0;
             for (size_t i = 0; i < len; i++)
                 commas += line[i] == ',';

@@ -22,7 +22,7 @@ struct fio_doc {
     const cJSON *root;
     const cJSON *global;
     const char *version;
-    int latency_in_ns;  /* fio >= 3.0: *_ns objects */
+    int latency_in_ns;   /* fio >= 3.0: *_ns objects */
     int io_bytes_in_kib; /* fio < 2.21 */
     int64_t timestamp;
     unsigned line_first, line_last;
@@ -52,9 +52,8 @@ static size_t next_doc_start(const struct source *src, size_t from)
 
 static int looks_like_fio_doc(const cJSON *root)
 {
-    return cJSON_IsObject(root) &&
-           (cJSON_GetObjectItemCaseSensitive(root, "jobs") ||
-            cJSON_GetObjectItemCaseSensitive(root, "client_stats"));
+    return cJSON_IsObject(root) && (cJSON_GetObjectItemCaseSensitive(root, "jobs") ||
+                                    cJSON_GetObjectItemCaseSensitive(root, "client_stats"));
 }
 
 /* ---- option values (always strings in fio's JSON) ---- */
@@ -248,8 +247,9 @@ static void put_bins(struct fio_doc *doc, struct bench_record *r, const cJSON *l
     if (!cJSON_IsObject(bins))
         return;
     double bits = 0, val = 0;
-    int indexed = number(bins, "FIO_IO_U_PLAT_BITS", &bits) && number(bins, "FIO_IO_U_PLAT_VAL", &val) &&
-                  bits > 0 && bits < 16 && val > 0 && val < 65536;
+    int indexed = number(bins, "FIO_IO_U_PLAT_BITS", &bits) &&
+                  number(bins, "FIO_IO_U_PLAT_VAL", &val) && bits > 0 && bits < 16 && val > 0 &&
+                  val < 65536;
     const cJSON *it;
     cJSON_ArrayForEach(it, bins)
     {
@@ -257,9 +257,9 @@ static void put_bins(struct fio_doc *doc, struct bench_record *r, const cJSON *l
         int64_t key;
         if (!p || !scan_int64(&p, &key) || *p || !cJSON_IsNumber(it) || it->valuedouble <= 0)
             continue;
-        double value = indexed ? plat_idx_to_val((unsigned)(key & 0xffffff), (unsigned)bits,
-                                                 (unsigned)val)
-                               : (double)key;
+        double value =
+            indexed ? plat_idx_to_val((unsigned)(key & 0xffffff), (unsigned)bits, (unsigned)val)
+                    : (double)key;
         record_bin(doc->a, r, value * scale, it->valuedouble);
     }
     r->bins_metric = kind;
@@ -486,8 +486,7 @@ static int only_space_after(const struct source *src, size_t at)
     return 1;
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     size_t start = next_doc_start(src, 0);
     if (start == src->len) {

@@ -184,7 +184,8 @@ static int bad_field(struct terse *t, int version, size_t i, const char *what, c
     if (i >= t->fl.n)
         return diag_error_at(t->d, t->src, (size_t)(t->fl.end - t->src->data),
                              "truncated terse v%d line: expected %s (%s, field %zu), "
-                             "got end of line", version, what, name, i + 1);
+                             "got end of line",
+                             version, what, name, i + 1);
     const struct field *f = &t->fl.f[i];
     return diag_error_at(t->d, t->src, (size_t)(f->s - t->src->data),
                          "expected %s (%s, field %zu), got '%s'", what, name, i + 1,
@@ -247,8 +248,8 @@ static void header_bs_list(struct job_header *h, const char *s, size_t n)
 
 static int header_same(const struct job_header *x, const struct job_header *y)
 {
-    return x->iodepth == y->iodepth && !strcmp(x->rw, y->rw) &&
-           !strcmp(x->ioengine, y->ioengine) && !memcmp(x->bs, y->bs, sizeof(x->bs));
+    return x->iodepth == y->iodepth && !strcmp(x->rw, y->rw) && !strcmp(x->ioengine, y->ioengine) &&
+           !memcmp(x->bs, y->bs, sizeof(x->bs));
 }
 
 /* name: (g=0): rw=randrw, bs=(R) 4096B-4096B, ..., ioengine=libaio, iodepth=32 */
@@ -317,12 +318,13 @@ static const struct job_header *header_for(const struct terse *t, const char *na
 
 /* Field names inside a direction block, for messages. */
 static const char *const block_names[] = {
-    "kb", "bw", "iops", "runtime", "slat_min", "slat_max", "slat_mean", "slat_dev",
-    "clat_min", "clat_max", "clat_mean", "clat_dev",
+    "kb",        "bw",       "iops",     "runtime",  "slat_min",  "slat_max",
+    "slat_mean", "slat_dev", "clat_min", "clat_max", "clat_mean", "clat_dev",
 };
 static const char *const tail_block_names[] = {
-    "lat_min", "lat_max", "lat_mean", "lat_dev", "bw_min", "bw_max", "bw_agg", "bw_mean",
-    "bw_dev", "bw_samples", "iops_min", "iops_max", "iops_mean", "iops_dev", "iops_samples",
+    "lat_min",  "lat_max",  "lat_mean",  "lat_dev",  "bw_min",
+    "bw_max",   "bw_agg",   "bw_mean",   "bw_dev",   "bw_samples",
+    "iops_min", "iops_max", "iops_mean", "iops_dev", "iops_samples",
 };
 
 static const char *block_field_name(struct terse *t, const char *dir, size_t off)
@@ -566,11 +568,11 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
     }
     size_t tail = hdr + nblocks * width;
     double cpu[2], x;
-    static const char *const cpu_names[] = {"cpu_usr", "cpu_sys", "cpu_csw", "cpu_mjf",
-                                            "cpu_minf"};
+    static const char *const cpu_names[] = {"cpu_usr", "cpu_sys", "cpu_csw", "cpu_mjf", "cpu_minf"};
     for (size_t k = 0; k < TAIL_FIELDS; k++) {
-        const char *what = k < 5 ? cpu_names[k] : k < 12 ? "iodepth distribution"
-                                                         : "latency distribution";
+        const char *what = k < 5    ? cpu_names[k]
+                           : k < 12 ? "iodepth distribution"
+                                    : "latency distribution";
         if (k >= 2 && k < 5 ? get_num(t, ver, tail + k, what, &x)
                             : get_pct(t, ver, tail + k, what, k < 2 ? &cpu[k] : &x))
             return -1;
@@ -629,8 +631,7 @@ static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg
     }
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     struct terse t = {0};
     t.src = src;
@@ -682,12 +683,11 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     if (t.failed_line) {
         const char *msg = error_msg_for(&t, t.failed_err);
         if (!t.emitted)
-            return diag_error_line(d, src, t.failed_line,
-                                   "fio run failed: job '%s' did no I/O, error %lld%s%s",
-                                   t.failed_job, (long long)t.failed_err, msg ? ": " : "",
-                                   msg ? msg : "");
-        diag_warn_line(d, src, t.failed_line, "job '%s' did no I/O, error %lld%s%s",
-                       t.failed_job, (long long)t.failed_err, msg ? ": " : "", msg ? msg : "");
+            return diag_error_line(
+                d, src, t.failed_line, "fio run failed: job '%s' did no I/O, error %lld%s%s",
+                t.failed_job, (long long)t.failed_err, msg ? ": " : "", msg ? msg : "");
+        diag_warn_line(d, src, t.failed_line, "job '%s' did no I/O, error %lld%s%s", t.failed_job,
+                       (long long)t.failed_err, msg ? ": " : "", msg ? msg : "");
     }
     return 0;
 }

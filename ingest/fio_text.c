@@ -48,8 +48,8 @@ struct parser {
     const struct source *src;
     struct arena *a;
     struct diag *d;
-    struct buf line;   /* the current logical line, NUL-terminated */
-    size_t line_off;   /* byte offset of line.data[0] in the source */
+    struct buf line; /* the current logical line, NUL-terminated */
+    size_t line_off; /* byte offset of line.data[0] in the source */
     unsigned lineno;
     const char *prefix_host; /* `<host> ` prefix of the current line, or NULL */
     const char *version;
@@ -62,10 +62,10 @@ struct parser {
     struct job *jobs;
     size_t n_jobs, a_jobs;
     struct job *cur;
-    int cur_dir;           /* index into cur->dir, or -1 */
-    const char *pct_kind;  /* metric prefix of the percentile block being read; "" skips */
+    int cur_dir;          /* index into cur->dir, or -1 */
+    const char *pct_kind; /* metric prefix of the percentile block being read; "" skips */
     double pct_scale;
-    const char *fail_msg;  /* first line saying that fio failed */
+    const char *fail_msg; /* first line saying that fio failed */
     unsigned fail_line;
 };
 
@@ -101,8 +101,7 @@ static const char *token(struct parser *p, const char *s)
 
 static int bad(struct parser *p, const char *at, const char *what)
 {
-    return diag_error_at(p->d, p->src, off_of(p, at), "expected %s, got '%s'", what,
-                         token(p, at));
+    return diag_error_at(p->d, p->src, off_of(p, at), "expected %s, got '%s'", what, token(p, at));
 }
 
 static int starts(const char *s, const char *lit)
@@ -245,8 +244,8 @@ static int stat_line(struct parser *p, const char *s, struct bench_record *r, co
     for (size_t i = 0; i < 4; i++) {
         const struct kv_item *x = kv_get(it, n, keys[i]);
         if (!x)
-            return diag_error_at(p->d, p->src, off_of(p, s), "missing '%s=' in '%s' line",
-                                 keys[i], prefix);
+            return diag_error_at(p->d, p->src, off_of(p, s), "missing '%s=' in '%s' line", keys[i],
+                                 prefix);
         record_metric(p->a, r, arena_printf(p->a, "%s_%s%s", prefix, names[i], suffix),
                       x->v * scale);
     }
@@ -344,8 +343,7 @@ static int percentile_line(struct parser *p, const char *s)
         at = s;
         if (!scan_count(&s, &v) || v < 0 || !scan_lit(&s, "]"))
             return bad(p, at, "a percentile value and ']'");
-        record_metric(p->a, r,
-                      arena_printf(p->a, "%s_p%s_ns", p->pct_kind, pct_label(p->a, pct)),
+        record_metric(p->a, r, arena_printf(p->a, "%s_p%s_ns", p->pct_kind, pct_label(p->a, pct)),
                       v * p->pct_scale);
         s = skip_ws(s);
         if (*s == ',')
@@ -550,8 +548,10 @@ static int target_line(struct parser *p, const char *s)
     if (kv_list(p, s, it, 8, &n))
         return -1;
     if (!kv_get(it, n, "target") || !kv_get(it, n, "depth"))
-        return diag_error_at(p->d, p->src, off_of(p, s), "expected 'target=..., depth=N', "
-                             "got '%s'", token(p, skip_ws(s)));
+        return diag_error_at(p->d, p->src, off_of(p, s),
+                             "expected 'target=..., depth=N', "
+                             "got '%s'",
+                             token(p, skip_ws(s)));
     return 0;
 }
 
@@ -671,8 +671,8 @@ static const char *opt_value(struct parser *p, const char *s, const char *key, s
 static void option_line(struct parser *p, const char *s, const char *mark)
 {
     new_run_mark(p);
-    struct opt_line o = {p->prefix_host, arena_strndup(p->a, s, (size_t)(mark - s)), NULL,
-                         NULL, 0, WL_UNKNOWN, {WL_UNKNOWN, WL_UNKNOWN, WL_UNKNOWN}};
+    struct opt_line o = {p->prefix_host, arena_strndup(p->a, s, (size_t)(mark - s)), NULL, NULL, 0,
+                         WL_UNKNOWN,     {WL_UNKNOWN, WL_UNKNOWN, WL_UNKNOWN}};
     const char *q = mark + 5;
     if (!scan_int64(&q, &o.group) || !scan_lit(&q, "):"))
         return;
@@ -872,8 +872,7 @@ static int segment(struct parser *p, const char *s, size_t n, size_t off)
             p->cur->line_last = p->lineno;
             if (strlen(t) != n)
                 return diag_error_at(p->d, p->src, off + strlen(t),
-                                     "unexpected NUL byte in the report of job '%s'",
-                                     p->cur->name);
+                                     "unexpected NUL byte in the report of job '%s'", p->cur->name);
             return body_line(p, skip_ws(t));
         }
         if (end_block(p))
@@ -902,8 +901,10 @@ static void fill(struct parser *p, const struct job *j, struct bench_record *r, 
 {
     const struct opt_line *o = job_options(p, j);
     r->tool_version = j->version;
-    r->host = j->host ? j->host : o && o->host ? o->host
-                                   : p->n_banner_hosts == 1 ? p->banner_host : NULL;
+    r->host = j->host                  ? j->host
+              : o && o->host           ? o->host
+              : p->n_banner_hosts == 1 ? p->banner_host
+                                       : NULL;
     r->job = j->name;
     r->error = j->error;
     r->error_msg = j->error_msg;
@@ -985,8 +986,7 @@ static int parse_lines(struct parser *p)
     return 0;
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     struct parser p;
     memset(&p, 0, sizeof(p));
@@ -1003,7 +1003,8 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     if (!p.n_jobs) {
         if (p.fail_msg)
             return diag_error_line(d, src, p.fail_line, "fio run failed: %s", p.fail_msg);
-        return diag_error_line(d, src, last, "no fio job report found (expected a line "
+        return diag_error_line(d, src, last,
+                               "no fio job report found (expected a line "
                                "'NAME: (groupid=G, jobs=J): err= E: pid=P: ...')");
     }
     for (size_t i = 0; i < p.n_jobs; i++)
@@ -1046,8 +1047,8 @@ static int probe(const struct source *src)
         fio_version |= strstr(t, "\"fio version\"") != NULL;
         if (strstr(t, ": (groupid=") && strstr(t, "): err="))
             header = 1;
-        else if (strstr(t, ": (g=") || is_version(t) || (starts(t, "hostname=") &&
-                                                          strstr(t, ", fio=")))
+        else if (strstr(t, ": (g=") || is_version(t) ||
+                 (starts(t, "hostname=") && strstr(t, ", fio=")))
             marker = 1;
         else if (is_failure(t))
             failure = 1;

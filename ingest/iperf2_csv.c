@@ -120,9 +120,8 @@ static int same_conn(const struct csv_row *a, const struct csv_row *b)
 static void add_udp(struct arena *a, struct bench_record *r, const struct csv_row *row)
 {
     double jitter, lost, total, loss;
-    if (row->n < 14 || !fnum(row, 9, &jitter) || !fnum(row, 10, &lost) ||
-        !fnum(row, 11, &total) || !fnum(row, 12, &loss) || total < 0 || lost < 0 ||
-        jitter < 0)
+    if (row->n < 14 || !fnum(row, 9, &jitter) || !fnum(row, 10, &lost) || !fnum(row, 11, &total) ||
+        !fnum(row, 12, &loss) || total < 0 || lost < 0 || jitter < 0)
         return;
     record_metric(a, r, "jitter_ns", jitter * 1e6);
     record_metric(a, r, "lost_packets", lost);
@@ -149,8 +148,7 @@ static int emit(struct arena *a, struct record_sink *out, const struct conn *cn)
     return out->emit(out->ctx, r);
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     struct line_iter it;
     const char *s;

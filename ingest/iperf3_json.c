@@ -99,7 +99,8 @@ static void add_rtt(struct arena *a, struct bench_record *r, const cJSON *end)
     double sum = 0, mn = -1, mx = -1;
     int n = 0;
     const cJSON *st;
-    cJSON_ArrayForEach(st, item(end, "streams")) {
+    cJSON_ArrayForEach(st, item(end, "streams"))
+    {
         const cJSON *snd = item(st, "sender");
         const cJSON *flag = item(snd, "sender");
         if (cJSON_IsBool(flag) && !cJSON_IsTrue(flag))
@@ -153,8 +154,8 @@ static int emit_direction(struct doc_ctx *c, const struct totals *t, const char 
     const cJSON *start = item(c->root, "start"), *end = item(c->root, "end");
     const cJSON *ts = item(start, "test_start");
     const cJSON *recv = reported(t->received, t->sent), *sent = reported(t->sent, t->received);
-    struct bench_record *r = iperf_record(c->a, "iperf3", str(start, "version"), direction,
-                                          protocol);
+    struct bench_record *r =
+        iperf_record(c->a, "iperf3", str(start, "version"), direction, protocol);
     const cJSON *conn = cJSON_GetArrayItem(item(start, "connected"), 0);
     r->host = str(conn, "local_host");
     r->peer = str(item(start, "connecting_to"), "host");
@@ -222,7 +223,8 @@ static int emit_doc(struct doc_ctx *c)
     /* 3.7-3.10 --bidir reused the key names: the second sum_sent/sum_received is the reverse */
     struct totals fwd = {NULL, NULL, 0}, rev = {NULL, NULL, 0};
     const cJSON *x;
-    cJSON_ArrayForEach(x, end) {
+    cJSON_ArrayForEach(x, end)
+    {
         if (!x->string)
             continue;
         if (!strcmp(x->string, "sum_sent"))
@@ -284,8 +286,7 @@ static int bad_json(const struct source *src, size_t pos, size_t at, struct diag
     return diag_error_at(d, src, at, "invalid JSON near '%s'", tok);
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     size_t pos = next_doc_start(src, 0);
     int emitted = 0;

@@ -177,8 +177,8 @@ static int flush3(struct ctx3 *c, struct test3 *t)
         const struct row3 *rcv = pick3(t, roles[k], 0, &nstreams);
         if (!snd && !rcv)
             continue;
-        struct bench_record *r = iperf_record(c->a, "iperf3", c->version,
-                                              direction3(t, roles[k]), t->udp ? "udp" : "tcp");
+        struct bench_record *r = iperf_record(c->a, "iperf3", c->version, direction3(t, roles[k]),
+                                              t->udp ? "udp" : "tcp");
         r->host = t->host;
         r->peer = t->peer;
         if (nstreams)
@@ -268,9 +268,9 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
         } else if (starts(&l, "Reverse mode")) {
             t.reverse = 1;
         } else if (starts(&l, "iperf 3") && !c.version) {
-            c.version = word(a, l.s + 6, end, "") ? arena_printf(a, "iperf %s",
-                                                                   word(a, l.s + 6, end, ""))
-                                                  : NULL;
+            c.version = word(a, l.s + 6, end, "")
+                            ? arena_printf(a, "iperf %s", word(a, l.s + 6, end, ""))
+                            : NULL;
         } else if (starts(&l, "iperf3: error - ")) {
             if (!err) {
                 err = arena_strndup(a, l.s + 16, l.n - 16);
@@ -354,13 +354,12 @@ static int is_whole(const struct iperf_row *r, double max_end)
     return r->start == 0 && r->end > 0 && r->end >= max_end - 0.5;
 }
 
-static struct bench_record *record2(struct ctx2 *c, const struct group2 *g,
-                                    const struct stream2 *s, const struct iperf_row *row,
-                                    int64_t numjobs)
+static struct bench_record *record2(struct ctx2 *c, const struct group2 *g, const struct stream2 *s,
+                                    const struct iperf_row *row, int64_t numjobs)
 {
     int receive = s->reverse || (c->role == 2 ? !s->accepted : s->accepted);
-    struct bench_record *r = iperf_record(c->a, "iperf", c->version,
-                                          receive ? "receive" : "send", g->udp ? "udp" : "tcp");
+    struct bench_record *r = iperf_record(c->a, "iperf", c->version, receive ? "receive" : "send",
+                                          g->udp ? "udp" : "tcp");
     r->host = s->host;
     r->peer = s->peer;
     r->started_at = s->started_at;
@@ -479,8 +478,7 @@ static int64_t connect_time(const struct line *l)
     if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || h > 23 || mi > 59 ||
         se > 60)
         return 0;
-    return iperf_days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 +
-           se;
+    return iperf_days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 + se;
 }
 
 static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, const char *p)
@@ -650,8 +648,7 @@ static int probe(const struct source *src)
     return m.rows ? 50 : 0;
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out,
-                 struct diag *d)
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
 {
     struct marks m;
     scan_marks(src, &m);

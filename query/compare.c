@@ -6,8 +6,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,8 +139,7 @@ void compare_factor(const struct sample_stats *base, const struct sample_stats *
     out->verdict = welch_says && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
 }
 
-static const char *factor_phrase(struct arena *a, const struct cell *c,
-                                 const struct metric_def *m)
+static const char *factor_phrase(struct arena *a, const struct cell *c, const struct metric_def *m)
 {
     if (!isfinite(c->value) || c->value <= 0)
         return "n/a";
@@ -216,8 +215,7 @@ static int complete(const struct workload_group *w, size_t nsides)
     return 1;
 }
 
-static void comparison_table(struct report *r, const struct compare_opts *o,
-                             const struct groups *g)
+static void comparison_table(struct report *r, const struct compare_opts *o, const struct groups *g)
 {
     size_t ncols = 1 + 2 * o->nvalues;
     struct column *cols = xcalloc(ncols, sizeof(*cols));
@@ -226,9 +224,8 @@ static void comparison_table(struct report *r, const struct compare_opts *o,
     cols[2] = (struct column){arena_printf(&r->arena, "%s (baseline)", o->values[0]), UNIT_NONE};
     for (size_t s = 1; s < o->nvalues; s++) {
         cols[1 + 2 * s] = (struct column){o->values[s], UNIT_NONE};
-        cols[2 + 2 * s] =
-            (struct column){arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]),
-                            UNIT_RATIO};
+        cols[2 + 2 * s] = (struct column){
+            arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]), UNIT_RATIO};
     }
     struct buf prose = BUF_INIT;
     buf_adds(&prose, "Each row is one workload both sides ran, matched on rw, block size, "
@@ -255,8 +252,8 @@ static void unmatched_section(struct report *r, const struct compare_opts *o,
 {
     struct section *s = NULL;
     struct table *t = NULL;
-    static const struct column cols[] = {{"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE},
-                                         {"Runs", UNIT_NONE}};
+    static const struct column cols[] = {
+        {"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE}, {"Runs", UNIT_NONE}};
     for (size_t i = 0; i < g->n; i++) {
         const struct workload_group *w = &g->v[i];
         if (complete(w, o->nvalues))
@@ -285,15 +282,16 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
     const char *param;
     const char *kx = query_key_expr(o->by, &param);
     struct buf sql = BUF_INIT;
-    buf_addf(&sql,
-             "SELECT group_concat(DISTINCT r.host), "
-             "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
-             "group_concat(DISTINCT run.tool_version), "
-             "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
-             "strftime('%%Y-%%m-%%d', max(run.started_at), 'unixepoch'), count(*) "
-             "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id "
-             "LEFT JOIN mount m ON m.id = r.mount_id WHERE %s = ?",
-             kx);
+    buf_addf(
+        &sql,
+        "SELECT group_concat(DISTINCT r.host), "
+        "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
+        "group_concat(DISTINCT run.tool_version), "
+        "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
+        "strftime('%%Y-%%m-%%d', max(run.started_at), 'unixepoch'), count(*) "
+        "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id "
+        "LEFT JOIN mount m ON m.id = r.mount_id WHERE %s = ?",
+        kx);
     sqlite3_stmt *st;
     sqlite3 *h = db_handle(db);
     int rc = 0;
@@ -316,8 +314,8 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
             if (sqlite3_column_type(st, 4) != SQLITE_NULL)
                 buf_addf(&v, "; dates: %s to %s", sqlite3_column_text(st, 4),
                          sqlite3_column_text(st, 5));
-            report_fact(r, arena_printf(&r->arena, "%s%s", o->values[i],
-                                        i == 0 ? " (baseline)" : ""),
+            report_fact(r,
+                        arena_printf(&r->arena, "%s%s", o->values[i], i == 0 ? " (baseline)" : ""),
                         v.data);
             buf_release(&v);
         }
@@ -340,8 +338,7 @@ static const char method_note[] =
     "faster than the network measured for its host was served by a cache.";
 
 /* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
-static int recommend(struct db *db, const struct compare_opts *o, struct report *r,
-                     struct diag *d)
+static int recommend(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
     if (!o->rules_path) {
         size_t len;

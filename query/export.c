@@ -9,18 +9,19 @@
 
 /* The fixed fields, in output order; metrics follow. */
 static const char *const fields[] = {
-    "result_id", "source", "sha256", "format", "tool", "tool_version", "host", "peer",
-    "storage_class", "sec", "mount_options", "job", "direction", "rw", "bs_bytes", "iodepth",
-    "numjobs", "direct", "sync", "fsync", "fdatasync", "ioengine", "size_bytes", "rwmixread",
-    "runtime_s", "error", "error_msg", "line_first", "line_last", "transcribed", "started_at",
-    "imported_at",
+    "result_id",  "source",      "sha256",        "format",     "tool",          "tool_version",
+    "host",       "peer",        "storage_class", "sec",        "mount_options", "job",
+    "direction",  "rw",          "bs_bytes",      "iodepth",    "numjobs",       "direct",
+    "sync",       "fsync",       "fdatasync",     "ioengine",   "size_bytes",    "rwmixread",
+    "runtime_s",  "error",       "error_msg",     "line_first", "line_last",     "transcribed",
+    "started_at", "imported_at",
 };
 enum { N_FIELDS = sizeof(fields) / sizeof(fields[0]) };
 
 /* Metrics every export has as columns even when no result has them (the documented core). */
 static const char *const core_metrics[] = {
-    "bw_bytes_s", "iops", "io_bytes", "runtime_ms", "lat_mean_ns", "clat_mean_ns",
-    "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_max_ns",
+    "bw_bytes_s",   "iops",        "io_bytes",    "runtime_ms",  "lat_mean_ns",
+    "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_max_ns",
 };
 
 struct names {
@@ -110,10 +111,18 @@ static void release_tags(struct row *row)
 static void put_json_field(struct buf *out, sqlite3_stmt *st, int col)
 {
     switch (sqlite3_column_type(st, col)) {
-    case SQLITE_NULL: buf_adds(out, "null"); break;
-    case SQLITE_INTEGER: buf_addf(out, "%lld", (long long)sqlite3_column_int64(st, col)); break;
-    case SQLITE_FLOAT: fmt_json_number(out, sqlite3_column_double(st, col)); break;
-    default: fmt_json_string(out, (const char *)sqlite3_column_text(st, col)); break;
+    case SQLITE_NULL:
+        buf_adds(out, "null");
+        break;
+    case SQLITE_INTEGER:
+        buf_addf(out, "%lld", (long long)sqlite3_column_int64(st, col));
+        break;
+    case SQLITE_FLOAT:
+        fmt_json_number(out, sqlite3_column_double(st, col));
+        break;
+    default:
+        fmt_json_string(out, (const char *)sqlite3_column_text(st, col));
+        break;
     }
 }
 

@@ -84,9 +84,10 @@ static void buffered_random(struct insight_ctx *c, const struct side_result *res
         if (r->direct == 0 && is_random(r) && !r->error && !r->aggregate)
             add_evidence(&f, r, c->o->values[r->side]);
     }
-    buf_addf(&f.text, "%zu buffered (direct=0) random I/O result%s: the page cache or the NFS "
-                      "client cache probably served much of this I/O, so it does not show what "
-                      "the storage itself can do. Re-run with direct=1.",
+    buf_addf(&f.text,
+             "%zu buffered (direct=0) random I/O result%s: the page cache or the NFS "
+             "client cache probably served much of this I/O, so it does not show what "
+             "the storage itself can do. Re-run with direct=1.",
              f.count, f.count == 1 ? "" : "s");
     emit(c, &f);
 }
@@ -99,14 +100,15 @@ static void tail_latency(struct insight_ctx *c, const struct side_result *res, s
         double p99 = r->m[RM_P99], p50 = r->m[RM_P50];
         if (r->error || r->aggregate || !(p50 > 0) || !(p99 / p50 > TAIL_RATIO))
             continue;
-        const char *what = arena_printf(&c->r->arena, "%s: p99 %s vs median %s",
-                                        c->o->values[r->side], fmt_value(c->r, p99, UNIT_NS),
-                                        fmt_value(c->r, p50, UNIT_NS));
+        const char *what =
+            arena_printf(&c->r->arena, "%s: p99 %s vs median %s", c->o->values[r->side],
+                         fmt_value(c->r, p99, UNIT_NS), fmt_value(c->r, p50, UNIT_NS));
         add_evidence(&f, r, what);
     }
-    buf_addf(&f.text, "%zu result%s with a p99 latency more than %.0fx the median: occasional "
-                      "stalls (network retransmits, writeback, garbage collection) that averages "
-                      "hide.",
+    buf_addf(&f.text,
+             "%zu result%s with a p99 latency more than %.0fx the median: occasional "
+             "stalls (network retransmits, writeback, garbage collection) that averages "
+             "hide.",
              f.count, f.count == 1 ? "" : "s", TAIL_RATIO);
     emit(c, &f);
 }
@@ -130,8 +132,9 @@ static void short_runs(struct insight_ctx *c, const struct side_result *res, siz
         if (!r->error && r->m[RM_RUNTIME] < MIN_RUNTIME_MS)
             add_evidence(&f, r, fmt_value(c->r, r->m[RM_RUNTIME] * 1e6, UNIT_NS));
     }
-    buf_addf(&f.text, "%zu result%s ran for less than %.0f s: too short to trust (caches, "
-                      "ramp-up and timer resolution dominate).",
+    buf_addf(&f.text,
+             "%zu result%s ran for less than %.0f s: too short to trust (caches, "
+             "ramp-up and timer resolution dominate).",
              f.count, f.count == 1 ? "" : "s", MIN_RUNTIME_MS / 1000);
     emit(c, &f);
 }
@@ -145,12 +148,12 @@ static void sync_writes(struct insight_ctx *c, const struct side_result *res, si
             continue;
         struct buf name = BUF_INIT;
         result_workload_name(&name, r);
-        add_evidence(&f, r, arena_printf(&c->r->arena, "%s, %s", c->o->values[r->side],
-                                         name.data));
+        add_evidence(&f, r, arena_printf(&c->r->arena, "%s, %s", c->o->values[r->side], name.data));
         buf_release(&name);
     }
-    buf_addf(&f.text, "%zu sync-write result%s (fsync/fdatasync/O_SYNC): each write waits for "
-                      "stable storage, the figure that matters for databases and journals.",
+    buf_addf(&f.text,
+             "%zu sync-write result%s (fsync/fdatasync/O_SYNC): each write waits for "
+             "stable storage, the figure that matters for databases and journals.",
              f.count, f.count == 1 ? "" : "s");
     emit(c, &f);
 }
@@ -193,8 +196,9 @@ static void spread(struct insight_ctx *c, const struct side_result *res, size_t 
         buf_release(&other);
     }
     free(done);
-    buf_addf(&f.text, "%zu workload%s whose repeats differ by more than %.0f %% (coefficient of "
-                      "variation of bandwidth): find out why before trusting the mean.",
+    buf_addf(&f.text,
+             "%zu workload%s whose repeats differ by more than %.0f %% (coefficient of "
+             "variation of bandwidth): find out why before trusting the mean.",
              f.count, f.count == 1 ? "" : "s", MAX_CV * 100);
     emit(c, &f);
 }
@@ -213,12 +217,13 @@ static int load_network(struct db *db, struct net **out, size_t *n, struct diag 
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT r.host, max(m.value) FROM result r JOIN run ON run.id = r.run_id "
-                           "JOIN metric m ON m.result_id = r.id AND m.name = 'bw_bytes_s' "
-                           "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL "
-                           "AND r.error = 0 GROUP BY r.host ORDER BY r.host",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            h,
+            "SELECT r.host, max(m.value) FROM result r JOIN run ON run.id = r.run_id "
+            "JOIN metric m ON m.result_id = r.id AND m.name = 'bw_bytes_s' "
+            "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL "
+            "AND r.error = 0 GROUP BY r.host ORDER BY r.host",
+            -1, &st, NULL) != SQLITE_OK)
         return diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h));
     while (sqlite3_step(st) == SQLITE_ROW) {
         ALLOC_GROW(*out, *n, cap);
@@ -240,8 +245,8 @@ static const struct net *network_of(const struct net *net, size_t n, const char 
 static void network_share(struct insight_ctx *c, const struct side_result *res, size_t n,
                           const struct net *net, size_t nnet)
 {
-    static const struct column cols[] = {{"Host", UNIT_NONE},     {"Side", UNIT_NONE},
-                                         {"Workload", UNIT_NONE}, {"Storage", UNIT_BYTES_S},
+    static const struct column cols[] = {{"Host", UNIT_NONE},       {"Side", UNIT_NONE},
+                                         {"Workload", UNIT_NONE},   {"Storage", UNIT_BYTES_S},
                                          {"Network", UNIT_BYTES_S}, {"Share", UNIT_PERCENT}};
     struct finding f = {"Faster than the network", BUF_INIT, BUF_INIT, 0};
     struct table *t = NULL;
@@ -269,13 +274,15 @@ static void network_share(struct insight_ctx *c, const struct side_result *res, 
         cell_set_number(&row[4], w->bw);
         cell_set_number(&row[5], 100 * r->m[RM_BW] / w->bw);
         if (r->m[RM_BW] > w->bw)
-            add_evidence(&f, r, arena_printf(&c->r->arena, "%s at %s, network %s", name.data,
-                                             fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),
-                                             fmt_value(c->r, w->bw, UNIT_BYTES_S)));
+            add_evidence(&f, r,
+                         arena_printf(&c->r->arena, "%s at %s, network %s", name.data,
+                                      fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),
+                                      fmt_value(c->r, w->bw, UNIT_BYTES_S)));
         buf_release(&name);
     }
-    buf_addf(&f.text, "%zu storage result%s above the network throughput measured for the same "
-                      "host: a cache must have answered.",
+    buf_addf(&f.text,
+             "%zu storage result%s above the network throughput measured for the same "
+             "host: a cache must have answered.",
              f.count, f.count == 1 ? "" : "s");
     emit(c, &f);
 }

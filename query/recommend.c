@@ -32,9 +32,9 @@ static const struct {
     enum result_metric m;
     enum unit unit;
 } metric_map[] = {
-    {"bw_bytes_s", RM_BW, UNIT_BYTES_S}, {"iops", RM_IOPS, UNIT_IOPS},
+    {"bw_bytes_s", RM_BW, UNIT_BYTES_S},    {"iops", RM_IOPS, UNIT_IOPS},
     {"clat_mean_ns", RM_LAT_MEAN, UNIT_NS}, {"lat_mean_ns", RM_LAT_MEAN, UNIT_NS},
-    {"clat_p99_ns", RM_P99, UNIT_NS}, {"clat_p50_ns", RM_P50, UNIT_NS},
+    {"clat_p99_ns", RM_P99, UNIT_NS},       {"clat_p50_ns", RM_P50, UNIT_NS},
 };
 
 static int metric_index(const char *name)
@@ -55,9 +55,10 @@ static int parse_threshold(const char *s, const char *metric, double *out)
     size_t n = strlen(p);
     if (n >= 2 && !strcmp(p + n - 2, "/s"))
         n -= 2;
-    double mult = n == 0 ? 1 : strstr(metric, "_ns") ? unit_time_ns(p, n)
-                              : !strcmp(metric, "iops") && n == 1 ? unit_count_suffix(p[0])
-                                                                  : unit_bytes(p, n, 0);
+    double mult = n == 0                              ? 1
+                  : strstr(metric, "_ns")             ? unit_time_ns(p, n)
+                  : !strcmp(metric, "iops") && n == 1 ? unit_count_suffix(p[0])
+                                                      : unit_bytes(p, n, 0);
     if (mult == 0 || (n == 1 && mult == 1 && p[0] != 'B'))
         return -1;
     *out = v * mult;
@@ -141,8 +142,12 @@ static int parse_rules(const char *path, const char *text, struct arena *a, stru
                 return bad(d, path, it.lineno, "expected [class-name], got", line);
             *end = '\0';
             ALLOC_GROW(out->v, out->n, out->a);
-            out->v[out->n++] = (struct rule){.name = line + 1, .title = line + 1, .bs_min = -1,
-                                             .bs_max = -1, .sync = -1, .direct = -1,
+            out->v[out->n++] = (struct rule){.name = line + 1,
+                                             .title = line + 1,
+                                             .bs_min = -1,
+                                             .bs_max = -1,
+                                             .sync = -1,
+                                             .direct = -1,
                                              .line = it.lineno};
             continue;
         }
@@ -157,8 +162,8 @@ static int parse_rules(const char *path, const char *text, struct arena *a, stru
     }
     for (size_t i = 0; i < out->n; i++)
         if (!out->v[i].metric || out->v[i].threshold <= 0)
-            return bad(d, path, out->v[i].line, "class needs 'metric' and 'threshold':",
-                       out->v[i].name);
+            return bad(d, path, out->v[i].line,
+                       "class needs 'metric' and 'threshold':", out->v[i].name);
     return 0;
 }
 
@@ -211,14 +216,14 @@ static void recommend_class(struct report *r, struct table *t, const struct rule
             continue;
         }
         unit_format(&tmp, mean[s], u);
-        buf_addf(&why, "%s%s: %s %s (%zu result%s)", why.len ? "; " : "", o->values[s],
-                 ru->metric, tmp.data, count[s], count[s] == 1 ? "" : "s");
+        buf_addf(&why, "%s%s: %s %s (%zu result%s)", why.len ? "; " : "", o->values[s], ru->metric,
+                 tmp.data, count[s], count[s] == 1 ? "" : "s");
         if (!meets(ru, mean[s]))
             continue;
         if (ru->pick_all)
             buf_addf(&pick, "%s%s", pick.len ? ", " : "", o->values[s]);
-        else if (best == o->nvalues || (ru->higher_better ? mean[s] > mean[best]
-                                                          : mean[s] < mean[best]))
+        else if (best == o->nvalues ||
+                 (ru->higher_better ? mean[s] > mean[best] : mean[s] < mean[best]))
             best = s;
     }
     if (!ru->pick_all && best < o->nvalues)
@@ -227,7 +232,8 @@ static void recommend_class(struct report *r, struct table *t, const struct rule
     unit_format(&tmp, ru->threshold, u);
     struct cell *row = table_add_row(r, t);
     cell_set_text(&row[0], ru->title);
-    cell_set_text(&row[1], pick.len ? arena_strdup(&r->arena, pick.data) : "none meets the threshold");
+    cell_set_text(&row[1],
+                  pick.len ? arena_strdup(&r->arena, pick.data) : "none meets the threshold");
     cell_set_text(&row[2], arena_printf(&r->arena, "%s %s %s", ru->metric,
                                         ru->higher_better ? ">=" : "<=", tmp.data));
     cell_set_text(&row[3], arena_strdup(&r->arena, why.data));

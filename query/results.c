@@ -12,13 +12,14 @@
 
 const char *query_key_expr(const char *key, const char **param)
 {
-    static const char *const names[] = {"storage-class", "storage_class", "host", "sec", "peer",
-                                        "rw", "direction", "job", "ioengine", "tool", "bs",
-                                        "bs_bytes", "iodepth", "numjobs", "direct", "source"};
-    static const char *const exprs[] = {"r.storage_class", "r.storage_class", "r.host", "r.sec",
-                                        "r.peer", "r.rw", "r.direction", "r.job", "r.ioengine",
-                                        "run.tool", "r.bs_bytes", "r.bs_bytes", "r.iodepth",
-                                        "r.numjobs", "r.direct", "s.path"};
+    static const char *const names[] = {
+        "storage-class", "storage_class", "host",     "sec",   "peer", "rw",
+        "direction",     "job",           "ioengine", "tool",  "bs",   "bs_bytes",
+        "iodepth",       "numjobs",       "direct",   "source"};
+    static const char *const exprs[] = {
+        "r.storage_class", "r.storage_class", "r.host",     "r.sec",    "r.peer",     "r.rw",
+        "r.direction",     "r.job",           "r.ioengine", "run.tool", "r.bs_bytes", "r.bs_bytes",
+        "r.iodepth",       "r.numjobs",       "r.direct",   "s.path"};
     *param = NULL;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(key, names[i]))
@@ -55,7 +56,7 @@ static const char *where_value(struct arena *a, const char *key, const char *val
     return value;
 }
 
-static const char *const pivot[RM_COUNT + 1] = {"bw_bytes_s", "iops", "clat_mean_ns",
+static const char *const pivot[RM_COUNT + 1] = {"bw_bytes_s",  "iops",        "clat_mean_ns",
                                                 "clat_p99_ns", "clat_p50_ns", "runtime_ms",
                                                 "lat_mean_ns"};
 
@@ -65,8 +66,10 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
     const char *param;
     const char *kx = query_key_expr(o->by, &param);
     if (!kx)
-        return diag_error(d, "unknown comparison key '%s' (expected storage-class, host, sec, "
-                             "mount:OPTION or tag:NAME)", o->by);
+        return diag_error(d,
+                          "unknown comparison key '%s' (expected storage-class, host, sec, "
+                          "mount:OPTION or tag:NAME)",
+                          o->by);
     buf_addf(sql,
              "SELECT %s, r.id, s.path, r.host, r.job, coalesce(r.rw, ''), "
              "coalesce(r.direction, ''), coalesce(run.tool, ''), r.error_msg, "
@@ -124,16 +127,16 @@ static void read_row(struct arena *a, sqlite3_stmt *st, const struct compare_opt
     r->tool = text(a, st, 7);
     r->error_msg = text(a, st, 8);
     r->line = sqlite3_column_int(st, 9);
-    int64_t *ints[] = {&r->bs, &r->iodepth, &r->numjobs, &r->direct, &r->sync,
-                       &r->fsync, &r->fdatasync, &r->rwmixread};
+    int64_t *ints[] = {&r->bs,   &r->iodepth, &r->numjobs,   &r->direct,
+                       &r->sync, &r->fsync,   &r->fdatasync, &r->rwmixread};
     for (int i = 0; i < 8; i++)
         *ints[i] = sqlite3_column_int64(st, 10 + i);
     r->error = sqlite3_column_int(st, 18);
     r->aggregate = sqlite3_column_int(st, 19);
     for (int i = 0; i <= RM_COUNT; i++) {
         int col = 20 + i;
-        double v = sqlite3_column_type(st, col) == SQLITE_NULL ? NAN
-                                                               : sqlite3_column_double(st, col);
+        double v =
+            sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
         if (i < RM_COUNT)
             r->m[i] = v;
         else if (isnan(r->m[RM_LAT_MEAN]))
@@ -193,10 +196,11 @@ static void size_label(struct buf *out, int64_t bytes)
 static const char *rw_label(const char *rw)
 {
     static const char *const map[][2] = {
-        {"read", "Sequential Read"},  {"write", "Sequential Write"}, {"randread", "Random Read"},
-        {"randwrite", "Random Write"}, {"rw", "Sequential Mixed"},  {"readwrite", "Sequential Mixed"},
-        {"randrw", "Random Mixed"},   {"trim", "Sequential Trim"},  {"randtrim", "Random Trim"},
-        {"trimwrite", "Trim+Write"},
+        {"read", "Sequential Read"}, {"write", "Sequential Write"},
+        {"randread", "Random Read"}, {"randwrite", "Random Write"},
+        {"rw", "Sequential Mixed"},  {"readwrite", "Sequential Mixed"},
+        {"randrw", "Random Mixed"},  {"trim", "Sequential Trim"},
+        {"randtrim", "Random Trim"}, {"trimwrite", "Trim+Write"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (!strcmp(rw, map[i][0]))
@@ -238,8 +242,9 @@ void result_workload_name(struct buf *out, const struct side_result *r)
 
 void result_workload_key(struct buf *out, const struct side_result *r)
 {
-    buf_addf(out, "%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64
-                  "|%" PRId64 "|%s|%s|%" PRId64,
+    buf_addf(out,
+             "%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64
+             "|%s|%s|%" PRId64,
              r->rw, r->bs, r->iodepth, r->numjobs, r->direct, r->sync, r->fsync, r->fdatasync,
              r->direction, r->tool, r->rwmixread);
 }

@@ -5,16 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/xalloc.h"
 #include "../core/fmt.h"
+#include "../core/xalloc.h"
 
 static const char *cell_text(sqlite3_stmt *st, int col, struct buf *tmp)
 {
     buf_reset(tmp);
     switch (sqlite3_column_type(st, col)) {
-    case SQLITE_NULL: return "";
-    case SQLITE_FLOAT: fmt_plain_number(tmp, sqlite3_column_double(st, col)); return tmp->data;
-    default: return (const char *)sqlite3_column_text(st, col);
+    case SQLITE_NULL:
+        return "";
+    case SQLITE_FLOAT:
+        fmt_plain_number(tmp, sqlite3_column_double(st, col));
+        return tmp->data;
+    default:
+        return (const char *)sqlite3_column_text(st, col);
     }
 }
 

@@ -63,8 +63,8 @@ struct cell *table_add_row(struct report *r, struct table *t)
     }
     struct cell *row = &t->cells[t->nrows++ * t->ncols];
     for (size_t i = 0; i < t->ncols; i++)
-        row[i] = (struct cell){.kind = CELL_EMPTY, .sd = NAN, .lo = NAN, .hi = NAN, .min = NAN,
-                               .max = NAN};
+        row[i] = (struct cell){
+            .kind = CELL_EMPTY, .sd = NAN, .lo = NAN, .hi = NAN, .min = NAN, .max = NAN};
     return row;
 }
 
@@ -77,10 +77,14 @@ enum unit cell_unit(const struct table *t, size_t row, size_t col)
 const char *verdict_text(enum verdict v)
 {
     switch (v) {
-    case VERDICT_SIGNIFICANT: return "significant";
-    case VERDICT_NOT_SIGNIFICANT: return "not significant";
-    case VERDICT_SINGLE_RUN: return "single run";
-    case VERDICT_NONE: break;
+    case VERDICT_SIGNIFICANT:
+        return "significant";
+    case VERDICT_NOT_SIGNIFICANT:
+        return "not significant";
+    case VERDICT_SINGLE_RUN:
+        return "single run";
+    case VERDICT_NONE:
+        break;
     }
     return "";
 }

@@ -21,8 +21,12 @@ static void md_cell(struct buf *out, const struct cell *c, enum unit u)
 {
     struct buf tmp = BUF_INIT;
     switch (c->kind) {
-    case CELL_EMPTY: buf_adds(out, "–"); break;
-    case CELL_TEXT: report_md_escape(out, c->text); break;
+    case CELL_EMPTY:
+        buf_adds(out, "–");
+        break;
+    case CELL_TEXT:
+        report_md_escape(out, c->text);
+        break;
     case CELL_NUMBER:
         if (c->text) {
             report_md_escape(out, c->text);

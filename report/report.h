@@ -12,12 +12,12 @@
 
 /* Base units of numeric cells; renderers choose the human unit. */
 enum unit {
-    UNIT_NONE,     /* a plain number */
-    UNIT_BYTES_S,  /* bytes per second */
-    UNIT_BYTES,    /* bytes */
-    UNIT_IOPS,     /* operations per second */
-    UNIT_NS,       /* nanoseconds */
-    UNIT_RATIO,    /* a factor, candidate vs baseline */
+    UNIT_NONE,    /* a plain number */
+    UNIT_BYTES_S, /* bytes per second */
+    UNIT_BYTES,   /* bytes */
+    UNIT_IOPS,    /* operations per second */
+    UNIT_NS,      /* nanoseconds */
+    UNIT_RATIO,   /* a factor, candidate vs baseline */
     UNIT_PERCENT,
 };
 
@@ -27,14 +27,14 @@ enum verdict { VERDICT_NONE, VERDICT_SIGNIFICANT, VERDICT_NOT_SIGNIFICANT, VERDI
 
 struct cell {
     enum cell_kind kind;
-    const char *text;  /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
-    double value;      /* CELL_NUMBER, in the column's base unit */
-    double sd;         /* spread of repeated runs; NAN when unknown */
-    int n;             /* number of runs averaged; 0 when not applicable */
+    const char *text;     /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
+    double value;         /* CELL_NUMBER, in the column's base unit */
+    double sd;            /* spread of repeated runs; NAN when unknown */
+    int n;                /* number of runs averaged; 0 when not applicable */
     enum verdict verdict; /* for factors */
-    double lo, hi;     /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
-    enum unit unit;    /* UNIT_NONE: the column's unit */
-    double min, max;   /* range of averaged runs; NAN when unknown */
+    double lo, hi;        /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
+    enum unit unit;       /* UNIT_NONE: the column's unit */
+    double min, max;      /* range of averaged runs; NAN when unknown */
 };
 
 struct column {
@@ -64,7 +64,7 @@ struct fact {
 struct report {
     struct arena arena; /* owns everything below */
     const char *title;
-    const char *generated; /* from SOURCE_DATE_EPOCH or --now; NULL: not stated */
+    const char *generated;     /* from SOURCE_DATE_EPOCH or --now; NULL: not stated */
     long long generated_epoch; /* the same time in Unix seconds, when generated is set */
     struct fact *facts;
     size_t nfacts, afacts;
@@ -105,8 +105,7 @@ int render_md(const struct report *r, struct buf *out, struct diag *d);
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css
  * that replace the built-in ones. */
-int render_html(const struct report *r, const char *template_dir, struct buf *out,
-                struct diag *d);
+int render_html(const struct report *r, const char *template_dir, struct buf *out, struct diag *d);
 /* An Excel workbook at path (libxlsxwriter 1.1.4 writes files only, no memory buffer). */
 int render_xlsx(const struct report *r, const char *path, struct diag *d);
 

@@ -24,13 +24,30 @@ double unit_scale(double v, enum unit u, const char **name)
     static const char *const lat[] = {"ns", "\xc2\xb5s", "ms", "s"};
     size_t i;
     switch (u) {
-    case UNIT_BYTES_S: i = step(v, bin, 5); *name = bps[i]; return bin[i];
-    case UNIT_BYTES: i = step(v, bin, 5); *name = bytes[i]; return bin[i];
-    case UNIT_NS: i = step(v, dec, 4); *name = lat[i]; return dec[i];
-    case UNIT_IOPS: i = step(v, dec, 4); *name = ops[i]; return dec[i];
-    case UNIT_RATIO: *name = "x"; return 1;
-    case UNIT_PERCENT: *name = "%"; return 1;
-    case UNIT_NONE: break;
+    case UNIT_BYTES_S:
+        i = step(v, bin, 5);
+        *name = bps[i];
+        return bin[i];
+    case UNIT_BYTES:
+        i = step(v, bin, 5);
+        *name = bytes[i];
+        return bin[i];
+    case UNIT_NS:
+        i = step(v, dec, 4);
+        *name = lat[i];
+        return dec[i];
+    case UNIT_IOPS:
+        i = step(v, dec, 4);
+        *name = ops[i];
+        return dec[i];
+    case UNIT_RATIO:
+        *name = "x";
+        return 1;
+    case UNIT_PERCENT:
+        *name = "%";
+        return 1;
+    case UNIT_NONE:
+        break;
     }
     *name = "";
     return 1;
@@ -58,22 +75,35 @@ void unit_format(struct buf *out, double v, enum unit u)
         buf_addf(out, "%.*f%s", prec, x, name);
         break;
     }
-    case UNIT_RATIO: buf_addf(out, "%.1fx", v); break;
-    case UNIT_PERCENT: buf_addf(out, "%.1f %%", v); break;
-    case UNIT_NONE: buf_addf(out, "%g", v); break;
+    case UNIT_RATIO:
+        buf_addf(out, "%.1fx", v);
+        break;
+    case UNIT_PERCENT:
+        buf_addf(out, "%.1f %%", v);
+        break;
+    case UNIT_NONE:
+        buf_addf(out, "%g", v);
+        break;
     }
 }
 
 const char *unit_name(enum unit u)
 {
     switch (u) {
-    case UNIT_BYTES_S: return "bytes/s";
-    case UNIT_BYTES: return "bytes";
-    case UNIT_IOPS: return "IOPS";
-    case UNIT_NS: return "ns";
-    case UNIT_RATIO: return "x";
-    case UNIT_PERCENT: return "%";
-    case UNIT_NONE: break;
+    case UNIT_BYTES_S:
+        return "bytes/s";
+    case UNIT_BYTES:
+        return "bytes";
+    case UNIT_IOPS:
+        return "IOPS";
+    case UNIT_NS:
+        return "ns";
+    case UNIT_RATIO:
+        return "x";
+    case UNIT_PERCENT:
+        return "%";
+    case UNIT_NONE:
+        break;
     }
     return "";
 }

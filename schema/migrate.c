@@ -25,8 +25,8 @@ int db_migrate(sqlite3 *h, struct diag *d)
     int version = db_user_version(h);
     int count = (int)(sizeof(migrations) / sizeof(migrations[0]));
     if (version > count)
-        return diag_error(d, "database schema version %d is newer than this benchdb (%d)",
-                          version, count);
+        return diag_error(d, "database schema version %d is newer than this benchdb (%d)", version,
+                          count);
     for (int i = version; i < count; i++) {
         char *err = NULL;
         char pragma[64];

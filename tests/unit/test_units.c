@@ -89,8 +89,8 @@ static void human_units(void)
     fmt(73610035.2, UNIT_BYTES_S, "70.2 MiB/s");
     fmt(1205.0 * 1048576, UNIT_BYTES_S, "1.18 GiB/s"); /* 1205/1024 = 1.177 */
     fmt(512, UNIT_BYTES_S, "512 B/s");
-    fmt(49000, UNIT_NS, "49.0 \xc2\xb5s");                /* 49 µs median */
-    fmt(212e6, UNIT_NS, "212 ms");                         /* 212 ms p99 */
+    fmt(49000, UNIT_NS, "49.0 \xc2\xb5s"); /* 49 µs median */
+    fmt(212e6, UNIT_NS, "212 ms");         /* 212 ms p99 */
     fmt(308000, UNIT_IOPS, "308k");
     fmt(46800, UNIT_IOPS, "46.8k");
     fmt(65, UNIT_IOPS, "65");
