@@ -102,7 +102,8 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
         buf_adds(sql, i ? ", ?" : "?");
         add_bind(b, o->values[i]);
     }
-    buf_adds(sql, ") ORDER BY r.id");
+    /* by source, not by id: the same inputs give the same report whatever the import order */
+    buf_adds(sql, ") ORDER BY s.path, r.line_first, r.job, r.direction, r.id");
     return 0;
 }
 

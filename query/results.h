@@ -21,7 +21,8 @@ struct side_result {
     double m[RM_COUNT]; /* NAN when absent; RM_LAT_MEAN is clat mean, else total lat mean */
 };
 
-/* Every result of the compared sides that passes the filters, ordered by id, allocated from a. */
+/* Every result of the compared sides that passes the filters, ordered by source file and line,
+ * allocated from a. */
 int query_side_results(struct db *db, const struct compare_opts *o, struct arena *a,
                        struct side_result **out, size_t *n, struct diag *d);
 
