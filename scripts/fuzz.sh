@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# fuzz.sh [SECONDS] [IMPORTER...]: build the libFuzzer targets with clang (build-fuzz/) and run
-# each for SECONDS (default 20), seeded from tests/corpus/<importer>/. New inputs go to
+# fuzz.sh [SECONDS | --runs N] [IMPORTER...]: build the libFuzzer targets with clang
+# (build-fuzz/) and run each for SECONDS (default 20), or for exactly N inputs with a fixed seed
+# (--runs: repeatable, so CI cannot fail by chance), seeded from tests/corpus/<importer>/. New inputs go to
 # build-fuzz/corpus/<importer>/; a crash, leak, timeout or sanitizer report stops with status 1
 # and leaves the input in build-fuzz/artifacts/<importer>/ (copy it to tests/corpus/<importer>/
 # once fixed, so the replay CTest keeps it). Default: every importer in ingest/registry.c.
 set -eu
 cd "$(dirname "$0")/.."
-secs=${1:-20}
-[ $# -gt 0 ] && shift
+limit="-max_total_time=${1:-20}" what="${1:-20}s"
+if [ "${1:-}" = --runs ]; then
+    limit="-runs=$2 -seed=1" what="$2 runs (seed 1)"
+    shift 2
+elif [ $# -gt 0 ]; then
+    shift
+fi
 jobs=$(nproc)
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBENCHDB_FUZZ=ON \
     -DBENCHDB_WERROR=OFF >/dev/null
@@ -20,12 +26,13 @@ for imp in "$@"; do
     work=build-fuzz/corpus/$imp art=build-fuzz/artifacts/$imp
     mkdir -p "$work" "$art"
     log=build-fuzz/fuzz-$imp.log
-    if ! build-fuzz/tests/fuzz_"$imp" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    # shellcheck disable=SC2086 # $limit holds one or two options
+    if ! build-fuzz/tests/fuzz_"$imp" $limit -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$art/" "$work" "tests/corpus/$imp" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         echo "fuzz.sh: $imp: finding after $(grep -c '^#' "$log") status lines; input in $art/" >&2
         exit 1
     fi
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "fuzz.sh: $imp: ${secs}s, $runs runs, no finding"
+    echo "fuzz.sh: $imp: $what, $runs inputs, no finding"
 done

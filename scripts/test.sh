@@ -13,4 +13,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBENCHDB_WERROR=ON -DBENCHDB_
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j"$jobs")
-scripts/fuzz.sh 10  # libFuzzer, 10 s per importer (clang build in build-fuzz/)
+# libFuzzer on every importer: a fixed number of inputs with a fixed seed, so a run is
+# repeatable (longer, open-ended runs: scripts/fuzz.sh SECONDS)
+scripts/fuzz.sh --runs 20000
