@@ -111,6 +111,47 @@ static void hashes(void)
     STR_EQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "two blocks");
 }
 
+/* One million 'a' (FIPS 180-4's long example) fed in pieces of 1, 2, ... 200 bytes, so pieces
+ * start and end at every offset within a block; and 1000 bytes of varied data hashed whole
+ * against every split into two pieces. */
+static void hash_pieces(const char *code)
+{
+    static char a[200];
+    memset(a, 'a', sizeof(a));
+    struct sha256 s;
+    sha256_init(&s);
+    for (size_t done = 0, k = 1; done < 1000000; k = k % 200 + 1) {
+        size_t n = 1000000 - done < k ? 1000000 - done : k;
+        sha256_update(&s, a, n);
+        done += n;
+    }
+    char hex[65], whole[65], split[65];
+    sha256_final(&s, hex);
+    STR_EQ(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", code);
+    unsigned char data[1000];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (unsigned char)(i * 7 + i / 251);
+    sha256_hex(data, sizeof(data), whole);
+    int mismatches = 0;
+    for (size_t cut = 0; cut <= sizeof(data); cut++) {
+        sha256_init(&s);
+        sha256_update(&s, data, cut);
+        sha256_update(&s, data + cut, sizeof(data) - cut);
+        sha256_final(&s, split);
+        mismatches += strcmp(split, whole) != 0;
+    }
+    INT_EQ(mismatches, 0, code);
+}
+
+static void hashes_incremental(void)
+{
+    sha256_cpu_extensions(0);
+    hashes();
+    hash_pieces("portable code: a million 'a' in pieces");
+    if (sha256_cpu_extensions(1))
+        hash_pieces("SHA-NI: a million 'a' in pieces");
+}
+
 int main(void)
 {
     byte_units();
@@ -119,5 +160,6 @@ int main(void)
     numbers();
     human_units();
     hashes();
+    hashes_incremental();
     return TEST_DONE();
 }
