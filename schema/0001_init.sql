@@ -2,7 +2,7 @@
 -- Applied by schema/migrate.c in one transaction; PRAGMA user_version records the last one.
 
 -- One row per imported file: provenance, and the raw bytes so that results can be re-derived
--- by a later importer (benchdb reparse).
+-- by a later importer (benchdb reparse): in raw up to 4 MiB, else in source_chunk.
 CREATE TABLE source_file (
     id               INTEGER PRIMARY KEY,
     path             TEXT NOT NULL,            -- as given on the command line
@@ -11,7 +11,16 @@ CREATE TABLE source_file (
     importer_version TEXT NOT NULL,
     imported_at      TEXT NOT NULL,            -- ISO 8601 UTC
     size_bytes       INTEGER NOT NULL,
-    raw              BLOB NOT NULL
+    raw              BLOB                      -- NULL: the bytes are in source_chunk
+) STRICT;
+
+-- The bytes of files over 4 MiB, in 4 MiB pieces (the last one shorter): a BLOB holds at most
+-- 1e9 bytes, and a file can be stored while it is read.
+CREATE TABLE source_chunk (
+    source_id  INTEGER NOT NULL REFERENCES source_file(id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,               -- 0, 1, ...: the order in the file
+    data       BLOB NOT NULL,
+    PRIMARY KEY (source_id, seq)
 ) STRICT;
 
 -- A mount as a canonical, order-independent option set; the same options share one row.

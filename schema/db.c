@@ -242,8 +242,10 @@ struct db_import {
     struct db *db;
     struct diag *d;
     const struct import_labels *labels;
-    const struct source *src;
+    struct source src;
     int64_t source_id, run_id;
+    int64_t chunks;       /* stored so far */
+    uint64_t chunk_bytes; /* their total */
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
@@ -254,7 +256,7 @@ static int fail(struct db_import *imp, int rc)
 {
     (void)rc;
     return diag_error(imp->d, "database '%s': cannot store results of '%s': %s", imp->db->path,
-                      imp->src->path, sqlite3_errmsg(imp->db->h));
+                      imp->src.path, sqlite3_errmsg(imp->db->h));
 }
 
 /* Stores a parsed mount (once per canonical option set); 0 or -1. */
@@ -296,7 +298,7 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
     struct mount_info m;
     struct buf err = BUF_INIT;
     if (mount_parse(text, &m, &err)) {
-        diag_error(imp->d, "%s: cannot parse mount options '%s': %s", imp->src->path, text,
+        diag_error(imp->d, "%s: cannot parse mount options '%s': %s", imp->src.path, text,
                    err.data);
         buf_release(&err);
         return -1;
@@ -317,19 +319,22 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     imp->db = db;
     imp->d = d;
     imp->labels = labels;
-    imp->src = src;
+    imp->src = *src;
     int rc = SQLITE_OK;
+    int whole = src->data && src->len <= DB_CHUNK_BYTES;
     sqlite3_stmt *st = prepare(db, &rc, "INSERT INTO source_file(path, sha256, format, "
                                         "importer_version, imported_at, size_bytes, raw) "
                                         "VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (rc == SQLITE_OK) {
         bind_text(st, 1, src->path);
-        bind_text(st, 2, sha256);
+        /* the transaction holds the write lock: no other file can have this placeholder */
+        bind_text(st, 2, sha256 ? sha256 : "(being read)");
         bind_text(st, 3, format);
         bind_text(st, 4, BENCHDB_IMPORTER_VERSION);
         bind_text(st, 5, imported_at);
         sqlite3_bind_int64(st, 6, (sqlite3_int64)src->len);
-        sqlite3_bind_blob64(st, 7, src->data, src->len, SQLITE_STATIC);
+        if (whole)
+            sqlite3_bind_blob64(st, 7, src->data, src->len, SQLITE_STATIC);
         step_done(st, &rc);
     }
     release(st);
@@ -339,6 +344,13 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         return NULL;
     }
     imp->source_id = sqlite3_last_insert_rowid(db->h);
+    for (size_t at = 0; src->data && !whole && at < src->len; at += DB_CHUNK_BYTES) {
+        size_t n = src->len - at < DB_CHUNK_BYTES ? src->len - at : DB_CHUNK_BYTES;
+        if (db_import_add_chunk(imp, src->data + at, n)) {
+            db_import_free(imp);
+            return NULL;
+        }
+    }
     if (labels->mount &&
         resolve_mount(imp, labels->mount, &imp->label_mount_id, &imp->label_mount_sec)) {
         db_import_free(imp);
@@ -364,6 +376,40 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         return NULL;
     }
     return imp;
+}
+
+int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = prepare(imp->db, &rc, "INSERT INTO source_chunk(source_id, seq, data) "
+                                             "VALUES (?, ?, ?)");
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, imp->source_id);
+        sqlite3_bind_int64(st, 2, imp->chunks);
+        sqlite3_bind_blob64(st, 3, data, len, SQLITE_STATIC);
+        step_done(st, &rc);
+    }
+    release(st);
+    if (rc != SQLITE_OK)
+        return fail(imp, rc);
+    imp->chunks++;
+    imp->chunk_bytes += len;
+    return 0;
+}
+
+int db_import_set_hash(struct db_import *imp, const char *sha256)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = prepare(imp->db, &rc, "UPDATE source_file SET sha256 = ?, size_bytes = ? "
+                                             "WHERE id = ?");
+    if (rc == SQLITE_OK) {
+        bind_text(st, 1, sha256);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)imp->chunk_bytes);
+        sqlite3_bind_int64(st, 3, imp->source_id);
+        step_done(st, &rc);
+    }
+    release(st);
+    return rc == SQLITE_OK ? 0 : fail(imp, rc);
 }
 
 static int ensure_run(struct db_import *imp, const struct bench_record *r)
@@ -412,7 +458,7 @@ static int bind_context(struct db_import *imp, const struct bench_record *r, cha
                                              : *rec_sec;
     if (sec && !valid_sec(sec))
         return diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected sys, krb5, "
-                                  "krb5i or krb5p)", imp->src->path, sec);
+                                  "krb5i or krb5p)", imp->src.path, sec);
     bind_text(st, 2, l->host ? l->host : r->host);
     bind_text(st, 3, r->peer);
     bind_text(st, 4, l->storage_class ? l->storage_class : r->storage_class);

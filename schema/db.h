@@ -45,10 +45,21 @@ struct db_import; /* one file being imported, inside a transaction */
 /* 1 when a file with this content is already stored (its path in *path, caller frees),
  * 0 when not, -1 on error. */
 int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d);
-/* Starts storing one file: its provenance row. */
+/* Files over this size are stored in pieces of it (table source_chunk). */
+enum { DB_CHUNK_BYTES = 4 << 20 };
+
+/* Starts storing one file: its provenance row and, when src->data is set, its bytes. A file
+ * stored while it is read passes src->data and sha256 NULL, then gives its bytes in order
+ * through db_import_add_chunk (each DB_CHUNK_BYTES but the last) and its hash at the end
+ * through db_import_set_hash. src->path must outlive the import. */
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
                                   const char *format, const char *imported_at,
                                   const struct import_labels *labels, struct diag *d);
+/* 0, or -1 after a message. */
+int db_import_add_chunk(struct db_import *imp, const void *data, size_t len);
+/* The content hash and size (the chunks' total) of a file stored while read: call only when
+ * db_source_find found no other file with this hash. 0, or -1 after a message. */
+int db_import_set_hash(struct db_import *imp, const char *sha256);
 /* The sink that stores records of this file. */
 struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
@@ -72,7 +83,8 @@ int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const s
                size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
                struct diag *d);
 
-/* A stored source file, raw bytes included (caller releases with db_stored_release). */
+/* A stored source file, raw bytes included (from raw or put together from its chunks; caller
+ * releases with db_stored_release). */
 struct db_stored {
     int64_t id;
     char *path, *sha256, *format, *imported_at, *raw;

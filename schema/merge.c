@@ -20,6 +20,7 @@ static const struct rekey {
     {"source_file", "id", "id + ?1"},
     {"run", "id", "id + ?2"},
     {"run", "source_id", "source_id + ?1"},
+    {"source_chunk", "source_id", "source_id + ?1"},
     {"result", "id", "id + ?3"},
     {"result", "run_id", "run_id + ?2"},
     {"result", "mount_id", "(SELECT new_id FROM temp.merge_mount WHERE old_id = mount_id)"},
@@ -30,7 +31,8 @@ static const struct rekey {
 #define FROM_NEW_SOURCES "id IN (SELECT id FROM temp.merge_src)"
 #define FROM_NEW_RESULTS "result_id IN (SELECT id FROM temp.merge_result)"
 
-/* The tables copied, in foreign-key order, and which of the other's rows. */
+/* The tables copied, in foreign-key order, and which of the other's rows (the first three
+ * are counted in struct merge_counts). */
 static const struct copy {
     const char *table, *where;
 } copies[] = {
@@ -42,6 +44,7 @@ static const struct copy {
     {"latency_bin", FROM_NEW_RESULTS},
     {"series_point", FROM_NEW_RESULTS},
     {"label_history", FROM_NEW_RESULTS},
+    {"source_chunk", "source_id IN (SELECT id FROM temp.merge_src)"},
 };
 
 static const char *const setup_sql =

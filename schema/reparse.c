@@ -27,21 +27,44 @@ static char *column_dup(sqlite3_stmt *st, int col)
     return xstrdup((const char *)sqlite3_column_text(st, col));
 }
 
+/* Puts the chunks of source id together into data (len bytes, as size_bytes says); 0 or -1. */
+static int load_chunks(struct db *db, int64_t id, char *data, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    size_t at = 0;
+    int rc = sqlite3_prepare_v2(db->h,
+                                "SELECT data FROM source_chunk WHERE source_id = ? ORDER BY seq",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        sqlite3_bind_int64(st, 1, id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t n = (size_t)sqlite3_column_bytes(st, 0);
+        if (n > len - at)
+            break;
+        memcpy(data + at, sqlite3_column_blob(st, 0), n);
+        at += n;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE && at == len ? 0 : -1;
+}
+
 int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d)
 {
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     if (sqlite3_prepare_v2(db->h,
-                           "SELECT path, sha256, format, imported_at, raw FROM source_file "
-                           "WHERE id = ?",
+                           "SELECT path, sha256, format, imported_at, raw, raw IS NULL, "
+                           "size_bytes FROM source_file WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
     sqlite3_bind_int64(st, 1, id);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        size_t len = (size_t)sqlite3_column_bytes(st, 4);
+        int chunked = sqlite3_column_int(st, 5);
+        size_t len = (size_t)(chunked ? sqlite3_column_int64(st, 6) : sqlite3_column_bytes(st, 4));
         char *data = xmalloc(len + 1);
-        if (len)
+        if (len && !chunked)
             memcpy(data, sqlite3_column_blob(st, 4), len);
         data[len] = '\0';
         out->id = id;
@@ -52,6 +75,9 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
         out->raw = data;
         out->src = (struct source){out->path, data, len};
         rc = 0;
+        if (chunked && load_chunks(db, id, data, len))
+            rc = diag_error(d, "database '%s': the stored pieces of '%s' do not add up to its "
+                               "%zu bytes", db->path, out->path, len);
     } else {
         diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
     }
@@ -86,8 +112,10 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
         db_rollback(db);
         return NULL;
     }
+    /* the bytes stay with the old source until db_reparse_finish moves them */
+    struct source bare = {s->path, NULL, s->src.len};
     struct db_import *imp =
-        db_import_begin(db, &s->src, s->sha256, s->format, s->imported_at, &no_labels, d);
+        db_import_begin(db, &bare, s->sha256, s->format, s->imported_at, &no_labels, d);
     if (!imp)
         db_rollback(db);
     return imp;
@@ -147,7 +175,8 @@ static const char tags_added_sql[] =
     "WHERE NOT EXISTS (SELECT 1 FROM tag x WHERE x.result_id = p.old_id AND x.key = t.key)";
 
 /* Labels (the stored ones win), tags and history move to the new results; results that are
- * new get the labels of the first old result where the content left them empty. */
+ * new get the labels of the first old result where the content left them empty; the raw
+ * bytes move to the new source. */
 static const char *const carry_sql[] = {
     "UPDATE result SET host = o.host, storage_class = o.storage_class, sec = o.sec, "
     "mount_id = o.mount_id FROM temp.reparse_pair p JOIN result o ON o.id = p.old_id "
@@ -162,6 +191,8 @@ static const char *const carry_sql[] = {
     "FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.old_id",
     "UPDATE label_history SET result_id = p.new_id FROM temp.reparse_pair p "
     "WHERE label_history.result_id = p.old_id",
+    "UPDATE source_file SET raw = (SELECT raw FROM source_file WHERE id = ?1) WHERE id = ?2",
+    "UPDATE source_chunk SET source_id = ?2 WHERE source_id = ?1",
     "DELETE FROM source_file WHERE id = ?1",
 };
 
