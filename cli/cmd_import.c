@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "../core/scan.h"
 #include "../core/sha256.h"
 #include "../core/xalloc.h"
 #include "../ingest/importer.h"
@@ -109,24 +111,95 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
     return BDB_EXIT_OK;
 }
 
-/* Reads a file or standard input whole; 0, or -1 after a message. */
-static int read_input(struct app *app, const char *path, struct buf *data)
+/* A regular file larger than this whose format has a stream parser is read, hashed, stored
+ * and parsed piece by piece, so memory does not grow with its size; the environment variable
+ * BENCHDB_STREAM_THRESHOLD (bytes) sets it, for tests. */
+#define STREAM_THRESHOLD ((int64_t)64 << 20)
+/* What detection sees of such a file. */
+#define HEAD_BYTES (1 << 20)
+
+/* A file being read piece by piece: the head already read, then the rest, one chunk of
+ * DB_CHUNK_BYTES at a time, each hashed and (unless a dry run) stored as it is read. */
+struct import_stream {
+    struct stream stream;
+    FILE *f;
+    const struct buf *head;
+    size_t head_used;
+    char *chunk;
+    size_t len, served; /* bytes in chunk, of them given to the parser */
+    struct sha256 sha;
+    struct db_import *di; /* NULL: a dry run */
+    struct diag *d;
+};
+
+static int64_t stream_threshold(void)
 {
-    int is_stdin = !strcmp(path, "-");
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        diag_error(&app->diag, "cannot open '%s': %s", path, strerror(errno));
+    const char *s = getenv("BENCHDB_STREAM_THRESHOLD");
+    int64_t v;
+    if (s && scan_int64(&s, &v) && !*s)
+        return v;
+    return STREAM_THRESHOLD;
+}
+
+/* Appends up to max bytes of f; 0, or -1 on a read error. */
+static int read_upto(FILE *f, struct buf *b, size_t max)
+{
+    buf_grow(b, max);
+    b->len += fread(b->data + b->len, 1, max, f);
+    b->data[b->len] = '\0';
+    return ferror(f) ? -1 : 0;
+}
+
+static int next_chunk(struct import_stream *s)
+{
+    size_t n = s->head->len - s->head_used < DB_CHUNK_BYTES ? s->head->len - s->head_used
+                                                            : DB_CHUNK_BYTES;
+    memcpy(s->chunk, s->head->data + s->head_used, n);
+    s->head_used += n;
+    if (n < DB_CHUNK_BYTES)
+        n += fread(s->chunk + n, 1, DB_CHUNK_BYTES - n, s->f);
+    if (ferror(s->f))
+        return diag_error(s->d, "cannot read '%s': %s", s->stream.path, strerror(errno));
+    s->len = n;
+    s->served = 0;
+    if (!n)
+        return 0;
+    sha256_update(&s->sha, s->chunk, n);
+    return s->di ? db_import_add_chunk(s->di, s->chunk, n) : 0;
+}
+
+static int stream_read(void *ctx, char *buf, size_t cap, size_t *n)
+{
+    struct import_stream *s = ctx;
+    if (s->served == s->len && next_chunk(s))
         return -1;
-    }
-    int rc = buf_read_file(data, f);
-    int err = errno;
-    if (!is_stdin)
-        fclose(f);
-    if (rc) {
-        diag_error(&app->diag, "cannot read '%s': %s", path, strerror(err));
-        return -1;
-    }
+    *n = s->len - s->served < cap ? s->len - s->served : cap;
+    memcpy(buf, s->chunk + s->served, *n);
+    s->served += *n;
     return 0;
+}
+
+/* The importer that reads f as a stream, or NULL when f is not a regular file over the
+ * threshold or its format (given, or detected from the head) needs the whole input. */
+static const struct importer *stream_choice(const struct import_opts *o, FILE *f,
+                                            const struct source *head)
+{
+    struct stat st;
+    if (!head->len || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+        st.st_size <= stream_threshold())
+        return NULL;
+    const struct importer *imp = o->format ? importer_find(o->format) : importer_detect(head, NULL);
+    return imp && importer_stream(imp) ? imp : NULL;
+}
+
+/* Runs the importer on the whole input src, or on the stream in when set. */
+static int parse_input(const struct importer *imp, const struct source *src,
+                       struct import_stream *in, struct arena *a, struct record_sink *sink,
+                       struct diag *d)
+{
+    if (in)
+        return importer_stream(imp)->parse_stream(&in->stream, a, sink, d);
+    return imp->parse(src, a, sink, d);
 }
 
 void now_iso(char out[32])
@@ -186,7 +259,7 @@ static void count_note(void *ctx, enum diag_level level, const char *line)
 }
 
 static int dry_run(struct app *app, const struct import_opts *o, const struct importer *imp,
-                   const struct source *src)
+                   const struct source *src, struct import_stream *in)
 {
     struct arena a = ARENA_INIT;
     size_t count = 0;
@@ -195,7 +268,7 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
     struct diag d = {count_note, &u, 0, 0, 1};
     printf("%s: format %s\n", src->path, imp->name);
     fflush(stdout);
-    int rc = imp->parse(src, &a, &sink, &d);
+    int rc = parse_input(imp, src, in, &a, &sink, &d);
     app->diag.errors += d.errors;
     app->diag.warnings += d.warnings;
     arena_release(&a);
@@ -207,38 +280,62 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
     return rc;
 }
 
-/* Parses into the database inside one transaction. 0 stored, 1 skipped, -1 rejected,
- * -2 database failure. */
+/* When a file with content sha is stored already: undoes this file, says so and returns 1;
+ * 0 when not, -2 on failure. */
+static int skip_if_stored(struct app *app, struct db *db, const char *path, const char *sha)
+{
+    char *first = NULL;
+    int found = db_source_find(db, sha, &first, &app->diag);
+    if (!found)
+        return 0;
+    int rc = db_file_end(db, 0, &app->diag) || found < 0 ? -2 : 1;
+    if (rc == 1)
+        fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n", path,
+                first);
+    free(first);
+    return rc;
+}
+
+/* Parses into the database inside one transaction: src whole, or the stream in (then src
+ * has the path only, and the hash is known, and looked up, only at the end). 0 stored,
+ * 1 skipped, -1 rejected, -2 database failure. */
 static int store(struct app *app, struct db *db, const struct import_opts *o,
-                 const struct importer *imp, const struct source *src)
+                 const struct importer *imp, const struct source *src, struct import_stream *in)
 {
     char sha[65], when[32];
-    sha256_hex(src->data, src->len, sha);
-    char *first = NULL;
     /* Look up inside the write transaction: another import may be storing the same file. */
     if (db_file_begin(db, &app->diag))
         return -2;
-    int found = db_source_find(db, sha, &first, &app->diag);
-    if (found) {
-        if (db_file_end(db, 0, &app->diag) || found < 0)
-            return -2;
-        fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n",
-                src->path, first);
-        free(first);
-        return 1;
+    int rc = 0;
+    if (!in) {
+        sha256_hex(src->data, src->len, sha);
+        rc = skip_if_stored(app, db, src->path, sha);
     }
+    if (rc)
+        return rc;
     now_iso(when);
     unsigned errors = app->diag.errors;
-    struct db_import *di = db_import_begin(db, src, sha, imp->name, when, &o->labels, &app->diag);
+    struct db_import *di =
+        db_import_begin(db, src, in ? NULL : sha, imp->name, when, &o->labels, &app->diag);
     struct arena a = ARENA_INIT;
-    int rc = -2;
+    rc = -2;
     if (di) {
         struct record_sink sink = db_import_sink(di);
-        rc = imp->parse(src, &a, &sink, &app->diag);
+        if (in)
+            in->di = di;
+        rc = parse_input(imp, src, in, &a, &sink, &app->diag);
+        if (rc == 0 && in) {
+            sha256_final(&in->sha, sha);
+            rc = skip_if_stored(app, db, src->path, sha);
+            if (rc == 0 && db_import_set_hash(di, sha))
+                rc = -2;
+        }
         if (rc == 0 && db_import_count(di) == 0)
             rc = diag_error_line(&app->diag, src, 1, "no results found in %s output", imp->name);
     }
-    if (db_file_end(db, rc == 0, &app->diag)) {
+    if (rc == 1) {
+        /* skip_if_stored ended the file */
+    } else if (db_file_end(db, rc == 0, &app->diag)) {
         rc = -2;
     } else if (rc == 0) {
         /* said once the batch holding this file is committed (flush_batch) */
@@ -275,7 +372,7 @@ static int flush_batch(struct app *app, struct db *db, const struct import_opts 
 /* store() with the labels of path's sidecar under the command-line ones. */
 static int store_with_sidecar(struct app *app, struct db *db, const struct import_opts *o,
                               const char *path, const struct importer *imp,
-                              const struct source *src)
+                              const struct source *src, struct import_stream *in)
 {
     struct sidecar sc;
     struct import_opts merged = *o;
@@ -283,30 +380,74 @@ static int store_with_sidecar(struct app *app, struct db *db, const struct impor
     int rc = sidecar_load(path, &sc, &app->diag);
     if (rc == 0) {
         sidecar_merge(&sc, &o->labels, &merged.labels, &tags);
-        rc = store(app, db, &merged, imp, src);
+        rc = store(app, db, &merged, imp, src, in);
     }
     free(tags);
     sidecar_release(&sc);
     return rc;
 }
 
+static int import_whole(struct app *app, struct db *db, const struct import_opts *o,
+                        const char *path, const struct source *src)
+{
+    const struct importer *imp;
+    if (src->len == 0)
+        return diag_error_line(&app->diag, src, 1, "empty file: no benchmark output to import");
+    if (!(imp = choose(app, o, src)))
+        return -1;
+    if (o->dry_run)
+        return dry_run(app, o, imp, src, NULL);
+    return store_with_sidecar(app, db, o, path, imp, src, NULL);
+}
+
+static int import_streamed(struct app *app, struct db *db, const struct import_opts *o,
+                           const char *path, const char *name, const struct importer *imp,
+                           FILE *f, const struct buf *head)
+{
+    struct import_stream in = {.stream = {name, stream_read, NULL},
+                               .f = f,
+                               .head = head,
+                               .chunk = xmalloc(DB_CHUNK_BYTES),
+                               .d = &app->diag};
+    in.stream.ctx = &in;
+    sha256_init(&in.sha);
+    struct source src = {name, NULL, 0};
+    int rc = o->dry_run ? dry_run(app, o, imp, &src, &in)
+                        : store_with_sidecar(app, db, o, path, imp, &src, &in);
+    free(in.chunk);
+    return rc;
+}
+
+/* A file or standard input: the first HEAD_BYTES, then either the rest as a stream or all of
+ * it in memory. */
 static int import_one(struct app *app, struct db *db, const struct import_opts *o,
                       const char *path)
 {
+    int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return diag_error(&app->diag, "cannot open '%s': %s", path, strerror(errno));
     struct buf data = BUF_INIT;
-    if (read_input(app, path, &data))
-        return -1;
-    struct source src = {strcmp(path, "-") ? path : "<stdin>", data.data, data.len};
-    int rc;
-    const struct importer *imp = NULL;
-    if (data.len == 0)
-        rc = diag_error_line(&app->diag, &src, 1, "empty file: no benchmark output to import");
-    else if (!(imp = choose(app, o, &src)))
-        rc = -1;
-    else if (o->dry_run)
-        rc = dry_run(app, o, imp, &src);
+    struct source src = {is_stdin ? "<stdin>" : path, NULL, 0};
+    const struct importer *streamed = NULL;
+    int rc = read_upto(f, &data, HEAD_BYTES);
+    if (rc == 0) {
+        src.data = data.data;
+        src.len = data.len;
+        streamed = stream_choice(o, f, &src);
+        if (!streamed)
+            rc = buf_read_file(&data, f);
+    }
+    src.data = data.data;
+    src.len = data.len;
+    if (rc)
+        rc = diag_error(&app->diag, "cannot read '%s': %s", path, strerror(errno));
+    else if (streamed)
+        rc = import_streamed(app, db, o, path, src.path, streamed, f, &data);
     else
-        rc = store_with_sidecar(app, db, o, path, imp, &src);
+        rc = import_whole(app, db, o, path, &src);
+    if (!is_stdin)
+        fclose(f);
     buf_release(&data);
     return rc;
 }
@@ -316,7 +457,7 @@ int import_store(struct app *app, struct db *db, const struct import_labels *lab
 {
     struct batch batch = {BUF_INIT, 0};
     struct import_opts o = {.labels = *labels, .format = format, .batch = &batch};
-    int rc = store(app, db, &o, importer_find(format), src);
+    int rc = store(app, db, &o, importer_find(format), src, NULL);
     if (flush_batch(app, db, &o, 1))
         rc = -2;
     buf_release(&batch.said);

@@ -28,6 +28,7 @@
 #include "importer.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,10 @@ enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT
 #define HIST_COUNT_MAX (INT64_C(1) << 50)
 /* log_unix_epoch=1 writes ms since 1970: any time past 2000-01-01 is taken as such */
 #define EPOCH_MS_MIN INT64_C(946684800000)
+/* How far past the first line detect_both looks, and the least a stream's window holds there
+ * (so that a stream and a whole buffer decide the same); the window read from a stream. */
+#define LOOKAHEAD_BYTES (1 << 20)
+#define WINDOW_BYTES    (4 << 20)
 
 static const char *const dir_names[NDIR] = {"read", "write", "trim", "sync"};
 
@@ -106,9 +111,12 @@ struct dir_acc {
 };
 
 struct parser {
-    const struct source *src;
+    const struct source *src; /* a stream's: the path only */
+    int streaming;
     struct arena *a;
     struct diag *d;
+    unsigned line;   /* the current line */
+    const char *bol; /* its start */
     enum log_kind kind;
     int ncols;      /* fixed by the first line */
     unsigned line1; /* the first data line */
@@ -377,13 +385,37 @@ static const char *token(struct arena *a, const char *p, const char *eol)
     return t;
 }
 
+/* diag_error_at for a position on the current line. A stream keeps no earlier lines, so there
+ * the position is given in a stand-in source: line - 1 empty lines, then this line up to at. */
+static int BDB_PRINTF(3, 4) error_pos(struct parser *ps, const char *at, const char *fmt, ...)
+{
+    struct buf msg = BUF_INIT, stand_in = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    struct source src = *ps->src;
+    size_t off = (size_t)(at - src.data);
+    if (ps->streaming) {
+        buf_grow(&stand_in, ps->line + (size_t)(at - ps->bol));
+        memset(stand_in.data, '\n', ps->line - 1);
+        stand_in.len = ps->line - 1;
+        buf_add(&stand_in, ps->bol, (size_t)(at - ps->bol));
+        src.data = stand_in.data;
+        src.len = off = stand_in.len;
+    }
+    diag_error_at(ps->d, &src, off, "%s", msg.data);
+    buf_release(&msg);
+    buf_release(&stand_in);
+    return -1;
+}
+
 static int error_at(struct parser *ps, const char *at, const char *eol, const char *what)
 {
     const char *tok = token(ps->a, at, eol);
-    size_t off = (size_t)(at - ps->src->data);
     if (!tok)
-        return diag_error_at(ps->d, ps->src, off, "expected %s, got end of line", what);
-    return diag_error_at(ps->d, ps->src, off, "expected %s, got '%s'", what, tok);
+        return error_pos(ps, at, "expected %s, got end of line", what);
+    return error_pos(ps, at, "expected %s, got '%s'", what, tok);
 }
 
 static int row_error(struct parser *ps, enum row_status st, const struct row *r, const char *eol)
@@ -579,16 +611,20 @@ static void hist_setup(struct parser *ps, int coarse_plus1)
 
 /* log_window_value=both puts the window max before ddir; per-I/O and plain windowed logs
  * have ddir there. Decided by the first line that tells them apart (ddir is 0-3, bs is
- * 0 in windowed logs and at least 512 per I/O). */
+ * 0 in windowed logs and at least 512 per I/O), among the next 10000 lines that end within
+ * LOOKAHEAD_BYTES. */
 static int detect_both(const char *p, const char *end, int ncols)
 {
     int64_t c[MAX_PLAIN_COLS];
     const char *colpos[MAX_PLAIN_COLS];
+    const char *start = p;
     if (ncols < 6)
         return 0;
     for (int lines = 0; p < end && lines < 10000; lines++) {
         const char *eol, *next = next_line(p, end, &eol);
         struct row r;
+        if (next - start > LOOKAHEAD_BYTES)
+            return 0;
         if (scan_row(p, eol, c, MAX_PLAIN_COLS, colpos, MAX_PLAIN_COLS, 0, &r) != ROW_OK ||
             r.n != ncols)
             return 0;
@@ -607,10 +643,10 @@ static int setup_layout(struct parser *ps, const char *p, const char *end, const
     int coarse = r->n > MAX_PLAIN_COLS ? hist_layout(r->n - 3, &ps->fio2_hist) : 0;
     ps->ncols = r->n;
     if (r->n < MIN_PLAIN_COLS || (r->n > MAX_PLAIN_COLS && !coarse))
-        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
-                             "expected %d to %d columns, or 3 + %d (%d in fio 2.x) in a "
-                             "histogram log, got %d",
-                             MIN_PLAIN_COLS, MAX_PLAIN_COLS, HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
+        return error_pos(ps, eol,
+                         "expected %d to %d columns, or 3 + %d (%d in fio 2.x) in a "
+                         "histogram log, got %d",
+                         MIN_PLAIN_COLS, MAX_PLAIN_COLS, HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
     if (coarse) {
         if (ps->kind != KIND_HIST && ps->kind != KIND_UNKNOWN)
             diag_warn_line(ps->d, ps->src, ps->line1,
@@ -621,9 +657,9 @@ static int setup_layout(struct parser *ps, const char *p, const char *end, const
         ps->nbins = r->n - 3;
         hist_setup(ps, coarse);
     } else if (ps->kind == KIND_HIST) {
-        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
-                             "expected 3 + %d (%d in fio 2.x) columns in a histogram log, got %d",
-                             HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
+        return error_pos(ps, eol,
+                         "expected 3 + %d (%d in fio 2.x) columns in a histogram log, got %d",
+                         HIST_FIO3_BINS, HIST_FIO2_BINS, r->n);
     } else {
         ps->both = detect_both(p, end, r->n);
     }
@@ -770,34 +806,56 @@ static int parse_line(struct parser *ps, const char *p, const char *end, const c
         if (ps->nbins && scan_row(p, eol, ps->cols, max, ps->colpos, 0, 0, &r) != ROW_OK)
             return row_error(ps, ROW_BAD_INT, &r, eol);
     } else if (r.n != ps->ncols) {
-        return diag_error_at(ps->d, ps->src, (size_t)(eol - ps->src->data),
-                             "expected %d columns as on line %u, got %d", ps->ncols, ps->line1,
-                             r.n);
+        return error_pos(ps, eol, "expected %d columns as on line %u, got %d", ps->ncols,
+                         ps->line1, r.n);
     }
     return ps->nbins ? hist_row(ps, eol, line) : plain_row(ps, eol, line);
 }
 
-static int fio_log_parse(const struct source *src, struct arena *a, struct record_sink *out,
-                         struct diag *d)
+/* Parses the lines of [p, end) and returns where it stopped, or NULL after an error. Unless
+ * eof, it stops before a line without its newline and before the first data line when less
+ * than LOOKAHEAD_BYTES follow (a stream then reads more and calls again from there). */
+static const char *parse_lines(struct parser *ps, const char *p, const char *end, int eof)
+{
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl && !eof)
+            break;
+        const char *eol = nl ? nl : end;
+        if (eol > p && eol[-1] == '\r')
+            eol--;
+        if (skip_blank(p, eol) != eol) {
+            if (!ps->ncols && !eof && end - p <= LOOKAHEAD_BYTES)
+                break;
+            ps->line++;
+            ps->bol = p;
+            if (parse_line(ps, p, end, eol, ps->line))
+                return NULL;
+        } else {
+            ps->line++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return p;
+}
+
+static struct parser *parser_new(const struct source *src, struct arena *a, struct diag *d)
 {
     struct parser *ps = xcalloc(1, sizeof(*ps));
     ps->src = src;
     ps->a = a;
     ps->d = d;
-    const char *job, *index;
-    ps->kind = kind_from_path(ps, &job, &index);
-    const char *p = skip_bom(src->data, src->data + src->len), *end = src->data + src->len;
+    return ps;
+}
+
+/* After the last line: the warnings and one record per direction. Frees ps. */
+static int finish(struct parser *ps, const char *job, const char *index, struct record_sink *out)
+{
     int rc = 0;
-    for (unsigned line = 1; p < end && !rc; line++) {
-        const char *eol, *next = next_line(p, end, &eol);
-        if (skip_blank(p, eol) != eol)
-            rc = parse_line(ps, p, end, eol, line);
-        p = next;
-    }
-    if (!rc && !ps->ncols)
-        diag_warn_line(d, src, 1, "no samples in fio log");
-    if (!rc && ps->ncols && ps->kind == KIND_UNKNOWN)
-        diag_warn_line(d, src, ps->line1,
+    if (!ps->ncols)
+        diag_warn_line(ps->d, ps->src, 1, "no samples in fio log");
+    if (ps->ncols && ps->kind == KIND_UNKNOWN)
+        diag_warn_line(ps->d, ps->src, ps->line1,
                        "the file name does not say which fio log this is (expected "
                        "<job>_{bw,iops,lat,clat,slat,clat_hist}.N.log); importing as metric "
                        "'value' with tag log_kind=unknown");
@@ -808,9 +866,71 @@ static int fio_log_parse(const struct source *src, struct arena *a, struct recor
     return rc ? -1 : 0;
 }
 
+static int fio_log_parse(const struct source *src, struct arena *a, struct record_sink *out,
+                         struct diag *d)
+{
+    struct parser *ps = parser_new(src, a, d);
+    const char *job, *index;
+    ps->kind = kind_from_path(ps, &job, &index);
+    const char *end = src->data + src->len;
+    if (!parse_lines(ps, skip_bom(src->data, end), end, 1)) {
+        free(ps);
+        return -1;
+    }
+    return finish(ps, job, index, out);
+}
+
+/* The same as fio_log_parse on a window of WINDOW_BYTES read from in (larger only for a longer
+ * line): memory does not grow with the input. */
+static int fio_log_parse_stream(struct stream *in, struct arena *a, struct record_sink *out,
+                                struct diag *d)
+{
+    struct source src = {in->path, NULL, 0};
+    struct parser *ps = parser_new(&src, a, d);
+    const char *job, *index;
+    ps->kind = kind_from_path(ps, &job, &index);
+    ps->streaming = 1;
+    size_t cap = WINDOW_BYTES, have = 0;
+    char *win = xmalloc(cap);
+    int eof = 0, rc = 0;
+    for (int first = 1; !rc; first = 0) {
+        while (!rc && !eof && have < cap) {
+            size_t n = 0;
+            rc = in->read(in->ctx, win + have, cap - have, &n);
+            eof = n == 0;
+            have += n;
+        }
+        const char *start = first ? skip_bom(win, win + have) : win;
+        const char *stop = rc ? NULL : parse_lines(ps, start, win + have, eof);
+        if (!stop || eof) {
+            rc = stop ? 0 : -1;
+            break;
+        }
+        size_t rest = (size_t)(win + have - stop);
+        if (rest == have) { /* one line (or the look-ahead) fills the window */
+            cap *= 2;
+            win = xrealloc(win, cap);
+        } else {
+            memmove(win, stop, rest);
+            have = rest;
+        }
+    }
+    free(win);
+    if (rc) {
+        free(ps);
+        return -1;
+    }
+    return finish(ps, job, index, out);
+}
+
 const struct importer importer_fio_log = {
     "fio-log",
     "fio --write_{bw,iops,lat}_log and --write_hist_log files",
     fio_log_probe,
     fio_log_parse,
+};
+
+const struct stream_importer stream_importer_fio_log = {
+    &importer_fio_log,
+    fio_log_parse_stream,
 };

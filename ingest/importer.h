@@ -24,6 +24,27 @@ struct importer {
                  struct diag *d);
 };
 
+/* An input read piece by piece (a file too large to hold whole). */
+struct stream {
+    const char *path; /* for messages */
+    /* Reads up to cap bytes into buf: 0 with *n bytes read (0 at the end of the input), or -1
+     * after reporting a failure. */
+    int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
+    void *ctx;
+};
+
+/* An importer that can also parse a stream, with memory independent of the input's size:
+ * the same records and messages as importer->parse on the whole input. (A table of its own
+ * rather than a member of struct importer, whose positional initializers stay as they are.) */
+struct stream_importer {
+    const struct importer *importer;
+    int (*parse_stream)(struct stream *in, struct arena *a, struct record_sink *out,
+                        struct diag *d);
+};
+
+/* imp's stream parser, or NULL when it needs the whole input. */
+const struct stream_importer *importer_stream(const struct importer *imp);
+
 /* All importers, NULL-terminated, in the order `benchdb formats` lists them. */
 extern const struct importer *const importers[];
 
