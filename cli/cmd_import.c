@@ -152,8 +152,8 @@ static int read_upto(FILE *f, struct buf *b, size_t max)
 
 static int next_chunk(struct import_stream *s)
 {
-    size_t n = s->head->len - s->head_used < DB_CHUNK_BYTES ? s->head->len - s->head_used
-                                                            : DB_CHUNK_BYTES;
+    size_t n =
+        s->head->len - s->head_used < DB_CHUNK_BYTES ? s->head->len - s->head_used : DB_CHUNK_BYTES;
     memcpy(s->chunk, s->head->data + s->head_used, n);
     s->head_used += n;
     if (n < DB_CHUNK_BYTES)
@@ -401,8 +401,8 @@ static int import_whole(struct app *app, struct db *db, const struct import_opts
 }
 
 static int import_streamed(struct app *app, struct db *db, const struct import_opts *o,
-                           const char *path, const char *name, const struct importer *imp,
-                           FILE *f, const struct buf *head)
+                           const char *path, const char *name, const struct importer *imp, FILE *f,
+                           const struct buf *head)
 {
     struct import_stream in = {.stream = {name, stream_read, NULL},
                                .f = f,

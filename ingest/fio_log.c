@@ -806,8 +806,8 @@ static int parse_line(struct parser *ps, const char *p, const char *end, const c
         if (ps->nbins && scan_row(p, eol, ps->cols, max, ps->colpos, 0, 0, &r) != ROW_OK)
             return row_error(ps, ROW_BAD_INT, &r, eol);
     } else if (r.n != ps->ncols) {
-        return error_pos(ps, eol, "expected %d columns as on line %u, got %d", ps->ncols,
-                         ps->line1, r.n);
+        return error_pos(ps, eol, "expected %d columns as on line %u, got %d", ps->ncols, ps->line1,
+                         r.n);
     }
     return ps->nbins ? hist_row(ps, eol, line) : plain_row(ps, eol, line);
 }
