@@ -160,14 +160,22 @@ static void set_generated(struct report *r)
     r->generated_epoch = (long long)t;
 }
 
-/* Builds the report: the comparison, and for the data formats the runs and results too. */
+/* Whether the output shows the appendix (every run and result): the workbook always, CSV only
+ * when one of those tables is asked for (it can hold a million rows). */
+static int wants_appendix(const struct report_opts *o)
+{
+    if (!strcmp(o->format, "xlsx"))
+        return 1;
+    return !strcmp(o->format, "csv") && o->table &&
+           (!strcmp(o->table, "runs") || !strcmp(o->table, "results"));
+}
+
+/* Builds the report: the comparison, and the runs and results where they are shown. */
 static int build(struct db *db, const struct report_opts *o, struct report *r, struct diag *d)
 {
     if (query_compare(db, &o->cmp, r, d))
         return -1;
-    if (!strcmp(o->format, "xlsx") || !strcmp(o->format, "csv"))
-        return query_appendix(db, r, d);
-    return 0;
+    return wants_appendix(o) ? query_appendix(db, r, d) : 0;
 }
 
 /* Renders into out, except xlsx, which libxlsxwriter writes to the file itself. */

@@ -338,12 +338,13 @@ static const char method_note[] =
     "faster than the network measured for its host was served by a cache.";
 
 /* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
-static int recommend(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
+static int recommend(const struct compare_opts *o, const struct side_results *res, struct report *r,
+                     struct diag *d)
 {
     if (!o->rules_path) {
         size_t len;
         const char *text = report_builtin_file("tiers.rules", &len);
-        return query_recommend(db, o, "built-in tiers.rules", text, r, d);
+        return query_recommend(o, res, "built-in tiers.rules", text, r, d);
     }
     FILE *f = fopen(o->rules_path, "rb");
     if (!f)
@@ -354,20 +355,18 @@ static int recommend(struct db *db, const struct compare_opts *o, struct report 
     if (rc)
         rc = diag_error(d, "cannot read rules '%s'", o->rules_path);
     else
-        rc = query_recommend(db, o, o->rules_path, text.data, r, d);
+        rc = query_recommend(o, res, o->rules_path, text.data, r, d);
     buf_release(&text);
     return rc;
 }
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
-    struct side_result *res;
-    size_t n;
-    struct arena a = ARENA_INIT;
+    struct side_results res;
     struct groups g = {NULL, 0, 0, o->nvalues};
-    int rc = query_side_results(db, o, &a, &res, &n, d);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        add_result(&g, &res[i]);
+    int rc = query_side_results(db, o, &res, d);
+    for (size_t i = 0; rc == 0 && i < res.n; i++)
+        add_result(&g, &res.v[i]);
     if (rc == 0) {
         qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
         rc = context_facts(db, r, o, d);
@@ -375,13 +374,13 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     if (rc == 0) {
         comparison_table(r, o, &g);
         unmatched_section(r, o, &g);
-        rc = query_insights(db, o, r, d);
+        rc = query_insights(db, o, &res, r, d);
     }
     if (rc == 0)
-        rc = recommend(db, o, r, d);
+        rc = recommend(o, &res, r, d);
     if (rc == 0)
         report_section(r, "Method", method_note);
     groups_release(&g);
-    arena_release(&a);
+    side_results_release(&res);
     return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,16 +36,27 @@ struct insight_ctx {
 static const struct column insight_cols[] = {
     {"Insight", UNIT_NONE}, {"Finding", UNIT_NONE}, {"Evidence", UNIT_NONE}};
 
-static void add_evidence(struct finding *f, const struct side_result *r, const char *what)
+/* Counts r as evidence; 1 when it is among the few named, which the caller then describes
+ * with detail() (so a million results cost a count, not a million descriptions). */
+static int evidence(struct finding *f, const struct side_result *r)
 {
-    if (f->count < MAX_EVIDENCE) {
-        if (f->evidence.len)
-            buf_adds(&f->evidence, "; ");
-        buf_addf(&f->evidence, "%s:%d", r->source, r->line ? r->line : 1);
-        if (what)
-            buf_addf(&f->evidence, " (%s)", what);
-    }
-    f->count++;
+    if (f->count++ >= MAX_EVIDENCE)
+        return 0;
+    if (f->evidence.len)
+        buf_adds(&f->evidence, "; ");
+    buf_addf(&f->evidence, "%s:%d", r->source, r->line ? r->line : 1);
+    return 1;
+}
+
+static void detail(struct finding *f, const char *fmt, ...) BDB_PRINTF(2, 3);
+static void detail(struct finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_adds(&f->evidence, " (");
+    buf_vaddf(&f->evidence, fmt, ap);
+    buf_addc(&f->evidence, ')');
+    va_end(ap);
 }
 
 static void emit(struct insight_ctx *c, struct finding *f)
@@ -82,7 +94,8 @@ static void buffered_random(struct insight_ctx *c, const struct side_result *res
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
         if (r->direct == 0 && is_random(r) && !r->error && !r->aggregate)
-            add_evidence(&f, r, c->o->values[r->side]);
+            if (evidence(&f, r))
+                detail(&f, "%s", c->o->values[r->side]);
     }
     buf_addf(&f.text,
              "%zu buffered (direct=0) random I/O result%s: the page cache or the NFS "
@@ -100,10 +113,9 @@ static void tail_latency(struct insight_ctx *c, const struct side_result *res, s
         double p99 = r->m[RM_P99], p50 = r->m[RM_P50];
         if (r->error || r->aggregate || !(p50 > 0) || !(p99 / p50 > TAIL_RATIO))
             continue;
-        const char *what =
-            arena_printf(&c->r->arena, "%s: p99 %s vs median %s", c->o->values[r->side],
-                         fmt_value(c->r, p99, UNIT_NS), fmt_value(c->r, p50, UNIT_NS));
-        add_evidence(&f, r, what);
+        if (evidence(&f, r))
+            detail(&f, "%s: p99 %s vs median %s", c->o->values[r->side],
+                   fmt_value(c->r, p99, UNIT_NS), fmt_value(c->r, p50, UNIT_NS));
     }
     buf_addf(&f.text,
              "%zu result%s with a p99 latency more than %.0fx the median: occasional "
@@ -117,8 +129,8 @@ static void failed_jobs(struct insight_ctx *c, const struct side_result *res, si
 {
     struct finding f = {"Failed jobs", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < n; i++)
-        if (res[i].error)
-            add_evidence(&f, &res[i], res[i].error_msg);
+        if (res[i].error && evidence(&f, &res[i]) && res[i].error_msg)
+            detail(&f, "%s", res[i].error_msg);
     buf_addf(&f.text, "%zu result%s reported an error by the tool; left out of the comparison.",
              f.count, f.count == 1 ? "" : "s");
     emit(c, &f);
@@ -129,8 +141,8 @@ static void short_runs(struct insight_ctx *c, const struct side_result *res, siz
     struct finding f = {"Short runs", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
-        if (!r->error && r->m[RM_RUNTIME] < MIN_RUNTIME_MS)
-            add_evidence(&f, r, fmt_value(c->r, r->m[RM_RUNTIME] * 1e6, UNIT_NS));
+        if (!r->error && r->m[RM_RUNTIME] < MIN_RUNTIME_MS && evidence(&f, r))
+            detail(&f, "%s", fmt_value(c->r, r->m[RM_RUNTIME] * 1e6, UNIT_NS));
     }
     buf_addf(&f.text,
              "%zu result%s ran for less than %.0f s: too short to trust (caches, "
@@ -144,11 +156,11 @@ static void sync_writes(struct insight_ctx *c, const struct side_result *res, si
     struct finding f = {"Sync writes", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
-        if (!result_is_sync(r) || r->error)
+        if (!result_is_sync(r) || r->error || !evidence(&f, r))
             continue;
         struct buf name = BUF_INIT;
         result_workload_name(&name, r);
-        add_evidence(&f, r, arena_printf(&c->r->arena, "%s, %s", c->o->values[r->side], name.data));
+        detail(&f, "%s, %s", c->o->values[r->side], name.data);
         buf_release(&name);
     }
     buf_addf(&f.text,
@@ -181,14 +193,11 @@ static void spread(struct insight_ctx *c, const struct side_result *res, size_t 
         }
         struct sample_stats st;
         stats_describe(v, k, &st);
-        if (k >= 2 && st.mean > 0 && st.sd / st.mean > MAX_CV) {
+        if (k >= 2 && st.mean > 0 && st.sd / st.mean > MAX_CV && evidence(&f, &res[i])) {
             struct buf name = BUF_INIT;
             result_workload_name(&name, &res[i]);
-            add_evidence(&f, &res[i],
-                         arena_printf(&c->r->arena, "%s, %s: %zu runs, bandwidth %s to %s",
-                                      c->o->values[res[i].side], name.data, k,
-                                      fmt_value(c->r, st.min, UNIT_BYTES_S),
-                                      fmt_value(c->r, st.max, UNIT_BYTES_S)));
+            detail(&f, "%s, %s: %zu runs, bandwidth %s to %s", c->o->values[res[i].side], name.data,
+                   k, fmt_value(c->r, st.min, UNIT_BYTES_S), fmt_value(c->r, st.max, UNIT_BYTES_S));
             buf_release(&name);
         }
         free(v);
@@ -273,11 +282,10 @@ static void network_share(struct insight_ctx *c, const struct side_result *res, 
         cell_set_number(&row[3], r->m[RM_BW]);
         cell_set_number(&row[4], w->bw);
         cell_set_number(&row[5], 100 * r->m[RM_BW] / w->bw);
-        if (r->m[RM_BW] > w->bw)
-            add_evidence(&f, r,
-                         arena_printf(&c->r->arena, "%s at %s, network %s", name.data,
-                                      fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),
-                                      fmt_value(c->r, w->bw, UNIT_BYTES_S)));
+        if (r->m[RM_BW] > w->bw && evidence(&f, r))
+            detail(&f, "%s at %s, network %s", name.data,
+                   fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),
+                   fmt_value(c->r, w->bw, UNIT_BYTES_S));
         buf_release(&name);
     }
     buf_addf(&f.text,
@@ -287,15 +295,13 @@ static void network_share(struct insight_ctx *c, const struct side_result *res, 
     emit(c, &f);
 }
 
-int query_insights(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
+int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *all,
+                   struct report *r, struct diag *d)
 {
-    struct arena a = ARENA_INIT;
-    struct side_result *res;
-    size_t n, nnet = 0;
+    const struct side_result *res = all->v;
+    size_t n = all->n, nnet = 0;
     struct net *net = NULL;
-    int rc = query_side_results(db, o, &a, &res, &n, d);
-    if (rc == 0)
-        rc = load_network(db, &net, &nnet, d);
+    int rc = load_network(db, &net, &nnet, d);
     if (rc == 0) {
         struct section *s = report_section(
             r, "Insights", "Findings from the data itself, each with its evidence (file:line).");
@@ -314,6 +320,5 @@ int query_insights(struct db *db, const struct compare_opts *o, struct report *r
     for (size_t i = 0; i < nnet; i++)
         free(net[i].host);
     free(net);
-    arena_release(&a);
     return rc;
 }

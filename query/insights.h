@@ -6,11 +6,13 @@
 
 /* Cache effects, tail latency, failed jobs, short runs, disagreeing repeats, sync writes and
  * storage against the measured network, each with its evidence. */
-int query_insights(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);
+struct side_results;
+int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                   struct report *r, struct diag *d);
 
 /* Tier recommendations per workload class from a rules text (templates/tiers.rules format);
  * rules_path names it in error messages. */
-int query_recommend(struct db *db, const struct compare_opts *o, const char *rules_path,
-                    const char *rules, struct report *r, struct diag *d);
+int query_recommend(const struct compare_opts *o, const struct side_results *res,
+                    const char *rules_path, const char *rules, struct report *r, struct diag *d);
 
 #endif

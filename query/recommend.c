@@ -244,20 +244,15 @@ static void recommend_class(struct report *r, struct table *t, const struct rule
     free(count);
 }
 
-int query_recommend(struct db *db, const struct compare_opts *o, const char *rules_path,
-                    const char *rules, struct report *r, struct diag *d)
+int query_recommend(const struct compare_opts *o, const struct side_results *res,
+                    const char *rules_path, const char *rules, struct report *r, struct diag *d)
 {
     static const struct column cols[] = {{"Workload class", UNIT_NONE},
                                          {"Recommended", UNIT_NONE},
                                          {"Rule", UNIT_NONE},
                                          {"Evidence", UNIT_NONE}};
-    struct arena a = ARENA_INIT;
     struct rules ru = {NULL, 0, 0};
-    struct side_result *res;
-    size_t n;
     int rc = parse_rules(rules_path, rules, &r->arena, &ru, d);
-    if (rc == 0)
-        rc = query_side_results(db, o, &a, &res, &n, d);
     if (rc == 0) {
         struct buf prose = BUF_INIT;
         buf_adds(&prose, "Per workload class, the storage that meets the rule's threshold with "
@@ -268,9 +263,8 @@ int query_recommend(struct db *db, const struct compare_opts *o, const char *rul
         buf_release(&prose);
         struct table *t = report_table(r, s, "recommendations", cols, 4);
         for (size_t i = 0; i < ru.n; i++)
-            recommend_class(r, t, &ru.v[i], o, res, n);
+            recommend_class(r, t, &ru.v[i], o, res->v, res->n);
     }
     free(ru.v);
-    arena_release(&a);
     return rc;
 }

@@ -107,13 +107,53 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
     return 0;
 }
 
-static const char *text(struct arena *a, sqlite3_stmt *st, int col)
+/* An open-addressing set of the strings already stored, so a million results from a few
+ * files keep one copy of each path and job name. */
+struct intern {
+    const char **slot;
+    size_t cap, used;
+};
+
+static size_t hash_str(const char *s)
 {
-    const unsigned char *s = sqlite3_column_text(st, col);
-    return s ? arena_strdup(a, (const char *)s) : NULL;
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
 }
 
-static void read_row(struct arena *a, sqlite3_stmt *st, const struct compare_opts *o,
+static const char *intern(struct side_results *res, const char *s)
+{
+    struct intern *in = res->intern;
+    if (in->used * 2 >= in->cap) {
+        struct intern bigger = {xcalloc(in->cap ? in->cap * 2 : 256, sizeof(char *)),
+                                in->cap ? in->cap * 2 : 256, in->used};
+        for (size_t i = 0; i < in->cap; i++) {
+            if (!in->slot[i])
+                continue;
+            size_t j = hash_str(in->slot[i]) & (bigger.cap - 1);
+            while (bigger.slot[j])
+                j = (j + 1) & (bigger.cap - 1);
+            bigger.slot[j] = in->slot[i];
+        }
+        free(in->slot);
+        *in = bigger;
+    }
+    size_t j = hash_str(s) & (in->cap - 1);
+    for (; in->slot[j]; j = (j + 1) & (in->cap - 1))
+        if (!strcmp(in->slot[j], s))
+            return in->slot[j];
+    in->used++;
+    return in->slot[j] = arena_strdup(&res->strings, s);
+}
+
+static const char *text(struct side_results *res, sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+    return s ? intern(res, (const char *)s) : NULL;
+}
+
+static void read_row(struct side_results *a, sqlite3_stmt *st, const struct compare_opts *o,
                      struct side_result *r)
 {
     const char *k = (const char *)sqlite3_column_text(st, 0);
@@ -145,38 +185,41 @@ static void read_row(struct arena *a, sqlite3_stmt *st, const struct compare_opt
     }
 }
 
-int query_side_results(struct db *db, const struct compare_opts *o, struct arena *a,
-                       struct side_result **out, size_t *n, struct diag *d)
+int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
+                       struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     struct buf sql = BUF_INIT;
     struct binds b = {NULL, 0, 0};
     sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    int rc = build_sql(o, a, &sql, &b, d);
+    memset(out, 0, sizeof(*out));
+    out->intern = xcalloc(1, sizeof(*out->intern));
+    int rc = build_sql(o, &out->strings, &sql, &b, d);
     if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
     for (size_t i = 0; rc == 0 && i < b.n; i++)
         sqlite3_bind_text(st, (int)i + 1, b.v[i], -1, SQLITE_STATIC);
     int s = SQLITE_DONE;
-    struct side_result *v = NULL;
     while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
-        ALLOC_GROW(v, *n, cap);
-        read_row(a, st, o, &v[(*n)++]);
+        ALLOC_GROW(out->v, out->n, out->a);
+        read_row(out, st, o, &out->v[out->n++]);
     }
     if (rc == 0 && s != SQLITE_DONE)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    if (*n) {
-        *out = arena_alloc(a, *n * sizeof(*v));
-        memcpy(*out, v, *n * sizeof(*v));
-    }
-    free(v);
     sqlite3_finalize(st);
     buf_release(&sql);
     free(b.v);
     return rc;
+}
+
+void side_results_release(struct side_results *res)
+{
+    free(res->v);
+    if (res->intern)
+        free(res->intern->slot);
+    free(res->intern);
+    arena_release(&res->strings);
+    memset(res, 0, sizeof(*res));
 }
 
 int result_is_sync(const struct side_result *r)

@@ -21,10 +21,19 @@ struct side_result {
     double m[RM_COUNT]; /* NAN when absent; RM_LAT_MEAN is clat mean, else total lat mean */
 };
 
-/* Every result of the compared sides that passes the filters, ordered by source file and line,
- * allocated from a. */
-int query_side_results(struct db *db, const struct compare_opts *o, struct arena *a,
-                       struct side_result **out, size_t *n, struct diag *d);
+/* Every result of the compared sides that passes the filters, ordered by source file and line.
+ * Loaded once per report and shared by the comparison, the insights and the recommendations;
+ * repeated strings (paths, job names) are stored once. */
+struct side_results {
+    struct side_result *v;
+    size_t n, a;
+    struct arena strings;
+    struct intern *intern;
+};
+
+int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
+                       struct diag *d);
+void side_results_release(struct side_results *res);
 
 /* A sync-write test: fsync/fdatasync after writes, or O_SYNC. */
 int result_is_sync(const struct side_result *r);
