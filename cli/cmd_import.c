@@ -73,33 +73,48 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
         {"mount", required_argument, NULL, 'M'}, {"sec", required_argument, NULL, 's'},
         {"tag", required_argument, NULL, 't'},   {"format", required_argument, NULL, 'f'},
         {"dry-run", no_argument, NULL, 'n'},     {"help", no_argument, NULL, 'h'},
-        {"verbose", no_argument, NULL, 'v'},
-        {NULL, 0, NULL, 0},
+        {"verbose", no_argument, NULL, 'v'},     {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'H': o->labels.host = optarg; break;
-        case 'S': o->labels.storage_class = optarg; break;
-        case 'M': o->labels.mount = optarg; break;
-        case 's': o->labels.sec = optarg; break;
+        case 'H':
+            o->labels.host = optarg;
+            break;
+        case 'S':
+            o->labels.storage_class = optarg;
+            break;
+        case 'M':
+            o->labels.mount = optarg;
+            break;
+        case 's':
+            o->labels.sec = optarg;
+            break;
         case 't':
             if (parse_tag(o, optarg))
                 return BDB_EXIT_USAGE;
             break;
         case 'f':
             if (!importer_find(optarg)) {
-                fprintf(stderr, "benchdb import: error: unknown format '%s' (see 'benchdb "
-                                "formats')\n", optarg);
+                fprintf(stderr,
+                        "benchdb import: error: unknown format '%s' (see 'benchdb "
+                        "formats')\n",
+                        optarg);
                 return BDB_EXIT_USAGE;
             }
             o->format = optarg;
             break;
-        case 'n': o->dry_run = 1; break;
-        case 'v': o->verbose = 1; break;
-        case 'h': return usage_exit(usage, BDB_EXIT_OK) - 1;
-        default: return usage_exit(usage, BDB_EXIT_USAGE);
+        case 'n':
+            o->dry_run = 1;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'h':
+            return usage_exit(usage, BDB_EXIT_OK) - 1;
+        default:
+            return usage_exit(usage, BDB_EXIT_USAGE);
         }
     }
     if (optind == argc) {
@@ -420,8 +435,7 @@ static int import_streamed(struct app *app, struct db *db, const struct import_o
 
 /* A file or standard input: the first HEAD_BYTES, then either the rest as a stream or all of
  * it in memory. */
-static int import_one(struct app *app, struct db *db, const struct import_opts *o,
-                      const char *path)
+static int import_one(struct app *app, struct db *db, const struct import_opts *o, const char *path)
 {
     int is_stdin = !strcmp(path, "-");
     FILE *f = is_stdin ? stdin : fopen(path, "rb");

@@ -63,8 +63,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     }
     sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(db->h, 1);
-    if (exec(db, "PRAGMA foreign_keys = ON", d) ||
-        (mode != DB_READ_ONLY && set_wal(db, d)) ||
+    if (exec(db, "PRAGMA foreign_keys = ON", d) || (mode != DB_READ_ONLY && set_wal(db, d)) ||
         (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
         db_close(db);
         return -1;
@@ -244,8 +243,8 @@ struct db_import {
     const struct import_labels *labels;
     struct source src;
     int64_t source_id, run_id;
-    int64_t chunks;       /* stored so far */
-    uint64_t chunk_bytes; /* their total */
+    int64_t chunks;         /* stored so far */
+    uint64_t chunk_bytes;   /* their total */
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
@@ -264,13 +263,15 @@ static int store_mount(struct db_import *imp, const struct mount_info *m, int64_
 {
     struct db *db = imp->db;
     int rc = SQLITE_OK;
-    sqlite3_stmt *ins = prepare(db, &rc, "INSERT INTO mount(options, fstype, device) VALUES "
-                                         "(?, ?, ?) ON CONFLICT(options) DO UPDATE SET "
-                                         "fstype = coalesce(fstype, excluded.fstype), "
-                                         "device = coalesce(device, excluded.device) "
-                                         "RETURNING id");
-    sqlite3_stmt *opt = prepare(db, &rc, "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
-                                         "VALUES (?, ?, ?)");
+    sqlite3_stmt *ins = prepare(db, &rc,
+                                "INSERT INTO mount(options, fstype, device) VALUES "
+                                "(?, ?, ?) ON CONFLICT(options) DO UPDATE SET "
+                                "fstype = coalesce(fstype, excluded.fstype), "
+                                "device = coalesce(device, excluded.device) "
+                                "RETURNING id");
+    sqlite3_stmt *opt = prepare(db, &rc,
+                                "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
+                                "VALUES (?, ?, ?)");
     if (rc == SQLITE_OK) {
         bind_text(ins, 1, m->canonical);
         bind_text(ins, 2, m->fstype);
@@ -322,9 +323,10 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     imp->src = *src;
     int rc = SQLITE_OK;
     int whole = src->data && src->len <= DB_CHUNK_BYTES;
-    sqlite3_stmt *st = prepare(db, &rc, "INSERT INTO source_file(path, sha256, format, "
-                                        "importer_version, imported_at, size_bytes, raw) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare(db, &rc,
+                               "INSERT INTO source_file(path, sha256, format, "
+                               "importer_version, imported_at, size_bytes, raw) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (rc == SQLITE_OK) {
         bind_text(st, 1, src->path);
         /* the transaction holds the write lock: no other file can have this placeholder */
@@ -362,14 +364,18 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         "rw, bs_bytes, iodepth, numjobs, direct, sync, fsync, fdatasync, ioengine, size_bytes, "
         "rwmixread, runtime_s, error, error_msg, line_first, line_last, transcribed) VALUES "
         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    imp->ins_metric = prepare(db, &rc, "INSERT OR REPLACE INTO metric(result_id, name, value) "
-                                       "VALUES (?, ?, ?)");
-    imp->ins_tag = prepare(db, &rc, "INSERT OR REPLACE INTO tag(result_id, key, value) "
-                                    "VALUES (?, ?, ?)");
-    imp->ins_bin = prepare(db, &rc, "INSERT INTO latency_bin(result_id, metric, value_ns, count) "
-                                    "VALUES (?, ?, ?, ?)");
-    imp->ins_point = prepare(db, &rc, "INSERT INTO series_point(result_id, metric, t_ms, value) "
-                                      "VALUES (?, ?, ?, ?)");
+    imp->ins_metric = prepare(db, &rc,
+                              "INSERT OR REPLACE INTO metric(result_id, name, value) "
+                              "VALUES (?, ?, ?)");
+    imp->ins_tag = prepare(db, &rc,
+                           "INSERT OR REPLACE INTO tag(result_id, key, value) "
+                           "VALUES (?, ?, ?)");
+    imp->ins_bin = prepare(db, &rc,
+                           "INSERT INTO latency_bin(result_id, metric, value_ns, count) "
+                           "VALUES (?, ?, ?, ?)");
+    imp->ins_point = prepare(db, &rc,
+                             "INSERT INTO series_point(result_id, metric, t_ms, value) "
+                             "VALUES (?, ?, ?, ?)");
     if (rc != SQLITE_OK) {
         fail(imp, rc);
         db_import_free(imp);
@@ -381,8 +387,9 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc, "INSERT INTO source_chunk(source_id, seq, data) "
-                                             "VALUES (?, ?, ?)");
+    sqlite3_stmt *st = prepare(imp->db, &rc,
+                               "INSERT INTO source_chunk(source_id, seq, data) "
+                               "VALUES (?, ?, ?)");
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, imp->source_id);
         sqlite3_bind_int64(st, 2, imp->chunks);
@@ -400,8 +407,9 @@ int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 int db_import_set_hash(struct db_import *imp, const char *sha256)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc, "UPDATE source_file SET sha256 = ?, size_bytes = ? "
-                                             "WHERE id = ?");
+    sqlite3_stmt *st = prepare(imp->db, &rc,
+                               "UPDATE source_file SET sha256 = ?, size_bytes = ? "
+                               "WHERE id = ?");
     if (rc == SQLITE_OK) {
         bind_text(st, 1, sha256);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)imp->chunk_bytes);
@@ -417,8 +425,9 @@ static int ensure_run(struct db_import *imp, const struct bench_record *r)
     if (imp->run_id)
         return 0;
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc, "INSERT INTO run(source_id, tool, tool_version, "
-                                             "started_at) VALUES (?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare(imp->db, &rc,
+                               "INSERT INTO run(source_id, tool, tool_version, "
+                               "started_at) VALUES (?, ?, ?, ?)");
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, imp->source_id);
         bind_text(st, 2, r->tool);
@@ -452,13 +461,15 @@ static int bind_context(struct db_import *imp, const struct bench_record *r, cha
     int64_t mount_id = imp->label_mount_id;
     if (!mount_id && r->mount && resolve_mount(imp, r->mount, &mount_id, rec_sec))
         return -1;
-    const char *sec = l->sec ? l->sec
+    const char *sec = l->sec                 ? l->sec
                       : imp->label_mount_sec ? imp->label_mount_sec
                       : r->sec               ? r->sec
                                              : *rec_sec;
     if (sec && !valid_sec(sec))
-        return diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected sys, krb5, "
-                                  "krb5i or krb5p)", imp->src.path, sec);
+        return diag_error(imp->d,
+                          "%s: unknown NFS security flavor '%s' (expected sys, krb5, "
+                          "krb5i or krb5p)",
+                          imp->src.path, sec);
     bind_text(st, 2, l->host ? l->host : r->host);
     bind_text(st, 3, r->peer);
     bind_text(st, 4, l->storage_class ? l->storage_class : r->storage_class);

@@ -32,9 +32,8 @@ static int load_chunks(struct db *db, int64_t id, char *data, size_t len)
 {
     sqlite3_stmt *st = NULL;
     size_t at = 0;
-    int rc = sqlite3_prepare_v2(db->h,
-                                "SELECT data FROM source_chunk WHERE source_id = ? ORDER BY seq",
-                                -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(
+        db->h, "SELECT data FROM source_chunk WHERE source_id = ? ORDER BY seq", -1, &st, NULL);
     if (rc == SQLITE_OK)
         sqlite3_bind_int64(st, 1, id);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -76,8 +75,10 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
         out->src = (struct source){out->path, data, len};
         rc = 0;
         if (chunked && load_chunks(db, id, data, len))
-            rc = diag_error(d, "database '%s': the stored pieces of '%s' do not add up to its "
-                               "%zu bytes", db->path, out->path, len);
+            rc = diag_error(d,
+                            "database '%s': the stored pieces of '%s' do not add up to its "
+                            "%zu bytes",
+                            db->path, out->path, len);
     } else {
         diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
     }
@@ -223,9 +224,8 @@ static int compare(struct db *db, int64_t old_id, int64_t new_id, struct reparse
         return -1;
     c->results_added = c->results_after - paired;
     c->results_removed = c->results_before - paired;
-    c->changed = c->results_added || c->results_removed || c->results_changed ||
-                 c->runs_changed || c->metrics_added || c->metrics_removed ||
-                 c->metrics_changed || c->tags_added;
+    c->changed = c->results_added || c->results_removed || c->results_changed || c->runs_changed ||
+                 c->metrics_added || c->metrics_removed || c->metrics_changed || c->tags_added;
     return 0;
 }
 
