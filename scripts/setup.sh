@@ -9,7 +9,7 @@ pkgs=(
   # tests: independent readers and the real tools that made the fixtures
   python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
   # tests: sanitizers and fuzzing with clang, and looking at reports as a user would
-  clang libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
+  clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
 )
 missing=()
 for p in "${pkgs[@]}"; do
