@@ -62,6 +62,18 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
     return p;
 }
 
+void *arena_grow(struct arena *a, void *p, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return p;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *q = arena_alloc(a, ncap * size);
+    if (n)
+        memcpy(q, p, n * size);
+    *cap = ncap;
+    return q;
+}
+
 void arena_release(struct arena *a)
 {
     while (a->head) {

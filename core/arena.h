@@ -22,6 +22,9 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* An arena-held array p of n elements with room for *cap: p itself while there is room, else a
+ * copy with twice the room (the old block stays in the arena until release). */
+void *arena_grow(struct arena *a, void *p, size_t n, size_t *cap, size_t size);
 void arena_release(struct arena *a);
 
 #endif

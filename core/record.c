@@ -18,19 +18,6 @@ struct bench_record *record_new(struct arena *a, const char *tool)
     return r;
 }
 
-/* Grows an arena-held array by doubling; the old block stays in the arena until release. */
-static void *grow(struct arena *a, void *p, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return p;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *q = arena_alloc(a, ncap * size);
-    if (n)
-        memcpy(q, p, n * size);
-    *cap = ncap;
-    return q;
-}
-
 void record_metric(struct arena *a, struct bench_record *r, const char *name, double value)
 {
     for (size_t i = 0; i < r->n_metrics; i++) {
@@ -39,7 +26,7 @@ void record_metric(struct arena *a, struct bench_record *r, const char *name, do
             return;
         }
     }
-    r->metrics = grow(a, r->metrics, r->n_metrics, &r->a_metrics, sizeof(*r->metrics));
+    r->metrics = arena_grow(a, r->metrics, r->n_metrics, &r->a_metrics, sizeof(*r->metrics));
     r->metrics[r->n_metrics++] = (struct metric){name, value};
 }
 
@@ -59,18 +46,18 @@ void record_tag(struct arena *a, struct bench_record *r, const char *key, const 
             return;
         }
     }
-    r->tags = grow(a, r->tags, r->n_tags, &r->a_tags, sizeof(*r->tags));
+    r->tags = arena_grow(a, r->tags, r->n_tags, &r->a_tags, sizeof(*r->tags));
     r->tags[r->n_tags++] = (struct kv){arena_strdup(a, key), arena_strdup(a, value)};
 }
 
 void record_bin(struct arena *a, struct bench_record *r, double value_ns, double count)
 {
-    r->bins = grow(a, r->bins, r->n_bins, &r->a_bins, sizeof(*r->bins));
+    r->bins = arena_grow(a, r->bins, r->n_bins, &r->a_bins, sizeof(*r->bins));
     r->bins[r->n_bins++] = (struct hist_bin){value_ns, count};
 }
 
 void record_point(struct arena *a, struct bench_record *r, double t_ms, double value)
 {
-    r->series = grow(a, r->series, r->n_series, &r->a_series, sizeof(*r->series));
+    r->series = arena_grow(a, r->series, r->n_series, &r->a_series, sizeof(*r->series));
     r->series[r->n_series++] = (struct series_point){t_ms, value};
 }

@@ -69,18 +69,6 @@ struct parser {
     unsigned fail_line;
 };
 
-static void *grow(struct arena *a, void *p, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return p;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *q = arena_alloc(a, ncap * size);
-    if (n)
-        memcpy(q, p, n * size);
-    *cap = ncap;
-    return q;
-}
-
 static size_t off_of(const struct parser *p, const char *s)
 {
     return p->line_off + (size_t)(s - p->line.data);
@@ -705,7 +693,7 @@ static void option_line(struct parser *p, const char *s, const char *mark)
             }
         }
     }
-    p->opts = grow(p->a, p->opts, p->n_opts, &p->a_opts, sizeof(*p->opts));
+    p->opts = arena_grow(p->a, p->opts, p->n_opts, &p->a_opts, sizeof(*p->opts));
     p->opts[p->n_opts++] = o;
 }
 
@@ -744,7 +732,7 @@ static int job_header(struct parser *p, const char *s, const char *mark)
     if (j.error && !j.error_msg)
         j.error_msg = arena_printf(p->a, "fio reported error %d for job '%s'", j.error, j.name);
     p->run_has_blocks = 1;
-    p->jobs = grow(p->a, p->jobs, p->n_jobs, &p->a_jobs, sizeof(*p->jobs));
+    p->jobs = arena_grow(p->a, p->jobs, p->n_jobs, &p->a_jobs, sizeof(*p->jobs));
     p->jobs[p->n_jobs] = j;
     p->cur = &p->jobs[p->n_jobs++];
     p->cur_dir = -1;
