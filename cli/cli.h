@@ -47,4 +47,16 @@ int open_db(struct app *app, enum db_open_mode mode, struct db **db);
 /* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout). */
 int write_output(struct app *app, const char *path, const char *data, size_t len);
 
+/* The labelling options import and run share: --host, --storage-class, --mount, --sec, --tag
+ * (getopt_long rows; their codes are 'H', 'S', 'M', 's' and 't'). */
+#define LABEL_LONGOPTS                                                                             \
+    {"host", required_argument, NULL, 'H'}, {"storage-class", required_argument, NULL, 'S'},       \
+        {"mount", required_argument, NULL, 'M'}, {"sec", required_argument, NULL, 's'},            \
+    {                                                                                              \
+        "tag", required_argument, NULL, 't'                                                        \
+    }
+/* Stores a label option's value; 1 when c was one of 'H', 'S', 'M', 's', else 0 ('t' is left to
+ * the caller, which keeps tags its own way). */
+int label_option(int c, const char *arg, struct import_labels *labels);
+
 #endif

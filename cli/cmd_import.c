@@ -66,31 +66,42 @@ static int parse_tag(struct import_opts *o, char *arg)
     return 0;
 }
 
+int label_option(int c, const char *arg, struct import_labels *labels)
+{
+    switch (c) {
+    case 'H':
+        labels->host = arg;
+        return 1;
+    case 'S':
+        labels->storage_class = arg;
+        return 1;
+    case 'M':
+        labels->mount = arg;
+        return 1;
+    case 's':
+        labels->sec = arg;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int parse_options(int argc, char **argv, struct import_opts *o)
 {
     static const struct option longopts[] = {
-        {"host", required_argument, NULL, 'H'},  {"storage-class", required_argument, NULL, 'S'},
-        {"mount", required_argument, NULL, 'M'}, {"sec", required_argument, NULL, 's'},
-        {"tag", required_argument, NULL, 't'},   {"format", required_argument, NULL, 'f'},
-        {"dry-run", no_argument, NULL, 'n'},     {"help", no_argument, NULL, 'h'},
-        {"verbose", no_argument, NULL, 'v'},     {NULL, 0, NULL, 0},
+        LABEL_LONGOPTS,
+        {"format", required_argument, NULL, 'f'},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {"verbose", no_argument, NULL, 'v'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+        if (label_option(c, optarg, &o->labels))
+            continue;
         switch (c) {
-        case 'H':
-            o->labels.host = optarg;
-            break;
-        case 'S':
-            o->labels.storage_class = optarg;
-            break;
-        case 'M':
-            o->labels.mount = optarg;
-            break;
-        case 's':
-            o->labels.sec = optarg;
-            break;
         case 't':
             if (parse_tag(o, optarg))
                 return BDB_EXIT_USAGE;

@@ -432,30 +432,16 @@ static int run_and_import(struct app *app, struct run *r)
 static int parse_options(int argc, char **argv, struct run *r)
 {
     static const struct option longopts[] = {
-        {"host", required_argument, NULL, 'H'},
-        {"storage-class", required_argument, NULL, 'S'},
-        {"mount", required_argument, NULL, 'M'},
-        {"sec", required_argument, NULL, 's'},
-        {"tag", required_argument, NULL, 't'},
+        LABEL_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (label_option(c, optarg, &r->labels))
+            continue;
         switch (c) {
-        case 'H':
-            r->labels.host = optarg;
-            break;
-        case 'S':
-            r->labels.storage_class = optarg;
-            break;
-        case 'M':
-            r->labels.mount = optarg;
-            break;
-        case 's':
-            r->labels.sec = optarg;
-            break;
         case 't':
             if (!strchr(optarg, '=') || *optarg == '=') {
                 fprintf(stderr, "benchdb run: error: expected --tag KEY=VALUE, got '%s'\n", optarg);
