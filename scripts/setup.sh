@@ -22,4 +22,4 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "setup: installing ${missing[*]}" >&2
 $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
