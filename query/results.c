@@ -56,9 +56,16 @@ static const char *where_value(struct arena *a, const char *key, const char *val
     return value;
 }
 
-static const char *const pivot[RM_COUNT + 1] = {"bw_bytes_s",  "iops",        "clat_mean_ns",
-                                                "clat_p99_ns", "clat_p50_ns", "runtime_ms",
-                                                "lat_mean_ns"};
+/* The metric behind each result_metric and the one that stands in when it is absent: a result
+ * with no completion latency (clat) has its total latency (lat), e.g. typed into notes. */
+static const char *const pivot[RM_COUNT][2] = {
+    {"bw_bytes_s", NULL},
+    {"iops", NULL},
+    {"clat_mean_ns", "lat_mean_ns"},
+    {"clat_p99_ns", "lat_p99_ns"},
+    {"clat_p50_ns", "lat_p50_ns"},
+    {"runtime_ms", NULL},
+};
 
 static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
@@ -80,9 +87,18 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              kx);
     if (param)
         add_bind(b, param);
-    for (size_t i = 0; i <= RM_COUNT; i++)
-        buf_addf(sql, ", (SELECT value FROM metric WHERE result_id = r.id AND name = '%s')",
-                 pivot[i]);
+    static const char metric_sql[] = "(SELECT value FROM metric WHERE result_id = r.id AND "
+                                     "name = '%s')";
+    for (size_t i = 0; i < RM_COUNT; i++) {
+        buf_adds(sql, ", coalesce(");
+        buf_addf(sql, metric_sql, pivot[i][0]);
+        buf_adds(sql, ", ");
+        if (pivot[i][1])
+            buf_addf(sql, metric_sql, pivot[i][1]);
+        else
+            buf_adds(sql, "NULL");
+        buf_adds(sql, ")");
+    }
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
                   "JOIN source_file s ON s.id = run.source_id WHERE 1");
     for (size_t i = 0; i < o->nwhere; i++) {
@@ -174,14 +190,10 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
         *ints[i] = sqlite3_column_int64(st, 10 + i);
     r->error = sqlite3_column_int(st, 18);
     r->aggregate = sqlite3_column_int(st, 19);
-    for (int i = 0; i <= RM_COUNT; i++) {
+    for (int i = 0; i < RM_COUNT; i++) {
         int col = 20 + i;
-        double v =
+        r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-        if (i < RM_COUNT)
-            r->m[i] = v;
-        else if (isnan(r->m[RM_LAT_MEAN]))
-            r->m[RM_LAT_MEAN] = v; /* no completion latency: total latency */
     }
 }
 

@@ -18,7 +18,7 @@ struct side_result {
     int line;
     int64_t bs, iodepth, numjobs, direct, sync, fsync, fdatasync, rwmixread; /* -1 unknown */
     int error, aggregate;
-    double m[RM_COUNT]; /* NAN when absent; RM_LAT_MEAN is clat mean, else total lat mean */
+    double m[RM_COUNT]; /* NAN when absent; latencies are clat's, else total latency's */
 };
 
 /* Every result of the compared sides that passes the filters, ordered by source file and line.

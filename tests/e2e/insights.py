@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Insights and tier recommendations: each insight must fire exactly when the raw files show the
 condition (computed here from fio's and iperf3's own JSON) and stay silent otherwise."""
-import csv, glob, io, json, os, sys, tempfile
+import csv, glob, io, json, os, re, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -128,6 +128,34 @@ def test_direct_runs_stay_silent():
         t.ok("(single run)" in md, "single runs are marked, without a verdict")
 
 
+def test_typed_percentiles():
+    """Seed 000's 212 ms p99 against a 49 µs median is found from the typed percentiles."""
+    seed = os.path.join(os.environ["SRCDIR"], "..", "shared", "seeds",
+                        "000_a7b55c5c8e3b3737.txt")
+    if not os.path.exists(seed):
+        print("note: %s not found: skipping the typed-percentile check" % seed)
+        return
+    unit = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+    medians, p99s = [], []
+    for line in open(seed, encoding="utf-8"):
+        m = re.match(r"- (Median|99th percentile): ([0-9.]+) (ns|µs|ms|s)\b", line)
+        if m:
+            (medians if m.group(1) == "Median" else p99s).append(
+                float(m.group(2)) * unit[m.group(3)])
+    want = sum(1 for a, b in zip(medians, p99s) if b / a > 10)
+    t.ok(want > 0, "the seed has tail latency")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        rc, out, err = bdb.call(db, "import", seed)
+        t.eq(rc, 0, "import seed 000: " + err)
+        rows = table(db, "insights", "--compare", "nfs-csi", "local-nvme-retain")
+        t.eq(count_in(rows, "Tail latency"), want, "tail latency from typed percentiles")
+        t.ok("212 ms vs median 49.0 \u00b5s" in [r for r in rows if r["Insight"] ==
+                                                 "Tail latency"][0]["Evidence"],
+             "the 212 ms p99 is named with its median")
+
+
 test_examples_fire()
 test_direct_runs_stay_silent()
+test_typed_percentiles()
 sys.exit(t.done())
