@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void workload_init(struct workload *wl)
@@ -60,4 +61,19 @@ void record_point(struct arena *a, struct bench_record *r, double t_ms, double v
 {
     r->series = arena_grow(a, r->series, r->n_series, &r->a_series, sizeof(*r->series));
     r->series[r->n_series++] = (struct series_point){t_ms, value};
+}
+
+const char *record_percentile_name(struct arena *a, const char *kind, double pct)
+{
+    char num[32];
+    snprintf(num, sizeof(num), "%.6f", pct);
+    char *dot = strchr(num, '.');
+    char *end = num + strlen(num);
+    while (end > dot + 1 && end[-1] == '0')
+        *--end = '\0';
+    if (end == dot + 1)
+        *dot = '\0';
+    else
+        *dot = '_';
+    return arena_printf(a, "%s_p%s_ns", kind, num);
 }

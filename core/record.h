@@ -78,6 +78,9 @@ void workload_init(struct workload *wl);
 void record_metric(struct arena *a, struct bench_record *r, const char *name, double value);
 /* The metric's value, or NULL when absent. */
 const double *record_get(const struct bench_record *r, const char *name);
+/* The metric name of a latency percentile: ("clat", 99.9) -> "clat_p99_9_ns", ("lat", 50) ->
+ * "lat_p50_ns"; allocated from a. */
+const char *record_percentile_name(struct arena *a, const char *kind, double pct);
 void record_tag(struct arena *a, struct bench_record *r, const char *key, const char *value);
 void record_bin(struct arena *a, struct bench_record *r, double value_ns, double count);
 void record_point(struct arena *a, struct bench_record *r, double t_ms, double value);

@@ -194,37 +194,18 @@ static void put(struct fio_doc *doc, struct bench_record *r, const cJSON *obj, c
         record_metric(doc->a, r, name, v * scale);
 }
 
-/* "99.900000" -> "99_9"; NULL when the key is not a percentile. */
-static const char *percentile_label(struct arena *a, const char *key)
-{
-    const char *p = key;
-    double pct;
-    if (!scan_number(&p, &pct) || *p || pct <= 0 || pct > 100)
-        return NULL;
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%.6f", pct);
-    char *dot = strchr(buf, '.');
-    char *end = buf + strlen(buf);
-    while (end > dot + 1 && end[-1] == '0')
-        *--end = '\0';
-    if (end == dot + 1)
-        *dot = '\0';
-    else
-        *dot = '_';
-    return arena_strdup(a, buf);
-}
-
 static void put_percentiles(struct fio_doc *doc, struct bench_record *r, const cJSON *lat,
                             const char *kind, double scale)
 {
-    const cJSON *pct = cJSON_GetObjectItemCaseSensitive(lat, "percentile");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(lat, "percentile");
     const cJSON *it;
-    cJSON_ArrayForEach(it, pct)
+    cJSON_ArrayForEach(it, list)
     {
-        const char *label = percentile_label(doc->a, it->string);
-        if (!label || !cJSON_IsNumber(it))
+        const char *p = it->string;
+        double pct;
+        if (!p || !scan_number(&p, &pct) || *p || pct <= 0 || pct > 100 || !cJSON_IsNumber(it))
             continue; /* fio 2.x pads with duplicate "0.00" : 0 slots */
-        record_metric(doc->a, r, arena_printf(doc->a, "%s_p%s_ns", kind, label),
+        record_metric(doc->a, r, record_percentile_name(doc->a, kind, pct),
                       it->valuedouble * scale);
     }
 }

@@ -145,7 +145,7 @@ static int field_number(const struct field *f, int pct, double *v)
 }
 
 /* `99.500000%=3260` (percentile, value) or the unused slot `0%=0` (*used = 0). */
-static int field_pctile(const struct field *f, size_t *plen, double *p, double *v, int *used)
+static int field_pctile(const struct field *f, double *p, double *v, int *used)
 {
     if (f->n == 4 && !memcmp(f->s, "0%=0", 4)) {
         *used = 0;
@@ -160,7 +160,6 @@ static int field_pctile(const struct field *f, size_t *plen, double *p, double *
     for (size_t i = 0; i < pf.n; i++)
         if (!isdigit((unsigned char)pf.s[i]) && pf.s[i] != '.')
             return 0;
-    *plen = pf.n;
     *used = 1;
     return 1;
 }
@@ -347,23 +346,6 @@ static void stat4(struct terse *t, struct bench_record *r, const char *name, con
         record_metric(t->a, r, arena_printf(t->a, "%s_%s%s", name, part[k], suffix), v[k] * mult);
 }
 
-/* `99.500000` -> clat_p99_5_ns */
-static const char *pctile_name(struct terse *t, const char *s, size_t n)
-{
-    const char *dot = memchr(s, '.', n);
-    if (dot) {
-        while (n && s[n - 1] == '0')
-            n--;
-        if (n && s[n - 1] == '.')
-            n--;
-    }
-    char *name = arena_printf(t->a, "clat_p%.*s_ns", (int)n, s);
-    for (char *c = name; *c; c++)
-        if (*c == '.')
-            *c = '_';
-    return name;
-}
-
 /* Parses the direction block at field b into r; *did_io says whether it counts. */
 static int parse_block(struct terse *t, int ver, size_t b, const char *dir, struct bench_record *r,
                        int *did_io)
@@ -380,13 +362,12 @@ static int parse_block(struct terse *t, int ver, size_t b, const char *dir, stru
     stat4(t, r, "slat", "_ns", v + 4, 1000);
     stat4(t, r, "clat", "_ns", v + 8, 1000);
     for (size_t k = 12; k < 32; k++) {
-        size_t plen = 0;
         double p, x;
         int used;
-        if (b + k >= t->fl.n || !field_pctile(&t->fl.f[b + k], &plen, &p, &x, &used))
+        if (b + k >= t->fl.n || !field_pctile(&t->fl.f[b + k], &p, &x, &used))
             return bad_field(t, ver, b + k, "a percentile 'P%=N'", block_field_name(t, dir, k));
         if (used)
-            record_metric(t->a, r, pctile_name(t, t->fl.f[b + k].s, plen), x * 1000);
+            record_metric(t->a, r, record_percentile_name(t->a, "clat", p), x * 1000);
     }
     for (size_t k = 0; k < 4; k++)
         if (get_num(t, ver, b + 32 + k, block_field_name(t, dir, 32 + k), &lat[k]))

@@ -283,22 +283,6 @@ static int paren_time_unit(struct parser *p, const char **s, double *scale)
     return 0;
 }
 
-/* The fio JSON importer's percentile label: 99.90 -> "99_9", 50.00 -> "50". */
-static const char *pct_label(struct arena *a, double pct)
-{
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%.6f", pct);
-    char *dot = strchr(buf, '.');
-    char *end = buf + strlen(buf);
-    while (end > dot + 1 && end[-1] == '0')
-        *--end = '\0';
-    if (end == dot + 1)
-        *dot = '\0';
-    else
-        *dot = '_';
-    return arena_strdup(a, buf);
-}
-
 static struct bench_record *section(struct parser *p, const char *at, const char *what)
 {
     if (p->cur_dir < 0 || !p->cur->dir[p->cur_dir]) {
@@ -331,8 +315,7 @@ static int percentile_line(struct parser *p, const char *s)
         at = s;
         if (!scan_count(&s, &v) || v < 0 || !scan_lit(&s, "]"))
             return bad(p, at, "a percentile value and ']'");
-        record_metric(p->a, r, arena_printf(p->a, "%s_p%s_ns", p->pct_kind, pct_label(p->a, pct)),
-                      v * p->pct_scale);
+        record_metric(p->a, r, record_percentile_name(p->a, p->pct_kind, pct), v * p->pct_scale);
         s = skip_ws(s);
         if (*s == ',')
             s++;
