@@ -543,6 +543,22 @@ static int parse_tree_row(struct parser *p, const char *s)
     return rc;
 }
 
+/* findmnt's OPTIONS column, else its VFS-OPTIONS and FS-OPTIONS merged the way mountinfo's
+ * per-mount and super options are. */
+static int findmnt_options(struct parser *p, const char *opts, const char *vfs, const char *fs)
+{
+    if (opts) {
+        raw_add(p, opts, ESC_NONE, 0);
+    } else {
+        if (vfs)
+            raw_add(p, vfs, ESC_NONE, 0);
+        if (fs)
+            raw_add(p, fs, ESC_NONE, 1);
+    }
+    p->m->form = MOUNT_FORM_FINDMNT;
+    return 0;
+}
+
 /* findmnt -P: KEY="value" pairs with \xHH escapes. */
 static int parse_findmnt_pairs(struct parser *p, const char *s)
 {
@@ -581,16 +597,7 @@ static int parse_findmnt_pairs(struct parser *p, const char *s)
     }
     if (!opts && !vfs && !fs)
         return fail(p, "findmnt -P output has no OPTIONS");
-    if (opts) {
-        raw_add(p, opts, ESC_NONE, 0);
-    } else {
-        if (vfs)
-            raw_add(p, vfs, ESC_NONE, 0);
-        if (fs)
-            raw_add(p, fs, ESC_NONE, 1);
-    }
-    m->form = MOUNT_FORM_FINDMNT;
-    return 0;
+    return findmnt_options(p, opts, vfs, fs);
 }
 
 /* Splits a shell command line at blanks, honouring '...' and "..." (no expansions). */
@@ -818,16 +825,7 @@ static int parse_findmnt_table(struct parser *p, const struct line *hdr, const s
     free(start);
     fields_free(&h);
     fields_free(&r);
-    if (opts) {
-        raw_add(p, opts, ESC_NONE, 0);
-    } else {
-        if (vfs)
-            raw_add(p, vfs, ESC_NONE, 0);
-        if (fs)
-            raw_add(p, fs, ESC_NONE, 1);
-    }
-    m->form = MOUNT_FORM_FINDMNT;
-    return 0;
+    return findmnt_options(p, opts, vfs, fs);
 }
 
 /* ---- Kubernetes ---- */
