@@ -80,10 +80,10 @@ static void add_value(struct side *s, int m, double v)
     s->v[m][s->n[m]++] = v;
 }
 
-/* Failed jobs and client/server aggregates are not compared. */
+/* Failed jobs and the threads or clients of a job result (parts) are not compared. */
 static void add_result(struct groups *g, const struct side_result *r)
 {
-    if (r->error || r->aggregate)
+    if (!result_usable(r))
         return;
     struct side *s = &find_group(g, r)->sides[r->side];
     s->runs++;

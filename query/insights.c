@@ -93,7 +93,7 @@ static void buffered_random(struct insight_ctx *c, const struct side_result *res
     struct finding f = {"Probably cached", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
-        if (r->direct == 0 && is_random(r) && !r->error && !r->aggregate)
+        if (r->direct == 0 && is_random(r) && result_usable(r))
             if (evidence(&f, r))
                 detail(&f, "%s", c->o->values[r->side]);
     }
@@ -111,7 +111,7 @@ static void tail_latency(struct insight_ctx *c, const struct side_result *res, s
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
         double p99 = r->m[RM_P99], p50 = r->m[RM_P50];
-        if (r->error || r->aggregate || !(p50 > 0) || !(p99 / p50 > TAIL_RATIO))
+        if (!result_usable(r) || !(p50 > 0) || !(p99 / p50 > TAIL_RATIO))
             continue;
         if (evidence(&f, r))
             detail(&f, "%s: p99 %s vs median %s", c->o->values[r->side],
@@ -176,7 +176,7 @@ static void spread(struct insight_ctx *c, const struct side_result *res, size_t 
     struct finding f = {"Large spread", BUF_INIT, BUF_INIT, 0};
     char *done = xcalloc(n ? n : 1, 1);
     for (size_t i = 0; i < n; i++) {
-        if (done[i] || res[i].error || res[i].aggregate || isnan(res[i].m[RM_BW]))
+        if (done[i] || !result_usable(&res[i]) || isnan(res[i].m[RM_BW]))
             continue;
         struct buf key = BUF_INIT, other = BUF_INIT;
         result_workload_key(&key, &res[i]);
@@ -262,7 +262,7 @@ static void network_share(struct insight_ctx *c, const struct side_result *res, 
     for (size_t i = 0; i < n; i++) {
         const struct side_result *r = &res[i];
         const struct net *w = network_of(net, nnet, r->host);
-        if (!w || r->error || r->aggregate || isnan(r->m[RM_BW]) || !strcmp(r->tool, "iperf") ||
+        if (!w || !result_usable(r) || isnan(r->m[RM_BW]) || !strcmp(r->tool, "iperf") ||
             !strcmp(r->tool, "iperf3"))
             continue;
         if (!t) {

@@ -172,7 +172,7 @@ static int matches(const struct rule *ru, const struct side_result *r)
     int rw_ok = ru->nrw == 0;
     for (size_t i = 0; i < ru->nrw; i++)
         rw_ok |= !strcmp(ru->rw[i], r->rw);
-    return rw_ok && !r->error && !r->aggregate && (ru->bs_min < 0 || r->bs >= ru->bs_min) &&
+    return rw_ok && result_usable(r) && (ru->bs_min < 0 || r->bs >= ru->bs_min) &&
            (ru->bs_max < 0 || (r->bs > 0 && r->bs <= ru->bs_max)) &&
            (ru->sync < 0 || result_is_sync(r) == ru->sync) &&
            (ru->direct < 0 || r->direct == ru->direct);

@@ -65,6 +65,10 @@ static const char *const pivot[RM_COUNT][2] = {
     {"clat_p99_ns", "lat_p99_ns"},
     {"clat_p50_ns", "lat_p50_ns"},
     {"runtime_ms", NULL},
+    {"lat_mean_ns", "clat_mean_ns"},
+    {"sync_lat_mean_ns", NULL},
+    {"sync_lat_p99_ns", NULL},
+    {"sync_lat_p50_ns", NULL},
 };
 
 static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
@@ -83,7 +87,12 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              "coalesce(r.line_first, 0), coalesce(r.bs_bytes, -1), coalesce(r.iodepth, -1), "
              "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
              "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
-             "r.error, EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate')",
+             "r.error, EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate'), "
+             "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'part'), r.transcribed, "
+             "run.tool_version, r.ioengine, m.options, m.fstype, "
+             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'os'), "
+             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'label'), "
+             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0)",
              kx);
     if (param)
         add_bind(b, param);
@@ -100,7 +109,8 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
         buf_adds(sql, ")");
     }
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
-                  "JOIN source_file s ON s.id = run.source_id WHERE 1");
+                  "JOIN source_file s ON s.id = run.source_id "
+                  "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
     for (size_t i = 0; i < o->nwhere; i++) {
         const char *wparam;
         const char *wx = query_key_expr(o->where_keys[i], &wparam);
@@ -169,6 +179,22 @@ static const char *text(struct side_results *res, sqlite3_stmt *st, int col)
     return s ? intern(res, (const char *)s) : NULL;
 }
 
+/* IOPS = bandwidth / block size and back, where exact: a fixed block size, one direction.
+ * Marked derived, so that reports can say so. */
+static void derive(struct side_result *r)
+{
+    if (r->bs <= 0 || !strcmp(r->direction, "mixed") || !strcmp(r->tool, "iperf") ||
+        !strcmp(r->tool, "iperf3"))
+        return;
+    if (isnan(r->m[RM_IOPS]) && r->m[RM_BW] > 0) {
+        r->m[RM_IOPS] = r->m[RM_BW] / (double)r->bs;
+        r->derived |= 1u << RM_IOPS;
+    } else if (isnan(r->m[RM_BW]) && r->m[RM_IOPS] > 0) {
+        r->m[RM_BW] = r->m[RM_IOPS] * (double)r->bs;
+        r->derived |= 1u << RM_BW;
+    }
+}
+
 static void read_row(struct side_results *a, sqlite3_stmt *st, const struct compare_opts *o,
                      struct side_result *r)
 {
@@ -190,11 +216,20 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
         *ints[i] = sqlite3_column_int64(st, 10 + i);
     r->error = sqlite3_column_int(st, 18);
     r->aggregate = sqlite3_column_int(st, 19);
+    r->part = sqlite3_column_int(st, 20);
+    r->transcribed = sqlite3_column_int(st, 21);
+    const char **strs[] = {&r->tool_version, &r->ioengine, &r->mount,
+                           &r->fstype,       &r->os,       &r->label};
+    for (int i = 0; i < 6; i++)
+        *strs[i] = text(a, st, 22 + i);
+    r->size = sqlite3_column_int64(st, 28);
+    r->started_at = sqlite3_column_int64(st, 29);
     for (int i = 0; i < RM_COUNT; i++) {
-        int col = 20 + i;
+        int col = 30 + i;
         r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }
+    derive(r);
 }
 
 int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
@@ -234,9 +269,55 @@ void side_results_release(struct side_results *res)
     memset(res, 0, sizeof(*res));
 }
 
+static int is_write(const struct side_result *r)
+{
+    if (!strcmp(r->direction, "write"))
+        return 1;
+    if (!strcmp(r->direction, "mixed") || !*r->direction)
+        return strstr(r->rw, "write") || !strcmp(r->rw, "rw") || !strcmp(r->rw, "randrw");
+    return 0;
+}
+
 int result_is_sync(const struct side_result *r)
 {
-    return r->sync > 0 || r->fsync > 0 || r->fdatasync > 0;
+    return is_write(r) && (r->sync > 0 || r->fsync > 0 || r->fdatasync > 0);
+}
+
+int result_is_network_fs(const struct side_result *r)
+{
+    static const char *const net[] = {"nfs",       "nfs4", "cifs",   "smb3",   "smbfs", "ceph",
+                                      "glusterfs", "9p",   "lustre", "beegfs", "gpfs"};
+    if (!r->fstype)
+        return 0;
+    if (!strncmp(r->fstype, "fuse.", 5))
+        return 1;
+    for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+        if (!strcmp(r->fstype, net[i]))
+            return 1;
+    return 0;
+}
+
+int result_usable(const struct side_result *r)
+{
+    return !r->error && !r->part;
+}
+
+int query_metric_values(struct db *db, const struct side_results *res, const char *name,
+                        double *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT value FROM metric WHERE result_id = ? AND name = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    for (size_t i = 0; i < res->n; i++) {
+        sqlite3_bind_int64(st, 1, res->v[i].id);
+        out[i] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return 0;
 }
 
 static void size_label(struct buf *out, int64_t bytes)

@@ -9,16 +9,45 @@
 #include "../core/buf.h"
 #include "compare.h"
 
-enum result_metric { RM_BW, RM_IOPS, RM_LAT_MEAN, RM_P99, RM_P50, RM_RUNTIME, RM_COUNT };
+enum result_metric {
+    RM_BW,
+    RM_IOPS,
+    RM_LAT_MEAN, /* clat_mean_ns, else lat_mean_ns */
+    RM_P99,      /* clat_p99_ns, else lat_p99_ns */
+    RM_P50,      /* clat_p50_ns, else lat_p50_ns */
+    RM_RUNTIME,
+    RM_LAT_TOTAL, /* lat_mean_ns, else clat_mean_ns (Little's law) */
+    RM_SYNC_MEAN, /* sync_lat_mean_ns: fsync/fdatasync latency */
+    RM_SYNC_P99,  /* sync_lat_p99_ns */
+    RM_SYNC_P50,  /* sync_lat_p50_ns */
+    RM_COUNT
+};
+
+/* Why a result is not taken at face value (set by query_flag_suspects in insights.c). */
+enum suspect {
+    SUSPECT_CACHED = 1 << 0,      /* a cache probably answered (buffered, above the link, ...) */
+    SUSPECT_SHORT = 1 << 1,       /* ran for less than MIN_RUNTIME_MS */
+    SUSPECT_TRANSCRIBED = 1 << 2, /* typed by hand without the workload's context */
+    SUSPECT_IMPOSSIBLE = 1 << 3,  /* numbers that cannot all be true (Little's law) */
+};
 
 struct side_result {
     size_t side; /* index into compare_opts.values */
     int64_t id;
     const char *source, *host, *job, *rw, *direction, *tool, *error_msg;
+    /* context: what must agree for two results to be repeats of one another */
+    const char *tool_version, *ioengine, *mount, *fstype, *os, *label; /* NULL unknown */
     int line;
     int64_t bs, iodepth, numjobs, direct, sync, fsync, fdatasync, rwmixread; /* -1 unknown */
-    int error, aggregate;
-    double m[RM_COUNT]; /* NAN when absent; latencies are clat's, else total latency's */
+    int64_t size;                                                            /* bytes, -1 unknown */
+    int64_t started_at; /* Unix seconds, 0 unknown */
+    int error;
+    int aggregate;      /* fio's "All clients" sum of a client/server run */
+    int part;           /* a thread or client of a job result stored beside it: never compared */
+    int transcribed;    /* typed by a person (notes) */
+    unsigned suspect;   /* enum suspect bits */
+    unsigned derived;   /* bit (1 << RM_x): m[x] computed from other metrics, not measured */
+    double m[RM_COUNT]; /* NAN when absent */
 };
 
 /* Every result of the compared sides that passes the filters, ordered by source file and line.
@@ -35,8 +64,16 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
                        struct diag *d);
 void side_results_release(struct side_results *res);
 
-/* A sync-write test: fsync/fdatasync after writes, or O_SYNC. */
+/* A sync-write test: a write (or the write half of a mix) with fsync/fdatasync or O_SYNC.
+ * Reads are never sync writes, whatever sync= says. */
 int result_is_sync(const struct side_result *r);
+/* The result is on a network filesystem (nfs, nfs4, cifs, smb3, ceph, glusterfs, fuse.*). */
+int result_is_network_fs(const struct side_result *r);
+/* The result can be compared: not failed, not a part of another result. */
+int result_usable(const struct side_result *r);
+/* Every result's value of the stored metric `name` into out[0..res->n-1] (NAN when absent). */
+int query_metric_values(struct db *db, const struct side_results *res, const char *name,
+                        double *out, struct diag *d);
 /* "Random Read 4K QD32", "Sequential Write 1M sync" ... */
 void result_workload_name(struct buf *out, const struct side_result *r);
 /* The identity results are matched on (rw, bs, iodepth, numjobs, direct, sync, direction). */
