@@ -10,6 +10,7 @@
 #include "../core/xalloc.h"
 #include "../query/compare.h"
 #include "../query/query.h"
+#include "../query/sides.h"
 
 static const char usage[] =
     "usage: benchdb report --compare BASELINE CANDIDATE... [OPTIONS]\n"
@@ -170,10 +171,11 @@ static int wants_appendix(const struct report_opts *o)
            (!strcmp(o->table, "runs") || !strcmp(o->table, "results"));
 }
 
-/* Builds the report: the comparison, and the runs and results where they are shown. */
+/* Builds the report: the comparison, and the runs and results where they are shown. A compared
+ * value without results is an error, never an empty report. */
 static int build(struct db *db, const struct report_opts *o, struct report *r, struct diag *d)
 {
-    if (query_compare(db, &o->cmp, r, d))
+    if (query_check_sides(db, &o->cmp, d) || query_compare(db, &o->cmp, r, d))
         return -1;
     return wants_appendix(o) ? query_appendix(db, r, d) : 0;
 }
