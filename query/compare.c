@@ -1,10 +1,13 @@
 /* compare.c: benchdb report --compare. Results are matched on their workload (rw, block size,
- * iodepth, numjobs, direct, sync settings, direction), repeated runs of one workload on one side
- * are aggregated, and each candidate is compared with the baseline with a direction-aware
- * factor, its 95 % interval and a significance verdict (Welch's t-test). */
+ * iodepth, numjobs, direct and sync settings, direction). Results of one workload on one side
+ * are repeats only when their context agrees too (host, OS, mount options, tool major version,
+ * engine, size); where it does not, the rows are broken out by what differs. Each candidate is
+ * compared with the baseline: a direction-aware factor, its 95 % interval, and a verdict from
+ * Welch's t-test with Holm's correction over every test of the report. */
 #include "compare.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -16,43 +19,146 @@
 #include "results.h"
 #include "stats.h"
 
-/* The metrics compared, and which way is better. */
+/* The metrics compared, and which way is better. Bandwidth and IOPS of one workload are one
+ * measurement (IOPS = bandwidth / block size), so they are one test in one row: IOPS is shown
+ * beside the bandwidth, and has a row of its own only where no bandwidth is known. */
 static const struct metric_def {
-    const char *name;  /* the metric (mean latency falls back to lat_mean_ns) */
     const char *label; /* in the table */
+    enum result_metric m;
     enum unit unit;
     int higher_is_better;
-    const char *better, *worse; /* phrases: "30.0x faster" / "1.4x slower" */
+    const char *better, *worse; /* phrases: "30.0x faster" / "1.42x slower" */
 } metric_defs[] = {
-    {"bw_bytes_s", "Bandwidth", UNIT_BYTES_S, 1, "faster", "slower"},
-    {"iops", "IOPS", UNIT_IOPS, 1, "more IOPS", "fewer IOPS"},
-    {"clat_mean_ns", "Mean latency", UNIT_NS, 0, "lower latency", "higher latency"},
-    {"clat_p99_ns", "p99 latency", UNIT_NS, 0, "lower p99 latency", "higher p99 latency"},
+    {"Bandwidth", RM_BW, UNIT_BYTES_S, 1, "faster", "slower"},
+    {"IOPS", RM_IOPS, UNIT_IOPS, 1, "more IOPS", "fewer IOPS"},
+    {"Mean latency", RM_LAT_MEAN, UNIT_NS, 0, "lower latency", "higher latency"},
+    {"p99 latency", RM_P99, UNIT_NS, 0, "lower p99 latency", "higher p99 latency"},
+    {"fsync latency", RM_SYNC_MEAN, UNIT_NS, 0, "lower fsync latency", "higher fsync latency"},
+    {"fsync p99 latency", RM_SYNC_P99, UNIT_NS, 0, "lower fsync p99 latency",
+     "higher fsync p99 latency"},
 };
-enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]) };
+enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]), M_BW = 0, M_IOPS = 1 };
 
-/* Significance level of the verdicts. */
+/* Significance level of the verdicts, family-wise over the report (Holm). */
 static const double ALPHA = 0.05;
+/* A factor whose whole 95 % interval lies within 1 ± this is "equivalent": a difference this
+ * small is within run-to-run noise of storage benchmarks (criterion's noise threshold). */
+static const double EQUIVALENCE_MARGIN = 0.05;
 
-struct side {
-    double *v[N_METRICS];
-    size_t n[N_METRICS], a[N_METRICS];
-    size_t runs;
+/* ---- context: what must agree for two results to be repeats of one another ---- */
+
+enum context_key { CX_HOST, CX_OS, CX_LABEL, CX_MOUNT, CX_TOOL, CX_ENGINE, CX_SIZE, N_CONTEXT };
+static const char *const context_names[N_CONTEXT] = {
+    "host", "OS", "label", "mount options", "tool version", "engine", "size"};
+
+/* The mount options without the compared one (sec=, or mount:KEY): comparing sec=sys with
+ * sec=krb5 must not make every mount a context of its own. */
+static void mount_without(struct buf *out, const char *options, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    for (const char *p = options; *p;) {
+        size_t n = strcspn(p, ",");
+        if (!(klen && !strncmp(p, key, klen) && (p[klen] == '=' || p[klen] == ',' || !p[klen]))) {
+            if (out->len)
+                buf_addc(out, ',');
+            buf_add(out, p, n);
+        }
+        p += n + (p[n] == ',');
+    }
+}
+
+/* "fio-3.33" -> "fio 3": a major version changes units and defaults, a minor one does not. */
+static void tool_major(struct buf *out, const struct side_result *r)
+{
+    buf_adds(out, r->tool);
+    const char *v = r->tool_version ? r->tool_version : "";
+    v += strcspn(v, "0123456789");
+    if (*v) {
+        buf_addc(out, ' ');
+        buf_add(out, v, strspn(v, "0123456789"));
+    }
+}
+
+/* The value of context key k of r ("" unknown). */
+static void context_value(struct buf *out, const struct side_result *r, enum context_key k,
+                          const char *by)
+{
+    buf_reset(out);
+    switch (k) {
+    case CX_HOST:
+        buf_adds(out, r->host ? r->host : "");
+        break;
+    case CX_OS:
+        buf_adds(out, r->os ? r->os : "");
+        break;
+    case CX_LABEL:
+        buf_adds(out, r->label ? r->label : "");
+        break;
+    case CX_MOUNT:
+        mount_without(out, r->mount ? r->mount : "",
+                      !strcmp(by, "sec")          ? "sec"
+                      : !strncmp(by, "mount:", 6) ? by + 6
+                                                  : NULL);
+        break;
+    case CX_TOOL:
+        tool_major(out, r);
+        break;
+    case CX_ENGINE:
+        buf_adds(out, r->ioengine ? r->ioengine : "");
+        break;
+    case CX_SIZE:
+        if (r->size > 0)
+            buf_addf(out, "%" PRId64, r->size);
+        break;
+    case N_CONTEXT:
+        break;
+    }
+}
+
+/* The compared key is what differs on purpose: it is never a context of its own. */
+static int is_compared_key(enum context_key k, const char *by)
+{
+    return (k == CX_HOST && !strcmp(by, "host")) || (k == CX_OS && !strcmp(by, "tag:os")) ||
+           (k == CX_LABEL && !strcmp(by, "tag:label")) || (k == CX_MOUNT && !strcmp(by, "mount")) ||
+           (k == CX_ENGINE && !strcmp(by, "ioengine"));
+}
+
+/* ---- grouping ---- */
+
+struct result_set {
+    const struct side_result **v;
+    size_t n, a;
 };
 
 struct workload_group {
-    char *key;  /* identity: the workload columns joined */
+    char *key;  /* identity: the workload columns joined, then the broken-out context */
     char *name; /* human name */
-    struct side *sides;
+    struct result_set *sides;
 };
 
 struct groups {
     struct workload_group *v;
     size_t n, a;
     size_t nsides;
+    unsigned broken_out; /* context keys that split some workload (bit per enum context_key) */
+    struct result_set unknown; /* results whose workload is unknown: never matched */
 };
 
-/* ---- grouping ---- */
+static struct workload_group *new_group(struct groups *g, char *key, char *name)
+{
+    ALLOC_GROW(g->v, g->n, g->a);
+    struct workload_group *w = &g->v[g->n++];
+    w->key = key;
+    w->name = name;
+    w->sides = xcalloc(g->nsides, sizeof(*w->sides));
+    return w;
+}
+
+static void add_to(struct result_set *s, const struct side_result *r)
+{
+    ALLOC_GROW(s->v, s->n, s->a);
+    s->v[s->n++] = r;
+}
 
 static struct workload_group *find_group(struct groups *g, const struct side_result *r)
 {
@@ -64,46 +170,131 @@ static struct workload_group *find_group(struct groups *g, const struct side_res
             return &g->v[i];
         }
     }
-    ALLOC_GROW(g->v, g->n, g->a);
-    struct workload_group *w = &g->v[g->n++];
-    w->key = buf_detach(&key, NULL);
     struct buf name = BUF_INIT;
     result_workload_name(&name, r);
-    w->name = buf_detach(&name, NULL);
-    w->sides = xcalloc(g->nsides, sizeof(*w->sides));
-    return w;
+    return new_group(g, buf_detach(&key, NULL), buf_detach(&name, NULL));
 }
 
-static void add_value(struct side *s, int m, double v)
+/* A result that names neither its rw nor its direction (dd summaries printed without their
+ * command line) could be a read, a buffered or an O_DIRECT write: it matches nothing. */
+static int workload_unknown(const struct side_result *r)
 {
-    ALLOC_GROW(s->v[m], s->n[m], s->a[m]);
-    s->v[m][s->n[m]++] = v;
+    return !*r->rw && !*r->direction;
 }
 
-/* Failed jobs and the threads or clients of a job result (parts) are not compared. */
 static void add_result(struct groups *g, const struct side_result *r)
 {
     if (!result_usable(r))
         return;
-    struct side *s = &find_group(g, r)->sides[r->side];
-    s->runs++;
-    static const enum result_metric map[N_METRICS] = {RM_BW, RM_IOPS, RM_LAT_MEAN, RM_P99};
-    for (int m = 0; m < N_METRICS; m++)
-        if (!isnan(r->m[map[m]]))
-            add_value(s, m, r->m[map[m]]);
+    if (workload_unknown(r))
+        add_to(&g->unknown, r);
+    else
+        add_to(&find_group(g, r)->sides[r->side], r);
 }
 
 static void groups_release(struct groups *g)
 {
     for (size_t i = 0; i < g->n; i++) {
         for (size_t s = 0; s < g->nsides; s++)
-            for (int m = 0; m < N_METRICS; m++)
-                free(g->v[i].sides[s].v[m]);
+            free(g->v[i].sides[s].v);
         free(g->v[i].sides);
         free(g->v[i].key);
         free(g->v[i].name);
     }
     free(g->v);
+    free(g->unknown.v);
+}
+
+/* The context keys whose value differs between results of one side of w. */
+static unsigned varying_context(const struct workload_group *w, size_t nsides, const char *by)
+{
+    unsigned mask = 0;
+    struct buf first = BUF_INIT, other = BUF_INIT;
+    for (int k = 0; k < N_CONTEXT; k++) {
+        if (is_compared_key((enum context_key)k, by))
+            continue;
+        for (size_t s = 0; s < nsides && !(mask & (1u << k)); s++) {
+            const struct result_set *rs = &w->sides[s];
+            if (rs->n)
+                context_value(&first, rs->v[0], (enum context_key)k, by);
+            for (size_t i = 1; i < rs->n && !(mask & (1u << k)); i++) {
+                context_value(&other, rs->v[i], (enum context_key)k, by);
+                if (strcmp(first.data, other.data))
+                    mask |= 1u << k;
+            }
+        }
+    }
+    buf_release(&first);
+    buf_release(&other);
+    return mask;
+}
+
+/* " [OS RHEL 7, host vm]": the broken-out context of r, appended to its workload name. */
+static void context_label(struct buf *name, struct buf *key, const struct side_result *r,
+                          unsigned mask, const char *by)
+{
+    struct buf v = BUF_INIT;
+    const char *sep = " [";
+    for (int k = 0; k < N_CONTEXT; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        context_value(&v, r, (enum context_key)k, by);
+        buf_addf(name, "%s%s %s", sep, context_names[k], v.len ? v.data : "unknown");
+        buf_addf(key, "|%d=%s", k, v.data);
+        sep = ", ";
+    }
+    buf_adds(name, "]");
+    buf_release(&v);
+}
+
+/* Splits w into one group per combination of the context keys in mask. */
+static void break_out(struct groups *out, const struct workload_group *w, unsigned mask,
+                      const char *by)
+{
+    for (size_t s = 0; s < out->nsides; s++) {
+        for (size_t i = 0; i < w->sides[s].n; i++) {
+            const struct side_result *r = w->sides[s].v[i];
+            struct buf key = BUF_INIT, name = BUF_INIT;
+            buf_adds(&key, w->key);
+            buf_adds(&name, w->name);
+            context_label(&name, &key, r, mask, by);
+            struct workload_group *g = NULL;
+            for (size_t j = 0; j < out->n && !g; j++)
+                if (!strcmp(out->v[j].key, key.data))
+                    g = &out->v[j];
+            if (g) {
+                buf_release(&key);
+                buf_release(&name);
+            } else {
+                g = new_group(out, buf_detach(&key, NULL), buf_detach(&name, NULL));
+            }
+            add_to(&g->sides[s], r);
+        }
+    }
+}
+
+/* Replaces every group whose repeats disagree in their context by its broken-out groups. */
+static void split_contexts(struct groups *g, const char *by)
+{
+    struct groups out = {NULL, 0, 0, g->nsides, g->broken_out, g->unknown};
+    for (size_t i = 0; i < g->n; i++) {
+        struct workload_group *w = &g->v[i];
+        unsigned mask = varying_context(w, g->nsides, by);
+        if (!mask) {
+            ALLOC_GROW(out.v, out.n, out.a);
+            out.v[out.n++] = *w;
+            continue;
+        }
+        out.broken_out |= mask;
+        break_out(&out, w, mask, by);
+        for (size_t s = 0; s < g->nsides; s++)
+            free(w->sides[s].v);
+        free(w->sides);
+        free(w->key);
+        free(w->name);
+    }
+    free(g->v);
+    *g = out;
 }
 
 static int cmp_groups(const void *a, const void *b)
@@ -127,44 +318,112 @@ void compare_factor(const struct sample_stats *base, const struct sample_stats *
     out->value = higher_is_better ? ratio : 1 / ratio;
     out->lo = higher_is_better ? lo : 1 / hi;
     out->hi = higher_is_better ? hi : 1 / lo;
+    out->p = NAN;
     if (base->n < 2 || cand->n < 2) {
         out->verdict = VERDICT_SINGLE_RUN;
         return;
     }
-    /* Welch's test on the values and the interval of the ratio must agree: a difference that
-     * one of them cannot tell from none is not called significant */
-    struct welch w;
-    int welch_says = stats_welch(base, cand, &w) == 0 ? w.p < ALPHA : base->mean != cand->mean;
-    int interval_says = !(lo <= 1 && hi >= 1);
-    out->verdict = welch_says && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+    out->p = stats_ratio_p(base, cand);
+    out->verdict = compare_verdict(out, out->p);
+}
+
+/* The test on the log ratio (p, corrected for the report's other tests) and the interval of
+ * the ratio must agree: a difference that one of them cannot tell from none is not
+ * significant. Uncorrected they agree by construction; corrected, the test is the stricter. */
+enum verdict compare_verdict(const struct cell *factor, double p)
+{
+    int interval_says = !(factor->lo <= 1 && factor->hi >= 1);
+    return p < ALPHA && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+}
+
+int compare_equivalent(const struct cell *factor)
+{
+    return factor->verdict != VERDICT_SINGLE_RUN && factor->lo >= 1 / (1 + EQUIVALENCE_MARGIN) &&
+           factor->hi <= 1 + EQUIVALENCE_MARGIN;
+}
+
+/* "%.3g": three significant digits (1.42, 30.0, 178), never "1.0x slower". */
+static void add_sig3(struct buf *out, double v)
+{
+    int prec = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    buf_addf(out, "%.*f", prec, v);
 }
 
 static const char *factor_phrase(struct arena *a, const struct cell *c, const struct metric_def *m)
 {
     if (!isfinite(c->value) || c->value <= 0)
         return "n/a";
-    if (c->verdict == VERDICT_NOT_SIGNIFICANT)
-        return arena_printf(a, "no significant difference (%.2fx)", c->value);
     int better = c->value >= 1;
     double f = better ? c->value : 1 / c->value;
-    const char *what = better ? m->better : m->worse;
-    if (c->verdict == VERDICT_SINGLE_RUN)
-        return arena_printf(a, "%.1fx %s (single run)", f, what);
-    if (isfinite(c->lo) && isfinite(c->hi)) {
-        double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
-        return arena_printf(a, "%.1fx %s (95%% CI %.2f-%.2f)", f, what, lo, hi);
+    struct buf b = BUF_INIT;
+    if (compare_equivalent(c)) {
+        buf_addf(&b, "equivalent within ±%.0f %% (", EQUIVALENCE_MARGIN * 100);
+        add_sig3(&b, c->value);
+        buf_adds(&b, "x)");
+    } else if (c->verdict == VERDICT_NOT_SIGNIFICANT) {
+        buf_adds(&b, "no significant difference (");
+        add_sig3(&b, c->value);
+        buf_adds(&b, "x)");
+    } else if (f < 1.005) { /* rounds to 1.00: no direction to name */
+        buf_adds(&b, "no difference (1.00x)");
+    } else {
+        add_sig3(&b, f);
+        buf_addf(&b, "x %s", better ? m->better : m->worse);
     }
-    return arena_printf(a, "%.1fx %s", f, what);
+    if (c->verdict == VERDICT_SINGLE_RUN) {
+        buf_adds(&b, " (single run)");
+    } else if (c->verdict == VERDICT_SIGNIFICANT && isfinite(c->lo) && isfinite(c->hi)) {
+        double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
+        buf_adds(&b, " (95% CI ");
+        add_sig3(&b, lo);
+        buf_addc(&b, '-');
+        add_sig3(&b, hi);
+        buf_addc(&b, ')');
+    }
+    const char *s = arena_strdup(a, b.data);
+    buf_release(&b);
+    return s;
 }
 
 /* ---- the report ---- */
 
-static void value_cell(struct cell *c, const struct side *s, int m)
+/* Network throughput is shown in bit/s, as links are rated. */
+static int is_network(const struct workload_group *w, size_t nsides)
 {
-    if (!s->n[m])
-        return;
+    for (size_t s = 0; s < nsides; s++)
+        if (w->sides[s].n)
+            return !strcmp(w->sides[s].v[0]->tool, "iperf") ||
+                   !strcmp(w->sides[s].v[0]->tool, "iperf3");
+    return 0;
+}
+
+/* The values of metric m over the results of one side (repeats). */
+static size_t side_values(const struct result_set *rs, enum result_metric m, double scale,
+                          double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        if (!isnan(rs->v[i]->m[m]))
+            out[n++] = rs->v[i]->m[m] * scale;
+    return n;
+}
+
+static void describe(const struct result_set *rs, enum result_metric m, double scale,
+                     struct sample_stats *st)
+{
+    double *v = xmalloc((rs->n ? rs->n : 1) * sizeof(*v));
+    stats_describe(v, side_values(rs, m, scale, v), st);
+    free(v);
+}
+
+/* The mean ± sd (n) of a side, with IOPS beside the bandwidth. */
+static void value_cell(struct cell *c, const struct result_set *rs, const struct metric_def *m,
+                       double scale)
+{
     struct sample_stats st;
-    stats_describe(s->v[m], s->n[m], &st);
+    describe(rs, m->m, scale, &st);
+    if (!st.n)
+        return;
     cell_set_number(c, st.mean);
     c->sd = st.sd;
     c->n = (int)st.n;
@@ -172,47 +431,124 @@ static void value_cell(struct cell *c, const struct side *s, int m)
     c->max = st.max;
     c->lo = st.ci_lo;
     c->hi = st.ci_hi;
+    if (m->m == RM_BW && scale == 1) {
+        struct sample_stats iops;
+        describe(rs, RM_IOPS, 1, &iops);
+        c->alt = iops.mean;
+    }
+}
+
+/* Every factor cell of the report, so that the verdicts can be corrected together. */
+struct tests {
+    struct cell **v;
+    const struct metric_def **def;
+    size_t n, a;
+};
+
+static void add_test(struct tests *t, struct cell *c, const struct metric_def *m)
+{
+    if (t->n == t->a) {
+        t->a = t->a ? 2 * t->a : 64;
+        t->v = xrealloc(t->v, t->a * sizeof(*t->v));
+        t->def = xrealloc(t->def, t->a * sizeof(*t->def));
+    }
+    t->def[t->n] = m;
+    t->v[t->n++] = c;
+}
+
+static int has_metric(const struct workload_group *w, size_t nsides, enum result_metric m)
+{
+    double v;
+    for (size_t s = 0; s < nsides; s++)
+        for (size_t i = 0; i < w->sides[s].n; i++)
+            if (side_values(&(struct result_set){&w->sides[s].v[i], 1, 1}, m, 1, &v))
+                return 1;
+    return 0;
+}
+
+static void factor_cell(struct cell *f, const struct result_set *base,
+                        const struct result_set *cand, const struct metric_def *m,
+                        struct tests *tests)
+{
+    f->unit = UNIT_RATIO;
+    struct sample_stats a, b;
+    describe(base, m->m, 1, &a);
+    describe(cand, m->m, 1, &b);
+    if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0))
+        return;
+    compare_factor(&a, &b, m->higher_is_better, f);
+    add_test(tests, f, m);
 }
 
 static void add_comparison_rows(struct report *r, struct table *t, const struct workload_group *w,
-                                size_t nsides)
+                                size_t nsides, struct tests *tests)
 {
-    for (int m = 0; m < N_METRICS; m++) {
-        const struct side *base = &w->sides[0];
-        int any = 0;
-        for (size_t s = 0; s < nsides; s++)
-            any |= w->sides[s].n[m] > 0;
-        if (!any)
+    int network = is_network(w, nsides);
+    for (int i = 0; i < N_METRICS; i++) {
+        const struct metric_def *m = &metric_defs[i];
+        if (!has_metric(w, nsides, m->m) || (i == M_IOPS && has_metric(w, nsides, RM_BW)))
             continue;
         struct cell *row = table_add_row(r, t);
         cell_set_text(&row[0], arena_strdup(&r->arena, w->name));
-        cell_set_text(&row[1], metric_defs[m].label);
-        row[2].unit = metric_defs[m].unit;
-        value_cell(&row[2], base, m);
-        for (size_t s = 1; s < nsides; s++) {
-            struct cell *v = &row[1 + 2 * s], *f = &row[2 + 2 * s];
-            v->unit = metric_defs[m].unit;
-            value_cell(v, &w->sides[s], m);
-            f->unit = UNIT_RATIO;
-            if (!base->n[m] || !w->sides[s].n[m])
-                continue;
-            struct sample_stats a, b;
-            stats_describe(base->v[m], base->n[m], &a);
-            stats_describe(w->sides[s].v[m], w->sides[s].n[m], &b);
-            if (!(a.mean > 0 && b.mean > 0))
-                continue;
-            compare_factor(&a, &b, metric_defs[m].higher_is_better, f);
-            f->text = factor_phrase(&r->arena, f, &metric_defs[m]);
+        cell_set_text(&row[1], m->label);
+        for (size_t s = 0; s < nsides; s++) {
+            struct cell *v = &row[s ? 1 + 2 * s : 2];
+            /* bytes/s stored; a network's rate shown in bit/s (base unit of UNIT_BITS_S) */
+            v->unit = network && m->m == RM_BW ? UNIT_BITS_S : m->unit;
+            value_cell(v, &w->sides[s], m, v->unit == UNIT_BITS_S ? 8 : 1);
+            if (s)
+                factor_cell(&row[2 + 2 * s], &w->sides[0], &w->sides[s], m, tests);
         }
     }
 }
 
-static int complete(const struct workload_group *w, size_t nsides)
+/* Compared when the baseline and at least one candidate ran it: an N-way comparison keeps
+ * every pair that has data. */
+static int comparable(const struct workload_group *w, size_t nsides)
 {
-    for (size_t s = 0; s < nsides; s++)
-        if (!w->sides[s].runs)
-            return 0;
-    return 1;
+    size_t with = 0;
+    for (size_t s = 1; s < nsides; s++)
+        with += w->sides[s].n > 0;
+    return w->sides[0].n > 0 && with > 0;
+}
+
+/* Holm's step-down correction over every test of the report, then each verdict and phrase. */
+static void decide(struct report *r, struct tests *t)
+{
+    double *p = xmalloc((t->n ? t->n : 1) * sizeof(*p));
+    size_t m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i]->verdict != VERDICT_SINGLE_RUN)
+            p[m++] = t->v[i]->p;
+    stats_holm(p, m, p);
+    for (size_t i = 0, j = 0; i < t->n; i++) {
+        struct cell *c = t->v[i];
+        if (c->verdict != VERDICT_SINGLE_RUN)
+            c->verdict = compare_verdict(c, p[j++]);
+        c->text = factor_phrase(&r->arena, c, t->def[i]);
+    }
+    free(p);
+}
+
+static void comparison_prose(struct buf *prose, const struct groups *g)
+{
+    buf_adds(prose, "Each row is one workload the baseline and a candidate ran, matched on rw, "
+                    "block size, iodepth, numjobs, direct and sync settings. Values are means of "
+                    "the repeated runs (± standard deviation, n runs); the factor reads as "
+                    "candidate against baseline. Bandwidth rows show IOPS beside it: one "
+                    "measurement, one test.");
+    if (!g->broken_out)
+        return;
+    buf_adds(prose, " Results of one side that differ in their ");
+    const char *sep = "";
+    for (int k = 0; k < N_CONTEXT; k++) {
+        if (g->broken_out & (1u << k)) {
+            buf_addf(prose, "%s%s", sep, context_names[k]);
+            sep = ", ";
+        }
+    }
+    buf_adds(prose, " are not repeats of one another: those rows are broken out by it "
+                    "(in brackets) instead of being averaged.");
 }
 
 static void comparison_table(struct report *r, const struct compare_opts *o, const struct groups *g)
@@ -228,50 +564,60 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
             arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]), UNIT_RATIO};
     }
     struct buf prose = BUF_INIT;
-    buf_adds(&prose, "Each row is one workload both sides ran, matched on rw, block size, "
-                     "iodepth, numjobs, direct and sync settings. Values are means of the "
-                     "repeated runs (± standard deviation, n runs); the factor reads as "
-                     "candidate against baseline.");
+    comparison_prose(&prose, g);
     struct section *s = report_section(r, "Comparison", prose.data);
     buf_release(&prose);
     struct table *t = report_table(r, s, "comparison", cols, ncols);
     free(cols);
-    size_t rows = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        if (!complete(&g->v[i], o->nvalues))
-            continue;
-        add_comparison_rows(r, t, &g->v[i], o->nvalues);
-        rows++;
+    struct tests tests = {NULL, NULL, 0, 0};
+    for (size_t i = 0; i < g->n; i++)
+        if (comparable(&g->v[i], o->nvalues))
+            add_comparison_rows(r, t, &g->v[i], o->nvalues, &tests);
+    decide(r, &tests);
+    if (!t->nrows)
+        s->prose = "No workload was run on the baseline and a candidate: nothing to compare.";
+    free(tests.v);
+    free(tests.def);
+}
+
+static void unmatched_row(struct report *r, struct table **t, const char *name, const char *side,
+                          size_t runs)
+{
+    static const struct column cols[] = {
+        {"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE}, {"Runs", UNIT_NONE}};
+    if (!*t) {
+        struct section *s = report_section(
+            r, "Workloads not compared",
+            "These workloads have no results on the baseline, or on no candidate, or their "
+            "workload is unknown (a dd summary without its command line could be a read or a "
+            "write, buffered or direct): they match nothing and are not compared.");
+        *t = report_table(r, s, "unmatched", cols, 3);
     }
-    if (!rows)
-        s->prose = "No workload was run on every compared side: nothing to compare.";
+    struct cell *row = table_add_row(r, *t);
+    cell_set_text(&row[0], name);
+    cell_set_text(&row[1], side);
+    cell_set_number(&row[2], (double)runs);
 }
 
 static void unmatched_section(struct report *r, const struct compare_opts *o,
                               const struct groups *g)
 {
-    struct section *s = NULL;
     struct table *t = NULL;
-    static const struct column cols[] = {
-        {"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE}, {"Runs", UNIT_NONE}};
     for (size_t i = 0; i < g->n; i++) {
         const struct workload_group *w = &g->v[i];
-        if (complete(w, o->nvalues))
+        if (comparable(w, o->nvalues))
             continue;
-        if (!s) {
-            s = report_section(r, "Workloads not run on every side",
-                               "These workloads have results on some of the compared sides "
-                               "only, so they are not compared.");
-            t = report_table(r, s, "unmatched", cols, 3);
-        }
-        for (size_t side = 0; side < o->nvalues; side++) {
-            if (!w->sides[side].runs)
-                continue;
-            struct cell *row = table_add_row(r, t);
-            cell_set_text(&row[0], arena_strdup(&r->arena, w->name));
-            cell_set_text(&row[1], o->values[side]);
-            cell_set_number(&row[2], (double)w->sides[side].runs);
-        }
+        for (size_t side = 0; side < o->nvalues; side++)
+            if (w->sides[side].n)
+                unmatched_row(r, &t, arena_strdup(&r->arena, w->name), o->values[side],
+                              w->sides[side].n);
+    }
+    for (size_t i = 0; i < g->unknown.n; i++) {
+        const struct side_result *u = g->unknown.v[i];
+        unmatched_row(r, &t,
+                      arena_printf(&r->arena, "unknown %s workload (%s:%d)",
+                                   *u->tool ? u->tool : "", u->source, u->line ? u->line : 1),
+                      o->values[u->side], 1);
     }
 }
 
@@ -326,25 +672,36 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
 }
 
 static const char method_note[] =
-    "Repeated runs of a workload on one side are averaged; the spread is the sample standard "
-    "deviation. A factor above 1 means the candidate is better in that metric's own direction "
-    "(higher bandwidth and IOPS, lower latency). Its 95 % interval comes from the delta method "
-    "on the log ratio of the means, and a difference is called significant only when Welch's "
-    "t-test on the runs gives p < 0.05 and that interval excludes 1 (both must agree). With a "
-    "single run on either side no verdict is possible and the factor is marked *single run*. Failed jobs (fio error != 0) and client/server "
-    "aggregates are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
+    "One result is one job of one run: fio's per-thread entries (numjobs without "
+    "group_reporting) and the hosts of a client/server run are summed into their job's result "
+    "(bandwidth and IOPS added, latency means weighted by I/O count, percentiles from the merged "
+    "histograms) and never counted as repeats. Repeats are separate runs of one workload on one "
+    "side whose context agrees (host, OS, mount options other than the compared one, tool major "
+    "version, engine, size); results that differ in it are broken out, not averaged. Results "
+    "that do not say their workload (dd without its command line) match nothing. Repeats are "
+    "averaged; the spread is the sample standard deviation. A factor above 1 means the "
+    "candidate is better in that metric's own direction (higher bandwidth and IOPS, lower "
+    "latency). Its 95 % interval comes from the delta method on the log ratio of the means. "
+    "Bandwidth and IOPS of one workload are one test. Every test of the report is one family: "
+    "the p-values of the t-test on the log ratio (the same delta-method standard error and Welch-Satterthwaite degrees of freedom as the interval) are corrected with Holm's step-down method, and a difference is "
+    "called significant only when the corrected p < 0.05 and the interval excludes 1 (both must "
+    "agree). A factor whose whole interval lies within ±5 % is called equivalent. With a single "
+    "run on either side no verdict is possible and the factor is marked *single run*. For "
+    "fsync=1/fdatasync=1 jobs, fio's write latency is the write() call alone: the fsync latency "
+    "is compared in rows of its own; with sync=1 (O_SYNC) the write latency includes the sync. "
+    "Failed jobs (fio error != 0) are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
     "latency, runs under 5 s are short, repeats whose bandwidth varies by more than 25 % "
     "(coefficient of variation) disagree, buffered random I/O is probably cached, and storage "
     "faster than the network measured for its host was served by a cache.";
 
 /* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
-static int recommend(const struct compare_opts *o, const struct side_results *res, struct report *r,
-                     struct diag *d)
+static int recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                     struct report *r, struct diag *d)
 {
     if (!o->rules_path) {
         size_t len;
         const char *text = report_builtin_file("tiers.rules", &len);
-        return query_recommend(o, res, "built-in tiers.rules", text, r, d);
+        return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);
     }
     FILE *f = fopen(o->rules_path, "rb");
     if (!f)
@@ -355,7 +712,7 @@ static int recommend(const struct compare_opts *o, const struct side_results *re
     if (rc)
         rc = diag_error(d, "cannot read rules '%s'", o->rules_path);
     else
-        rc = query_recommend(o, res, o->rules_path, text.data, r, d);
+        rc = query_recommend(db, o, res, o->rules_path, text.data, r, d);
     buf_release(&text);
     return rc;
 }
@@ -363,11 +720,14 @@ static int recommend(const struct compare_opts *o, const struct side_results *re
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
     struct side_results res;
-    struct groups g = {NULL, 0, 0, o->nvalues};
+    struct groups g = {NULL, 0, 0, o->nvalues, 0, {NULL, 0, 0}};
     int rc = query_side_results(db, o, &res, d);
+    if (rc == 0)
+        rc = query_flag_suspects(db, o, &res, d);
     for (size_t i = 0; rc == 0 && i < res.n; i++)
         add_result(&g, &res.v[i]);
     if (rc == 0) {
+        split_contexts(&g, o->by);
         qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
         rc = context_facts(db, r, o, d);
     }
@@ -377,7 +737,7 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         rc = query_insights(db, o, &res, r, d);
     }
     if (rc == 0)
-        rc = recommend(o, &res, r, d);
+        rc = recommend(db, o, &res, r, d);
     if (rc == 0)
         report_section(r, "Method", method_note);
     groups_release(&g);

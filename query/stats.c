@@ -2,6 +2,9 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
+
+#include "../core/xalloc.h"
 
 /* Above this many degrees of freedom the continued fraction loses precision (about df * 1e-16
  * relative, from 1 - (a+b)x/(a+1) with x close to 1), so the tail comes from the normal one
@@ -235,23 +238,73 @@ int stats_welch(const struct sample_stats *a, const struct sample_stats *b, stru
     return 0;
 }
 
-int stats_ratio_ci(const struct sample_stats *a, const struct sample_stats *b, double *ratio,
-                   double *lo, double *hi)
+/* The ratio b/a of the means, the standard error of its logarithm (delta method) and the
+ * Welch-Satterthwaite degrees of freedom of that error; -1 when there is none. */
+static int log_ratio(const struct sample_stats *a, const struct sample_stats *b, double *ratio,
+                     double *se, double *df)
 {
     if (a->n < 2 || b->n < 2 || !(a->mean > 0) || !(b->mean > 0) || !isfinite(a->mean) ||
         !isfinite(b->mean) || !isfinite(a->sd) || !isfinite(b->sd))
         return -1;
-    double r = b->mean / a->mean;
     double cva = a->sd / a->mean, cvb = b->sd / b->mean;
     double ua = cva * cva / (double)a->n, ub = cvb * cvb / (double)b->n;
-    double se2 = ua + ub;
+    *ratio = b->mean / a->mean;
+    *se = sqrt(ua + ub);
+    *df = *se > 0 ? welch_df(ua, ub, a->n, b->n) : NAN;
+    return 0;
+}
+
+int stats_ratio_ci(const struct sample_stats *a, const struct sample_stats *b, double *ratio,
+                   double *lo, double *hi)
+{
+    double r, se, df;
+    if (log_ratio(a, b, &r, &se, &df))
+        return -1;
     *ratio = r;
-    if (se2 == 0) {
+    if (se == 0) {
         *lo = *hi = r;
         return 0;
     }
-    double half = stats_t_quantile(0.975, welch_df(ua, ub, a->n, b->n)) * sqrt(se2);
+    double half = stats_t_quantile(0.975, df) * se;
     *lo = r * exp(-half);
     *hi = r * exp(half);
     return 0;
+}
+
+double stats_ratio_p(const struct sample_stats *a, const struct sample_stats *b)
+{
+    double r, se, df;
+    if (log_ratio(a, b, &r, &se, &df))
+        return NAN;
+    if (se == 0)
+        return r == 1 ? 1 : 0;
+    return fmin(1, 2 * stats_t_sf(fabs(log(r)) / se, df));
+}
+
+struct ranked_p {
+    double p;
+    size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked_p *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void stats_holm(const double *in, size_t m, double *out)
+{
+    struct ranked_p *r = xmalloc((m ? m : 1) * sizeof(*r));
+    for (size_t i = 0; i < m; i++)
+        r[i] = (struct ranked_p){in[i], i};
+    qsort(r, m, sizeof(*r), cmp_ranked);
+    double running = 0;
+    for (size_t k = 0; k < m; k++) {
+        double adj = fmin(1, (double)(m - k) * r[k].p);
+        running = fmax(running, adj); /* step-down: never below an earlier (smaller) one */
+        out[r[k].i] = running;
+    }
+    free(r);
 }

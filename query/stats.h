@@ -50,4 +50,17 @@ int stats_welch(const struct sample_stats *a, const struct sample_stats *b, stru
 int stats_ratio_ci(const struct sample_stats *a, const struct sample_stats *b, double *ratio,
                    double *lo, double *hi);
 
+/* The two-sided p-value of "the ratio of means is 1" on the same log scale as
+ * stats_ratio_ci: t = |log(ratio)| / se with its Welch-Satterthwaite df, so p < 0.05 exactly
+ * when that 95 % interval excludes 1. Throughputs and latencies vary multiplicatively (a
+ * 3000x latency gap with a 20 % spread is certain; on the raw scale its large variance hides
+ * it). NAN when either side has n < 2 or a mean that is not > 0; with no spread on either
+ * side, 0 for different means and 1 for equal ones. */
+double stats_ratio_p(const struct sample_stats *a, const struct sample_stats *b);
+
+/* Holm's step-down adjustment of m p-values (in may equal out): sorted ascending, the i-th
+ * smallest (from 0) becomes max over j <= i of min(1, (m - j) p_(j)); compare with alpha.
+ * Controls the family-wise error rate at alpha for any dependence between the tests. */
+void stats_holm(const double *in, size_t m, double *out);
+
 #endif

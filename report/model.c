@@ -63,8 +63,14 @@ struct cell *table_add_row(struct report *r, struct table *t)
     }
     struct cell *row = &t->cells[t->nrows++ * t->ncols];
     for (size_t i = 0; i < t->ncols; i++)
-        row[i] = (struct cell){
-            .kind = CELL_EMPTY, .sd = NAN, .lo = NAN, .hi = NAN, .min = NAN, .max = NAN};
+        row[i] = (struct cell){.kind = CELL_EMPTY,
+                               .sd = NAN,
+                               .lo = NAN,
+                               .hi = NAN,
+                               .min = NAN,
+                               .max = NAN,
+                               .p = NAN,
+                               .alt = NAN};
     return row;
 }
 

@@ -20,6 +20,15 @@ static int numeric_column(const struct table *t, size_t c)
     return 0;
 }
 
+/* A column with a second view of its values (IOPS beside bandwidth) gets a column for it. */
+static int alt_column(const struct table *t, size_t c)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        if (isfinite(t->cells[r * t->ncols + c].alt))
+            return 1;
+    return 0;
+}
+
 static void sub_header(struct buf *out, const char *name, const char *suffix)
 {
     struct buf h = BUF_INIT;
@@ -42,6 +51,8 @@ static void header(struct buf *out, const struct table *t)
         int ratio = t->cols[c].unit == UNIT_RATIO;
         for (size_t i = 0; i < (ratio ? 4u : 6u); i++)
             sub_header(out, t->cols[c].name, ratio ? factor_cols[i] : value_cols[i]);
+        if (alt_column(t, c))
+            sub_header(out, t->cols[c].name, "iops");
     }
     buf_adds(out, ",unit\r\n");
 }
@@ -86,6 +97,10 @@ static void row(struct buf *out, const struct table *t, size_t r)
             buf_addc(out, ',');
             if (cell->kind == CELL_NUMBER)
                 number(out, stats[i]);
+        }
+        if (alt_column(t, c)) {
+            buf_addc(out, ',');
+            number(out, cell->alt);
         }
     }
     buf_addf(out, ",%s\r\n", unit_name(row_unit));

@@ -131,6 +131,11 @@ static void number_cell(struct buf *out, const struct cell *c, enum unit u)
     }
     if (u != UNIT_RATIO && c->n > 1)
         buf_addf(out, " <span class=\"n\">n=%d</span>", c->n);
+    if (isfinite(c->alt)) {
+        buf_adds(out, " <span class=\"alt\">");
+        human(out, c->alt, UNIT_IOPS);
+        buf_adds(out, " IOPS</span>");
+    }
     buf_adds(out, "</td>");
 }
 

@@ -41,6 +41,11 @@ static void md_cell(struct buf *out, const struct cell *c, enum unit u)
         }
         if (c->n > 1)
             buf_addf(out, " (n=%d)", c->n);
+        if (isfinite(c->alt)) {
+            buf_reset(&tmp);
+            unit_format(&tmp, c->alt, UNIT_IOPS);
+            buf_addf(out, "; %s IOPS", tmp.data);
+        }
         break;
     }
     buf_release(&tmp);

@@ -21,7 +21,7 @@
 #include "../core/xalloc.h"
 #include "chart.h"
 
-enum { N_UNITS = UNIT_PERCENT + 1 };
+enum { N_UNITS = UNIT_BITS_S + 1 };
 
 static const struct sheet_unit {
     double div;         /* base units per spreadsheet unit */
@@ -35,6 +35,7 @@ static const struct sheet_unit {
     [UNIT_NS] = {1000, "#,##0.00 \"\xc2\xb5s\"", "\xc2\xb5s"},
     [UNIT_RATIO] = {1, "0.00\"x\"", "x"},
     [UNIT_PERCENT] = {1, "0.0\"%\"", "%"},
+    [UNIT_BITS_S] = {1e9, "#,##0.00 \"Gbit/s\"", "Gbit/s"},
 };
 
 /* Files carry this creation date when the report states no time (SOURCE_DATE_EPOCH unset), so
@@ -52,7 +53,8 @@ struct xlsx {
 
 /* How one column of the model spreads over the sheet: a value with its spread, a factor with
  * its interval and verdict, or a plain column. */
-enum col_kind { COL_PLAIN, COL_VALUE, COL_FACTOR };
+/* COL_VALUE_ALT: values with a second view beside them (IOPS beside bandwidth) */
+enum col_kind { COL_PLAIN, COL_VALUE, COL_VALUE_ALT, COL_FACTOR };
 
 struct sheet_table {
     const struct table *t;
@@ -134,15 +136,21 @@ static enum col_kind column_kind(const struct table *t, size_t c)
 {
     if (t->cols[c].unit == UNIT_RATIO)
         return COL_FACTOR;
-    for (size_t r = 0; r < t->nrows; r++)
-        if (t->cells[r * t->ncols + c].kind == CELL_NUMBER && t->cells[r * t->ncols + c].n > 0)
-            return COL_VALUE;
-    return COL_PLAIN;
+    enum col_kind kind = COL_PLAIN;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct cell *v = &t->cells[r * t->ncols + c];
+        if (v->kind == CELL_NUMBER && isfinite(v->alt))
+            return COL_VALUE_ALT;
+        if (v->kind == CELL_NUMBER && v->n > 0)
+            kind = COL_VALUE;
+    }
+    return kind;
 }
 
 static void layout(struct sheet_table *st, const struct table *t)
 {
-    static const lxw_col_t span[] = {[COL_PLAIN] = 1, [COL_VALUE] = 3, [COL_FACTOR] = 4};
+    static const lxw_col_t span[] = {
+        [COL_PLAIN] = 1, [COL_VALUE] = 3, [COL_VALUE_ALT] = 4, [COL_FACTOR] = 4};
     st->t = t;
     st->kind = xcalloc(t->ncols, sizeof(*st->kind));
     st->first = xcalloc(t->ncols, sizeof(*st->first));
@@ -166,7 +174,7 @@ static void layout_release(struct sheet_table *st)
 
 static void header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st)
 {
-    static const char *const value_sub[] = {"sd", "n"};
+    static const char *const value_sub[] = {"sd", "n", "IOPS"};
     static const char *const factor_sub[] = {"95% CI low", "95% CI high", "verdict"};
     struct buf h = BUF_INIT;
     for (size_t c = 0; c < st->t->ncols; c++) {
@@ -174,10 +182,11 @@ static void header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct shee
         lxw_col_t col = st->first[c];
         put_text(x, ws, row, col, name, x->header);
         fit(st, col, text_width(name) + 2); /* the autofilter button */
-        size_t nsub = st->kind[c] == COL_VALUE ? 2 : st->kind[c] == COL_FACTOR ? 3 : 0;
-        for (size_t i = 0; i < nsub; i++) {
+        static const size_t nsubs[] = {
+            [COL_PLAIN] = 0, [COL_VALUE] = 2, [COL_VALUE_ALT] = 3, [COL_FACTOR] = 3};
+        for (size_t i = 0; i < nsubs[st->kind[c]]; i++) {
             buf_reset(&h);
-            buf_addf(&h, "%s %s", name, st->kind[c] == COL_VALUE ? value_sub[i] : factor_sub[i]);
+            buf_addf(&h, "%s %s", name, st->kind[c] == COL_FACTOR ? factor_sub[i] : value_sub[i]);
             put_text(x, ws, row, col + 1 + (lxw_col_t)i, h.data, x->header);
             fit(st, col + 1 + (lxw_col_t)i, text_width(h.data) + 2);
         }
@@ -208,11 +217,13 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
     } else if (v->kind == CELL_NUMBER) {
         number(x, ws, row, col, st, v->value, u);
     }
-    if (st->kind[c] == COL_VALUE && v->kind == CELL_NUMBER) {
+    if ((st->kind[c] == COL_VALUE || st->kind[c] == COL_VALUE_ALT) && v->kind == CELL_NUMBER) {
         if (v->n > 1)
             number(x, ws, row, col + 1, st, v->sd, u);
         if (v->n > 0)
             put_number(x, ws, row, col + 2, v->n, x->count);
+        if (isfinite(v->alt))
+            number(x, ws, row, col + 3, st, v->alt, UNIT_IOPS);
     } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
         put_number(x, ws, row, col + 1, v->lo, x->interval);
         put_number(x, ws, row, col + 2, v->hi, x->interval);

@@ -19,6 +19,7 @@ enum unit {
     UNIT_NS,      /* nanoseconds */
     UNIT_RATIO,   /* a factor, candidate vs baseline */
     UNIT_PERCENT,
+    UNIT_BITS_S, /* bits per second: network links, as they are rated (decimal prefixes) */
 };
 
 enum cell_kind { CELL_EMPTY, CELL_TEXT, CELL_NUMBER };
@@ -35,6 +36,8 @@ struct cell {
     double lo, hi;        /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
     enum unit unit;       /* UNIT_NONE: the column's unit */
     double min, max;      /* range of averaged runs; NAN when unknown */
+    double p;             /* a factor's test p-value (Welch), before correction; NAN */
+    double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
 };
 
 struct column {

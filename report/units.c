@@ -46,6 +46,12 @@ double unit_scale(double v, enum unit u, const char **name)
     case UNIT_PERCENT:
         *name = "%";
         return 1;
+    case UNIT_BITS_S: {
+        static const char *const bits[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s"};
+        i = step(v, dec, 4);
+        *name = bits[i];
+        return dec[i];
+    }
     case UNIT_NONE:
         break;
     }
@@ -64,6 +70,7 @@ void unit_format(struct buf *out, double v, enum unit u)
     switch (u) {
     case UNIT_BYTES_S:
     case UNIT_BYTES:
+    case UNIT_BITS_S:
     case UNIT_NS: {
         /* three significant digits, as engineers write them: 70.2, 1205, 0.512 */
         int prec = fabs(x) >= 100 ? 0 : fabs(x) >= 10 ? 1 : 2;
@@ -102,6 +109,8 @@ const char *unit_name(enum unit u)
         return "x";
     case UNIT_PERCENT:
         return "%";
+    case UNIT_BITS_S:
+        return "bits/s";
     case UNIT_NONE:
         break;
     }
