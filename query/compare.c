@@ -239,6 +239,8 @@ static void context_label(struct buf *name, struct buf *key, const struct side_r
         if (!(mask & (1u << k)))
             continue;
         context_value(&v, r, (enum context_key)k, by);
+        if (k == CX_LABEL && r->os && !strcmp(v.data, r->os))
+            continue; /* a note's "RHEL 7" heading is its label and its OS: named once */
         buf_addf(name, "%s%s %s", sep, context_names[k], v.len ? v.data : "unknown");
         buf_addf(key, "|%d=%s", k, v.data);
         sep = ", ";
@@ -392,8 +394,7 @@ static int is_network(const struct workload_group *w, size_t nsides)
 {
     for (size_t s = 0; s < nsides; s++)
         if (w->sides[s].n)
-            return !strcmp(w->sides[s].v[0]->tool, "iperf") ||
-                   !strcmp(w->sides[s].v[0]->tool, "iperf3");
+            return result_is_network(w->sides[s].v[0]);
     return 0;
 }
 

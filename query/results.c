@@ -92,7 +92,8 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              "run.tool_version, r.ioengine, m.options, m.fstype, "
              "(SELECT value FROM tag WHERE result_id = r.id AND key = 'os'), "
              "(SELECT value FROM tag WHERE result_id = r.id AND key = 'label'), "
-             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0)",
+             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), "
+             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol')",
              kx);
     if (param)
         add_bind(b, param);
@@ -224,8 +225,9 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
         *strs[i] = text(a, st, 22 + i);
     r->size = sqlite3_column_int64(st, 28);
     r->started_at = sqlite3_column_int64(st, 29);
+    r->protocol = text(a, st, 30);
     for (int i = 0; i < RM_COUNT; i++) {
-        int col = 30 + i;
+        int col = 31 + i;
         r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }
@@ -281,6 +283,15 @@ static int is_write(const struct side_result *r)
 int result_is_sync(const struct side_result *r)
 {
     return is_write(r) && (r->sync > 0 || r->fsync > 0 || r->fdatasync > 0);
+}
+
+int result_engine_is_sync(const struct side_result *r)
+{
+    static const char *const engines[] = {"sync", "psync", "vsync", "pvsync", "pvsync2"};
+    for (size_t i = 0; r->ioengine && i < sizeof(engines) / sizeof(engines[0]); i++)
+        if (!strcmp(r->ioengine, engines[i]))
+            return 1;
+    return 0;
 }
 
 int result_is_network_fs(const struct side_result *r)
@@ -350,22 +361,51 @@ static int is_mixed(const char *rw)
     return !strcmp(rw, "randrw") || !strcmp(rw, "rw") || !strcmp(rw, "readwrite");
 }
 
+int result_is_network(const struct side_result *r)
+{
+    return !strcmp(r->tool, "iperf") || !strcmp(r->tool, "iperf3");
+}
+
+/* "iperf3 TCP, 4 streams (send)": what a network engineer calls the test. */
+static void network_name(struct buf *out, const struct side_result *r)
+{
+    buf_adds(out, r->tool);
+    if (r->protocol) {
+        buf_addc(out, ' ');
+        for (const char *p = r->protocol; *p; p++)
+            buf_addc(out, *p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+    }
+    if (r->numjobs > 0)
+        buf_addf(out, ", %" PRId64 " stream%s", r->numjobs, r->numjobs == 1 ? "" : "s");
+    if (*r->direction)
+        buf_addf(out, " (%s)", r->direction);
+}
+
 void result_workload_name(struct buf *out, const struct side_result *r)
 {
+    if (result_is_network(r)) {
+        network_name(out, r);
+        return;
+    }
     const char *label = rw_label(r->rw);
+    /* a typed note may give the mix ("70% read / 30% write") without fio's rw= */
+    int mixed = (label && is_mixed(r->rw)) || (!*r->rw && r->rwmixread >= 0);
     if (label)
         buf_adds(out, label);
     else if (*r->rw)
         buf_adds(out, r->rw);
+    else if (mixed)
+        buf_adds(out, "Mixed");
     else
         buf_addf(out, "%s %s", *r->tool ? r->tool : "unknown", r->direction);
-    if (label && is_mixed(r->rw) && r->rwmixread >= 0 && r->rwmixread <= 100)
+    if (mixed && r->rwmixread >= 0 && r->rwmixread <= 100)
         buf_addf(out, " %" PRId64 "/%" PRId64, r->rwmixread, 100 - r->rwmixread);
     if (r->bs > 0) {
         buf_addc(out, ' ');
         size_label(out, r->bs);
     }
-    if (r->iodepth > 1)
+    /* synchronous engines run one I/O per job whatever iodepth says: no "QD16" for them */
+    if (r->iodepth > 1 && !result_engine_is_sync(r))
         buf_addf(out, " QD%" PRId64, r->iodepth);
     if (r->numjobs > 1)
         buf_addf(out, " x%" PRId64 " jobs", r->numjobs);
@@ -373,7 +413,7 @@ void result_workload_name(struct buf *out, const struct side_result *r)
         buf_adds(out, " sync");
     if (r->direct == 0)
         buf_adds(out, " buffered");
-    if (label && is_mixed(r->rw) && *r->direction)
+    if (mixed && *r->direction)
         buf_addf(out, " (%s)", r->direction);
 }
 
@@ -382,6 +422,6 @@ void result_workload_key(struct buf *out, const struct side_result *r)
     buf_addf(out,
              "%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64
              "|%s|%s|%" PRId64,
-             r->rw, r->bs, r->iodepth, r->numjobs, r->direct, r->sync, r->fsync, r->fdatasync,
-             r->direction, r->tool, r->rwmixread);
+             r->rw, r->bs, result_engine_is_sync(r) && r->iodepth > 1 ? 1 : r->iodepth, r->numjobs,
+             r->direct, r->sync, r->fsync, r->fdatasync, r->direction, r->tool, r->rwmixread);
 }

@@ -37,6 +37,7 @@ struct side_result {
     const char *source, *host, *job, *rw, *direction, *tool, *error_msg;
     /* context: what must agree for two results to be repeats of one another */
     const char *tool_version, *ioengine, *mount, *fstype, *os, *label; /* NULL unknown */
+    const char *protocol; /* network tests: tcp or udp; NULL unknown */
     int line;
     int64_t bs, iodepth, numjobs, direct, sync, fsync, fdatasync, rwmixread; /* -1 unknown */
     int64_t size;                                                            /* bytes, -1 unknown */
@@ -67,6 +68,11 @@ void side_results_release(struct side_results *res);
 /* A sync-write test: a write (or the write half of a mix) with fsync/fdatasync or O_SYNC.
  * Reads are never sync writes, whatever sync= says. */
 int result_is_sync(const struct side_result *r);
+/* An iperf/iperf3 network test. */
+int result_is_network(const struct side_result *r);
+/* fio's synchronous engines (sync, psync, vsync, pvsync, pvsync2): one I/O in flight per job,
+ * whatever iodepth says. */
+int result_engine_is_sync(const struct side_result *r);
 /* The result is on a network filesystem (nfs, nfs4, cifs, smb3, ceph, glusterfs, fuse.*). */
 int result_is_network_fs(const struct side_result *r);
 /* The result can be compared: not failed, not a part of another result. */
