@@ -152,10 +152,59 @@ static void test_degenerate(void)
     NUM_REL(s.sd, 1.0, 1e-9, "sd on a large offset");
 }
 
+/* The test on the log ratio. Expected p from scipy, written out from the formula:
+ *   se2 = var(a)/(n_a mean_a^2) + var(b)/(n_b mean_b^2); df by Welch-Satterthwaite;
+ *   p = 2 * scipy.stats.t.sf(abs(log(mean_b / mean_a)) / sqrt(se2), df)
+ * for a = 100, 110, 95 and b = 130, 128, 140: 0.010173235236383603 (df 3.4188). */
+static void test_ratio_p(void)
+{
+    const double a[] = {100, 110, 95}, b[] = {130, 128, 140};
+    struct sample_stats sa, sb;
+    stats_describe(a, 3, &sa);
+    stats_describe(b, 3, &sb);
+    NUM_REL(stats_ratio_p(&sa, &sb), 0.010173235236383603, REL, "log-ratio p against scipy");
+    NUM_REL(stats_ratio_p(&sb, &sa), 0.010173235236383603, REL, "symmetric in its sides");
+    /* p < 0.05 exactly when the 95 % interval excludes 1: scale b towards a and check both */
+    for (double f = 0.70; f <= 1.001; f += 0.01) {
+        double c[3] = {b[0] * f, b[1] * f, b[2] * f}, r, lo, hi;
+        struct sample_stats sc;
+        stats_describe(c, 3, &sc);
+        stats_ratio_ci(&sa, &sc, &r, &lo, &hi);
+        char msg[64];
+        snprintf(msg, sizeof(msg), "p and interval agree at scale %.2f", f);
+        OK((stats_ratio_p(&sa, &sc) < 0.05) == (lo > 1 || hi < 1), msg);
+    }
+    const double k[] = {3, 3, 3}, k2[] = {4, 4, 4};
+    struct sample_stats s3, s4;
+    stats_describe(k, 3, &s3);
+    stats_describe(k2, 3, &s4);
+    OK(stats_ratio_p(&s3, &s4) == 0 && stats_ratio_p(&s3, &s3) == 1, "no spread: 0 or 1");
+    struct sample_stats one;
+    stats_describe(a, 1, &one);
+    OK(isnan(stats_ratio_p(&one, &sb)), "single run: NAN");
+}
+
+/* Holm by hand: p = .01 .04 .03 .005 (m = 4); sorted .005 .01 .03 .04 times 4 3 2 1 gives
+ * .02 .03 .06 .04, made monotone: .02 .03 .06 .06; back in the input order. */
+static void test_holm(void)
+{
+    double p[] = {0.01, 0.04, 0.03, 0.005};
+    const double want[] = {0.03, 0.06, 0.06, 0.02};
+    stats_holm(p, 4, p);
+    for (size_t i = 0; i < 4; i++)
+        NUM_REL(p[i], want[i], 1e-12, "holm adjusted p");
+    double big[] = {0.5, 0.6};
+    stats_holm(big, 2, big);
+    OK(big[0] == 1 && big[1] == 1, "adjusted p capped at 1");
+    stats_holm(NULL, 0, NULL);
+}
+
 int main(void)
 {
     test_t_distribution();
     test_pairs();
     test_degenerate();
+    test_ratio_p();
+    test_holm();
     return TEST_DONE();
 }
