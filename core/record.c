@@ -51,6 +51,35 @@ void record_tag(struct arena *a, struct bench_record *r, const char *key, const 
     r->tags[r->n_tags++] = (struct kv){arena_strdup(a, key), arena_strdup(a, value)};
 }
 
+const char *record_tag_get(const struct bench_record *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_tags; i++)
+        if (!strcmp(r->tags[i].key, key))
+            return r->tags[i].value;
+    return NULL;
+}
+
+/* A copy of n elements of size bytes from a (NULL when there are none), *cap set to n. */
+static void *array_copy(struct arena *a, const void *p, size_t n, size_t size, size_t *cap)
+{
+    *cap = n;
+    if (!n)
+        return NULL;
+    void *q = arena_alloc(a, n * size);
+    memcpy(q, p, n * size);
+    return q;
+}
+
+struct bench_record *record_copy(struct arena *a, const struct bench_record *r)
+{
+    struct bench_record *c = arena_alloc(a, sizeof(*c));
+    *c = *r;
+    c->metrics = array_copy(a, r->metrics, r->n_metrics, sizeof(*r->metrics), &c->a_metrics);
+    c->tags = array_copy(a, r->tags, r->n_tags, sizeof(*r->tags), &c->a_tags);
+    c->bins = array_copy(a, r->bins, r->n_bins, sizeof(*r->bins), &c->a_bins);
+    return c;
+}
+
 void record_bin(struct arena *a, struct bench_record *r, double value_ns, double count)
 {
     r->bins = arena_grow(a, r->bins, r->n_bins, &r->a_bins, sizeof(*r->bins));

@@ -33,7 +33,7 @@ struct series_point {
 };
 
 /* Stored with every imported file; bump when an importer changes what it derives. */
-#define BENCHDB_IMPORTER_VERSION "1"
+#define BENCHDB_IMPORTER_VERSION "2"
 
 #define WL_UNKNOWN (-1)
 
@@ -69,6 +69,11 @@ struct bench_record {
     const char *series_metric; /* e.g. "bw_bytes_s", "clat_ns" */
     struct series_point *series;
     size_t n_series, a_series;
+    /* Not stored: what tells the entries of one fio job (its threads without group_reporting,
+     * its clients) from the repeats of another run (ingest/jobs.c merges them): the run of a
+     * file holding several (numbered by the importer, 0 when one) and fio's groupid. */
+    unsigned run_no;
+    int64_t groupid;
 };
 
 /* A record allocated from the arena with every workload field unknown. */
@@ -82,6 +87,11 @@ const double *record_get(const struct bench_record *r, const char *name);
  * "lat_p50_ns"; allocated from a. */
 const char *record_percentile_name(struct arena *a, const char *kind, double pct);
 void record_tag(struct arena *a, struct bench_record *r, const char *key, const char *value);
+/* The tag's value, or NULL when absent. */
+const char *record_tag_get(const struct bench_record *r, const char *key);
+/* A copy from a whose metrics, tags and bins can be changed without touching r (strings and
+ * the series are shared). */
+struct bench_record *record_copy(struct arena *a, const struct bench_record *r);
 void record_bin(struct arena *a, struct bench_record *r, double value_ns, double count);
 void record_point(struct arena *a, struct bench_record *r, double t_ms, double value);
 

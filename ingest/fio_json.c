@@ -130,13 +130,20 @@ static int64_t option_seconds(const struct fio_doc *doc, const cJSON *job, const
     return (int64_t)llround(x * mult);
 }
 
+/* Strings in records are arena copies: the records outlive the cJSON tree (ingest/jobs.c
+ * holds them until the whole file is read). */
+static const char *copy(const struct fio_doc *doc, const char *s)
+{
+    return s ? arena_strdup(doc->a, s) : NULL;
+}
+
 static void read_workload(const struct fio_doc *doc, const cJSON *job, struct workload *wl)
 {
     const char *rw = option(doc, job, "rw");
     if (!rw)
         rw = option(doc, job, "readwrite");
-    wl->rw = rw;
-    wl->ioengine = option(doc, job, "ioengine");
+    wl->rw = copy(doc, rw);
+    wl->ioengine = copy(doc, option(doc, job, "ioengine"));
     wl->bs_bytes = option_size(doc, job, "bs");
     if (wl->bs_bytes == WL_UNKNOWN)
         wl->bs_bytes = option_size(doc, job, "blocksize");
@@ -329,24 +336,26 @@ static void put_sync(struct fio_doc *doc, struct bench_record *r, const cJSON *j
     put_percentiles(doc, r, lat, "sync_lat", 1);
 }
 
-static const char *string(const cJSON *obj, const char *key)
+static const char *string(const struct fio_doc *doc, const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return cJSON_IsString(v) ? copy(doc, v->valuestring) : NULL;
 }
 
 static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, const char *dir)
 {
     struct bench_record *r = record_new(doc->a, "fio");
     r->tool_version = doc->version;
-    r->job = string(job, "jobname");
-    r->host = string(job, "hostname");
+    r->job = string(doc, job, "jobname");
+    r->host = string(doc, job, "hostname");
     r->direction = dir;
     r->started_at = doc->timestamp;
     r->line_first = doc->line_first;
     r->line_last = doc->line_last;
     read_workload(doc, job, &r->wl);
-    double err;
+    double err, group;
+    if (number(job, "groupid", &group) && fabs(group) < 1e9)
+        r->groupid = (int64_t)group;
     if (number(job, "error", &err) && err != 0) {
         r->error = (int)fmin(fmax(err, -1e9), 1e9);
         r->error_msg = arena_printf(doc->a, "fio reported error %d for job '%s'", r->error,
@@ -357,7 +366,7 @@ static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, co
         r->host = NULL;
         record_tag(doc->a, r, "aggregate", "all-clients");
     }
-    const char *desc = string(job, "desc");
+    const char *desc = string(doc, job, "desc");
     if (desc && *desc)
         record_tag(doc->a, r, "description", desc);
     return r;
@@ -411,7 +420,7 @@ static int version_number(const char *v)
 static int emit_doc(struct fio_doc *doc, struct record_sink *out)
 {
     const cJSON *root = doc->root;
-    doc->version = string(root, "fio version");
+    doc->version = string(doc, root, "fio version");
     doc->global = cJSON_GetObjectItemCaseSensitive(root, "global options");
     if (cJSON_IsArray(doc->global)) /* fio 3.39+ client mode: one object per server */
         doc->global = cJSON_GetArrayItem(doc->global, 0);
@@ -467,7 +476,8 @@ static int only_space_after(const struct source *src, size_t at)
     return 1;
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+static int parse_records(const struct source *src, struct arena *a, struct record_sink *out,
+                         struct diag *d)
 {
     size_t start = next_doc_start(src, 0);
     if (start == src->len) {
@@ -510,6 +520,11 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     }
     cJSON_Delete(final);
     return rc;
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+{
+    return jobs_parse(parse_records, src, a, out, d);
 }
 
 /* Offset of the first byte that is not a BOM or white space. */

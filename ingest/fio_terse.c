@@ -543,6 +543,7 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
         r->error_msg = err ? error_msg_for(t, err) : NULL;
         r->line_first = r->line_last = t->lineno;
         record_tag(t->a, r, "groupid", arena_printf(t->a, "%lld", (long long)group));
+        r->groupid = group;
         if (jh)
             apply_header(jh, r, mixed ? -1 : (int)k);
         recs[n++] = r;
@@ -612,7 +613,8 @@ static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg
     }
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+static int parse_records(const struct source *src, struct arena *a, struct record_sink *out,
+                         struct diag *d)
 {
     struct terse t = {0};
     t.src = src;
@@ -671,6 +673,11 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
                        (long long)t.failed_err, msg ? ": " : "", msg ? msg : "");
     }
     return 0;
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+{
+    return jobs_parse(parse_records, src, a, out, d);
 }
 
 /* 95 for a well-formed terse line (the first line starting with a number and ';'), 40 for a

@@ -881,6 +881,8 @@ static void fill(struct parser *p, const struct job *j, struct bench_record *r, 
     r->error_msg = j->error_msg;
     r->line_first = j->line_first;
     r->line_last = j->line_last;
+    r->run_no = j->run;
+    r->groupid = j->group;
     r->wl.numjobs = j->jobs > 1 ? j->jobs : clones(p, j);
     if (o) {
         r->wl.rw = o->rw;
@@ -957,7 +959,8 @@ static int parse_lines(struct parser *p)
     return 0;
 }
 
-static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+static int parse_records(const struct source *src, struct arena *a, struct record_sink *out,
+                         struct diag *d)
 {
     struct parser p;
     memset(&p, 0, sizeof(p));
@@ -982,6 +985,11 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
         if (emit_job(&p, &p.jobs[i], out))
             return -1;
     return 0;
+}
+
+static int parse(const struct source *src, struct arena *a, struct record_sink *out, struct diag *d)
+{
+    return jobs_parse(parse_records, src, a, out, d);
 }
 
 /* Up to 511 bytes of a line as a C string (the content may hold NULs). */

@@ -24,6 +24,17 @@ struct importer {
                  struct diag *d);
 };
 
+typedef int (*importer_parse_fn)(const struct source *src, struct arena *a, struct record_sink *out,
+                                 struct diag *d);
+
+/* Runs parse and emits one result per fio job per run (ingest/jobs.c): the entries fio prints
+ * per thread (numjobs without group_reporting) or per server (--client) of one job become one
+ * job result plus the entries themselves, tagged `part` (`thread K`, `client HOST`). The fio
+ * importers' parse goes through it, so every caller (import, dry run, reparse, notes) sees the
+ * same records. */
+int jobs_parse(importer_parse_fn parse, const struct source *src, struct arena *a,
+               struct record_sink *out, struct diag *d);
+
 /* An input read piece by piece (a file too large to hold whole). */
 struct stream {
     const char *path; /* for messages */
