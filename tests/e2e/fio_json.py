@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """fio JSON end to end: import -> export -> report, checked against an independent reading of
-the raw fio JSON (python's json module) and scipy's Welch test. Fixtures were written by real
-fio 3.33 runs (tests/fixtures/fio_json/gen.sh, examples/gen.sh)."""
-import csv, io, json, os, re, sys, tempfile
+the raw fio JSON (python's json module) and the verdicts of tests/tools/stats_ref.py (the
+log-ratio t-test with Holm's correction, scipy). Fixtures were written by real fio 3.33 runs
+(tests/fixtures/fio_json/gen.sh, examples/gen.sh)."""
+import csv, io, json, os, re, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -71,57 +72,105 @@ def test_examples_and_report():
         for f in files["disk"] + files["tmpfs"]:
             check_file(db, f, recs)
         t.ok(all(r["storage_class"] in ("disk", "tmpfs") for r in recs), "storage classes kept")
-        # the report's factors and verdicts, recomputed from the raw files
+        # every comparison row of the report, recomputed from the raw files: a row per workload
+        # and metric both sides have; IOPS beside the bandwidth (one test, no IOPS row); fsync
+        # rows from job["sync"]["lat_ns"] of the fsync=1 jobs; the verdicts from the t-test on
+        # the log ratio with Holm's correction over every test of the report
         rc, out, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "csv")
         t.eq(rc, 0, "report csv " + err)
         rows = list(csv.DictReader(io.StringIO(out)))
-        by_name = {}
+        head = next(csv.reader(io.StringIO(out)))
+        # (label, higher is better, better, worse, the value of one job (None: not measured))
+        metrics = [
+            ("Bandwidth", True, "faster", "slower", lambda job, x: x["bw_bytes"]),
+            ("Mean latency", False, "lower latency", "higher latency",
+             lambda job, x: x["clat_ns"]["mean"]),
+            ("p99 latency", False, "lower p99 latency", "higher p99 latency",
+             lambda job, x: x["clat_ns"]["percentile"]["99.000000"]),
+            ("fsync latency", False, "lower fsync latency", "higher fsync latency",
+             lambda job, x: job["sync"]["lat_ns"]["mean"] if fsyncs(job) else None),
+            ("fsync p99 latency", False, "lower fsync p99 latency", "higher fsync p99 latency",
+             lambda job, x: job["sync"]["lat_ns"]["percentile"]["99.000000"]
+             if fsyncs(job) else None),
+        ]
+
+        def fsyncs(job):
+            o = job["job options"]
+            return (o.get("fsync", "0") != "0" or o.get("fdatasync", "0") != "0") and \
+                job.get("sync", {}).get("total_ios", 0) > 0
+
+        by_name, iops = {}, {}
         for cls in ("disk", "tmpfs"):
             for f in files[cls]:
                 job = last_doc(f)["jobs"][0]
                 name = os.path.basename(f).rsplit("-", 1)[0]
                 d = "read" if job["job options"]["rw"] in ("read", "randread") else "write"
                 x = job[d]
-                by_name.setdefault(name, {}).setdefault(cls, []).append(
-                    {"Bandwidth": x["bw_bytes"], "IOPS": x["iops"],
-                     "Mean latency": x["clat_ns"]["mean"],
-                     "p99 latency": x["clat_ns"]["percentile"]["99.000000"]})
+                iops.setdefault(name, {}).setdefault(cls, []).append(x["iops"])
+                for label, _, _, _, value in metrics:
+                    v = value(job, x)
+                    if v is not None:
+                        by_name.setdefault((name, label), {}).setdefault(cls, []).append(v)
+        want = {k: (s["disk"], s["tmpfs"]) for k, s in by_name.items()
+                if "disk" in s and "tmpfs" in s}
+        verdicts = stats_ref.family(want)  # one family: every test of the report
         labels = {"seqwrite": "Sequential Write 1M buffered", "seqread": "Sequential Read 1M buffered",
                   "randread": "Random Read 4K buffered", "syncwrite": "Sequential Write 4K sync buffered"}
+        names = {v: k for k, v in labels.items()}
+        t.eq(sorted((names.get(r["Workload"]), r["Metric"]) for r in rows), sorted(want),
+             "one row per workload and metric both sides ran (no IOPS row beside bandwidth)")
+        for side in ("disk (baseline)", "tmpfs"):
+            i = head.index(side + " ci_hi") if side + " ci_hi" in head else -2
+            t.eq(head[i + 1], side + " iops", "iops sub-column after %s's ci_hi" % side)
         checked = 0
-        for name, sides in by_name.items():
-            for metric in ("Bandwidth", "IOPS", "Mean latency", "p99 latency"):
-                a = [v[metric] for v in sides["disk"]]
-                b = [v[metric] for v in sides["tmpfs"]]
-                row = [r for r in rows if r["Workload"] == labels[name] and r["Metric"] == metric]
-                if not t.ok(len(row) == 1, "report row %s %s" % (name, metric)):
-                    continue
-                row = row[0]
-                mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
-                higher = metric in ("Bandwidth", "IOPS")
-                factor = mean_b / mean_a if higher else mean_a / mean_b
-                t.near(float(row["disk (baseline)"]), mean_a, "baseline mean " + metric)
-                t.near(float(row["tmpfs"]), mean_b, "candidate mean " + metric)
-                t.near(float(row["tmpfs vs disk"]), factor, "factor %s %s" % (name, metric))
-                sig, p = stats_ref.significant(a, b)
-                verdict = "significant" if sig else "not significant"
-                lo, hi = stats_ref.ratio_interval(a, b)
-                if not higher:
-                    lo, hi = 1 / hi, 1 / lo
-                t.near(float(row["tmpfs vs disk ci_lo"]), lo, "interval low %s %s" % (name, metric))
-                t.near(float(row["tmpfs vs disk ci_hi"]), hi, "interval high %s %s" % (name, metric))
-                t.eq(row["tmpfs vs disk verdict"], verdict, "verdict %s %s (p=%.4f)" % (name, metric, p))
-                if verdict == "not significant":
-                    t.ok(row["tmpfs vs disk text"].startswith("no significant difference"),
-                         "not-significant wording")
-                checked += 1
-        t.eq(checked, 16, "all 16 factors checked")
-        # Markdown: the same factor appears with its direction-aware wording
+        for (name, metric), (a, b) in sorted(want.items()):
+            row = [r for r in rows if r["Workload"] == labels[name] and r["Metric"] == metric]
+            if not t.ok(len(row) == 1, "report row %s %s" % (name, metric)):
+                continue
+            row = row[0]
+            _, higher, better, worse, _ = [m for m in metrics if m[0] == metric][0]
+            what = "%s %s" % (name, metric)
+            for col, vals in (("disk (baseline)", a), ("tmpfs", b)):
+                t.near(float(row[col]), statistics.mean(vals), "%s mean %s" % (col, what))
+                t.eq(row[col + " n"], str(len(vals)), "%s n %s" % (col, what))
+                t.near(float(row[col + " sd"]), statistics.stdev(vals), "%s sd %s" % (col, what))
+                t.near(float(row[col + " min"]), min(vals), "%s min %s" % (col, what))
+                t.near(float(row[col + " max"]), max(vals), "%s max %s" % (col, what))
+                side = "disk" if col.startswith("disk") else "tmpfs"
+                if metric == "Bandwidth":
+                    t.near(float(row[col + " iops"]), statistics.mean(iops[name][side]),
+                           "%s iops beside the bandwidth %s" % (col, what))
+                else:
+                    t.eq(row[col + " iops"], "", "%s no iops beside %s" % (col, what))
+            mean_a, mean_b = statistics.mean(a), statistics.mean(b)
+            factor = mean_b / mean_a if higher else mean_a / mean_b
+            t.near(float(row["tmpfs vs disk"]), factor, "factor " + what)
+            verdict, p_adj, p, lo, hi = verdicts[(name, metric)]
+            if not higher:
+                lo, hi = 1 / hi, 1 / lo
+            t.near(float(row["tmpfs vs disk ci_lo"]), lo, "interval low " + what)
+            t.near(float(row["tmpfs vs disk ci_hi"]), hi, "interval high " + what)
+            t.eq(row["tmpfs vs disk verdict"], verdict,
+                 "verdict %s (p=%.3g, Holm %.3g)" % (what, p, p_adj))
+            t.eq(row["tmpfs vs disk text"],
+                 stats_ref.phrase(factor, lo, hi, verdict, better, worse), "wording " + what)
+            checked += 1
+        t.eq(checked, 14, "all 14 factors checked (4 workloads x 3 metrics + 2 fsync)")
+        t.ok(any(v[0] == "significant" for v in verdicts.values()) and
+             any(v[0] == "not significant" for v in verdicts.values()),
+             "both verdicts occur among the examples")
+        # Markdown: the same factors with their direction-aware wording, IOPS beside bandwidth
         rc, md, err = bdb.call(db, "report", "--compare", "disk", "tmpfs")
         t.eq(rc, 0, "report md")
         t.ok("| Workload | Metric | disk (baseline) | tmpfs | tmpfs vs disk |" in md, "md table header")
-        t.ok(re.search(r"\d+\.\dx faster", md) is not None, "a 'faster' factor")
-        t.ok(re.search(r"\d+\.\dx lower latency", md) is not None, "a 'lower latency' factor")
+        t.ok(re.search(r"\d+(\.\d+)?x faster \(95% CI ", md) is not None, "a 'faster' factor")
+        t.ok(re.search(r"\d+(\.\d+)?x lower latency", md) is not None, "a 'lower latency' factor")
+        t.ok(re.search(r"\d+(\.\d+)?x lower fsync latency", md) is not None,
+             "a 'lower fsync latency' factor")
+        t.ok("| IOPS |" not in md, "md: no IOPS row where bandwidth is known")
+        kiops = statistics.mean(iops["randread"]["tmpfs"]) / 1e3  # 100k..999k: "264k"
+        t.ok(re.search(r"\| Random Read 4K buffered \| Bandwidth \|[^|]*\|[^|]*; %.0fk IOPS \|"
+                       % kiops, md) is not None, "md: mean IOPS beside the tmpfs bandwidth")
 
 
 def test_special_fixtures():

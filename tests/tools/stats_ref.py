@@ -1,26 +1,110 @@
-"""stats_ref.py: the comparison verdict computed independently of benchdb, from the runs:
-Welch's t-test (scipy) and the delta-method 95 % interval of the ratio of means on the log
-scale, written out here from the formula. Significant only when both exclude 'no difference'."""
+"""stats_ref.py: the comparison verdict computed independently of benchdb, from the runs, written
+out here from the formulas (scipy only for the t distribution):
+
+- the delta-method 95 % interval of the ratio of means on the log scale (ratio_interval);
+- the two-sided t-test of 'the ratio of means is 1' on the same scale: t = |ln(mb/ma)| / se,
+  se^2 = sd_a^2/(n_a ma^2) + sd_b^2/(n_b mb^2), Welch-Satterthwaite df of those two terms
+  (ratio_p);
+- Holm's step-down adjustment over one family of p-values (holm);
+- the verdict: significant when the adjusted p < 0.05 and the interval excludes 1; equivalent
+  when the whole interval lies within [1/1.05, 1.05] (verdict, equivalent, family)."""
 import math
 import statistics
 
 from scipy import stats
 
+ALPHA = 0.05
+MARGIN = 0.05  # equivalence: the whole interval within [1/(1+MARGIN), 1+MARGIN]
 
-def ratio_interval(a, b):
-    """95 % interval of mean(b)/mean(a): exp(log r +- t * se), Welch-Satterthwaite df."""
+
+def _log_terms(a, b):
+    """(mean(b)/mean(a), the two variance terms of ln of it, df) of two samples of n >= 2."""
     ma, mb = statistics.mean(a), statistics.mean(b)
     va = statistics.variance(a) / (len(a) * ma * ma)
     vb = statistics.variance(b) / (len(b) * mb * mb)
-    r = mb / ma
+    if va + vb == 0:
+        return mb / ma, va, vb, math.nan
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    return mb / ma, va, vb, df
+
+
+def ratio_interval(a, b):
+    """95 % interval of mean(b)/mean(a): exp(log r +- t * se), Welch-Satterthwaite df."""
+    r, va, vb, df = _log_terms(a, b)
     if va + vb == 0:
         return r, r
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     half = stats.t.ppf(0.975, df) * math.sqrt(va + vb)
     return r * math.exp(-half), r * math.exp(half)
 
 
-def significant(a, b):
-    p = stats.ttest_ind(b, a, equal_var=False).pvalue
-    lo, hi = ratio_interval(a, b)
-    return bool(p < 0.05 and not (lo <= 1 <= hi)), p
+def ratio_p(a, b):
+    """Two-sided p-value of 'mean(b)/mean(a) = 1', tested on the log ratio; None when either
+    side has fewer than two values. With no spread at all: 0 for different means, 1 else."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    r, va, vb, df = _log_terms(a, b)
+    if va + vb == 0:
+        return 1.0 if r == 1 else 0.0
+    t = abs(math.log(r)) / math.sqrt(va + vb)
+    return min(1.0, 2 * stats.t.sf(t, df))
+
+
+def holm(ps):
+    """Holm's step-down adjusted p-values, in the order of ps: sorted ascending, the i-th
+    smallest (i from 0) becomes max over j <= i of min(1, (m - j) p_(j))."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: (ps[i], i))
+    out, running = [0.0] * m, 0.0
+    for j, i in enumerate(order):
+        running = max(running, min(1.0, (m - j) * ps[i]))
+        out[i] = running
+    return out
+
+
+def verdict(p_adj, lo, hi):
+    """'significant' when the adjusted p < 0.05 and the interval [lo, hi] excludes 1."""
+    return "significant" if p_adj < ALPHA and not (lo <= 1 <= hi) else "not significant"
+
+
+def equivalent(lo, hi):
+    """The whole interval of the factor within +-5 %."""
+    return lo >= 1 / (1 + MARGIN) and hi <= 1 + MARGIN
+
+
+def family(tests):
+    """tests: {key: (a, b)}, every test of one report. Returns {key: (verdict, adjusted p, raw
+    p, lo, hi)}, with lo/hi the interval of mean(b)/mean(a); a test with n < 2 on a side is
+    'single run' and not part of the family."""
+    raw = {k: ratio_p(a, b) for k, (a, b) in tests.items()}
+    keys = [k for k, p in raw.items() if p is not None]
+    adj = dict(zip(keys, holm([raw[k] for k in keys])))
+    out = {}
+    for k, (a, b) in tests.items():
+        if raw[k] is None:
+            out[k] = ("single run", None, None, math.nan, math.nan)
+            continue
+        lo, hi = ratio_interval(a, b)
+        out[k] = (verdict(adj[k], lo, hi), adj[k], raw[k], lo, hi)
+    return out
+
+
+def sig3(v):
+    """A factor as the report's phrases write it: three significant digits (1.42, 39.8, 1146)."""
+    return "%.*f" % (0 if v >= 100 else 1 if v >= 10 else 2, v)
+
+
+def phrase(factor, lo, hi, verdict_, better, worse):
+    """The factor's wording: factor, lo, hi direction-aware (> 1 is better), verdict_ from
+    family(); better/worse the metric's words ('faster', 'slower')."""
+    if equivalent(lo, hi) and verdict_ != "single run":
+        return "equivalent within \u00b15 %% (%sx)" % sig3(factor)
+    if verdict_ == "not significant":
+        return "no significant difference (%sx)" % sig3(factor)
+    up = factor >= 1
+    f = factor if up else 1 / factor
+    # a factor that rounds to 1.00 has no direction to name
+    head = "no difference (1.00x)" if f < 1.005 else "%sx %s" % (sig3(f), better if up else worse)
+    if verdict_ == "single run":
+        return head + " (single run)"
+    lo_, hi_ = (lo, hi) if up else (1 / hi, 1 / lo)
+    return "%s (95%% CI %s-%s)" % (head, sig3(lo_), sig3(hi_))
