@@ -25,7 +25,9 @@ struct fio_doc {
     int latency_in_ns;   /* fio >= 3.0: *_ns objects */
     int io_bytes_in_kib; /* fio < 2.21 */
     int64_t timestamp;
-    unsigned line_first, line_last;
+    unsigned line_first, line_last; /* the document's */
+    size_t start, stop;             /* the document's bytes */
+    unsigned job_first, job_last;   /* the job object being read */
 };
 
 /* ---- locating the JSON documents ---- */
@@ -350,8 +352,8 @@ static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, co
     r->host = string(doc, job, "hostname");
     r->direction = dir;
     r->started_at = doc->timestamp;
-    r->line_first = doc->line_first;
-    r->line_last = doc->line_last;
+    r->line_first = doc->job_first;
+    r->line_last = doc->job_last;
     read_workload(doc, job, &r->wl);
     double err, group;
     if (number(job, "groupid", &group) && fabs(group) < 1e9)
@@ -417,6 +419,85 @@ static int version_number(const char *v)
     return (int)(major * 1000 + minor);
 }
 
+/* ---- where each job is in the text ---- */
+
+struct span {
+    size_t first, last; /* offsets of a job object's '{' and '}' */
+};
+
+/* After the string starting with the quote at i: the offset of its closing quote (or stop). */
+static size_t string_end(const char *s, size_t i, size_t stop)
+{
+    for (i++; i < stop && s[i] != '"'; i++)
+        if (s[i] == '\\')
+            i++;
+    return i < stop ? i : stop;
+}
+
+/* Whether the string s[i..end] (quotes included) is a member name equal to key. */
+static int is_key(const char *s, size_t i, size_t end, size_t stop, const char *key)
+{
+    size_t n = strlen(key);
+    if (end - i - 1 != n || memcmp(s + i + 1, key, n))
+        return 0;
+    size_t k = end + 1;
+    while (k < stop && s[k] && strchr(" \t\r\n", s[k]))
+        k++;
+    return k < stop && s[k] == ':';
+}
+
+/* The objects of the top-level array `key` of the document in src[start, stop), in order:
+ * cJSON keeps no positions, so the valid JSON it parsed is scanned again for brackets outside
+ * strings. Returns how many were found (at most max). */
+static size_t job_spans(const struct source *src, size_t start, size_t stop, const char *key,
+                        struct span *out, size_t max)
+{
+    const char *s = src->data;
+    int depth = 0, in_key = 0, in_array = 0;
+    size_t n = 0;
+    for (size_t i = start; i < stop; i++) {
+        char c = s[i];
+        if (c == '"') {
+            size_t end = string_end(s, i, stop);
+            if (depth == 1 && !in_array && is_key(s, i, end, stop, key))
+                in_key = 1;
+            i = end;
+        } else if (c == '{' || c == '[') {
+            if (in_key && depth == 1 && c == '[')
+                in_array = 1;
+            else if (in_array && depth == 2 && c == '{' && n < max)
+                out[n].first = i;
+            in_key = 0;
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+            if (in_array && depth == 2 && c == '}' && n < max)
+                out[n++].last = i;
+            else if (in_array && depth == 1)
+                break;
+        } else if (c == ',' && depth == 1) {
+            in_key = 0;
+        }
+    }
+    return n;
+}
+
+/* Line numbers of each span, counted on from one to the next. */
+static void span_lines(const struct source *src, const struct span *sp, size_t n, unsigned *first,
+                       unsigned *last)
+{
+    size_t at = 0;
+    unsigned line = 1;
+    for (size_t k = 0; k < n; k++) {
+        for (; at < sp[k].first; at++)
+            line += src->data[at] == '\n';
+        first[k] = line;
+        for (; at < sp[k].last; at++)
+            line += src->data[at] == '\n';
+        last[k] = line;
+    }
+}
+
 static int emit_doc(struct fio_doc *doc, struct record_sink *out)
 {
     const cJSON *root = doc->root;
@@ -429,18 +510,29 @@ static int emit_doc(struct fio_doc *doc, struct record_sink *out)
         doc->timestamp = (int64_t)ts;
     int ver = version_number(doc->version);
     doc->io_bytes_in_kib = ver >= 0 && ver < 2021;
-    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(root, "client_stats");
+    const char *key = "client_stats";
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!jobs)
-        jobs = cJSON_GetObjectItemCaseSensitive(root, "jobs");
+        jobs = cJSON_GetObjectItemCaseSensitive(root, key = "jobs");
     if (!cJSON_IsArray(jobs))
         return diag_error_line(doc->d, doc->src, doc->line_first,
                                "expected 'jobs' to be an array in fio JSON output");
+    size_t n = (size_t)cJSON_GetArraySize(jobs), k = 0;
+    struct span *sp = arena_alloc(doc->a, (n + 1) * sizeof(*sp));
+    unsigned *first = arena_alloc(doc->a, (n + 1) * sizeof(*first));
+    unsigned *last = arena_alloc(doc->a, (n + 1) * sizeof(*last));
+    size_t found = job_spans(doc->src, doc->start, doc->stop, key, sp, n);
+    span_lines(doc->src, sp, found, first, last);
     const cJSON *job;
     cJSON_ArrayForEach(job, jobs)
     {
         if (!cJSON_IsObject(job))
             return diag_error_line(doc->d, doc->src, doc->line_first,
                                    "expected each entry of 'jobs' to be an object");
+        /* the whole document when the scan disagrees with cJSON (it never should) */
+        doc->job_first = found == n ? first[k] : doc->line_first;
+        doc->job_last = found == n ? last[k] : doc->line_last;
+        k++;
         if (emit_job(doc, job, out))
             return -1;
     }
@@ -489,6 +581,7 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
     }
     cJSON *final = NULL;
     unsigned final_first = 0, final_last = 0;
+    size_t final_start = 0, final_stop = 0;
     int rc = 0;
     while (start < src->len) {
         const char *end = NULL;
@@ -505,6 +598,8 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
             cJSON_Delete(final);
             final = root;
             final_first = source_line(src, start);
+            final_start = start;
+            final_stop = stop;
             final_last = source_line(src, stop ? stop - 1 : 0);
         } else {
             cJSON_Delete(root);
@@ -515,7 +610,8 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
         rc = diag_error_line(d, src, source_line(src, next_doc_start(src, 0)),
                              "expected fio JSON output with 'jobs' or 'client_stats'");
     if (rc == 0) {
-        struct fio_doc doc = {src, a, d, final, NULL, NULL, 0, 0, 0, final_first, final_last};
+        struct fio_doc doc = {src, a,           d,          final,       NULL,       NULL, 0, 0,
+                              0,   final_first, final_last, final_start, final_stop, 0,    0};
         rc = emit_doc(&doc, out);
     }
     cJSON_Delete(final);
