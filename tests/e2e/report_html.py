@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """report --format html: escaping of hostile host, job and storage-class names, the comparison
 table and the SVG bars against means and standard deviations computed here from the raw fio
-JSON of examples/ (and scipy's Welch test for the significance classes), byte-identical
-output, --template overrides, and (when chromium is installed) the page as a browser renders
-it."""
+JSON of examples/ (IOPS beside the bandwidth, fsync rows, and the verdicts of
+tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the report, for the
+significance classes and the wording), byte-identical output, --template overrides, and (when
+chromium is installed) the page as a browser renders it."""
 import glob, json, os, re, shutil, statistics, subprocess, sys, tempfile
 from html.parser import HTMLParser
 
@@ -22,8 +23,14 @@ t = Checks("report_html")
 
 # workload names as the report documents them: rw, block size, sync, buffered (direct=0)
 RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential Write"}
-METRICS = {"Bandwidth": ("bw_bytes", True), "IOPS": ("iops", True),
-           "Mean latency": ("clat_mean", False), "p99 latency": ("clat_p99", False)}
+# the compared metrics: (key in job_values, higher is better, better, worse); IOPS is no row
+# of its own where the bandwidth is known: it is shown beside it
+METRICS = {"Bandwidth": ("bw_bytes", True, "faster", "slower"),
+           "Mean latency": ("clat_mean", False, "lower latency", "higher latency"),
+           "p99 latency": ("clat_p99", False, "lower p99 latency", "higher p99 latency"),
+           "fsync latency": ("sync_mean", False, "lower fsync latency", "higher fsync latency"),
+           "fsync p99 latency": ("sync_p99", False, "lower fsync p99 latency",
+                                 "higher fsync p99 latency")}
 
 
 def job_values(path):
@@ -32,19 +39,42 @@ def job_values(path):
     d = "read" if "read" in o["rw"] else "write"
     x = job[d]
     name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(), " sync" if "fsync" in o else "")
-    return name, {"bw_bytes": x["bw_bytes"], "iops": x["iops"], "clat_mean": x["clat_ns"]["mean"],
-                  "clat_p99": x["clat_ns"]["percentile"]["99.000000"]}
+    vals = {"bw_bytes": x["bw_bytes"], "iops": x["iops"], "clat_mean": x["clat_ns"]["mean"],
+            "clat_p99": x["clat_ns"]["percentile"]["99.000000"]}
+    if o.get("fsync", "0") != "0" and job["sync"]["total_ios"]:  # fsync=1: the fsync() calls
+        vals["sync_mean"] = job["sync"]["lat_ns"]["mean"]
+        vals["sync_p99"] = job["sync"]["lat_ns"]["percentile"]["99.000000"]
+    return name, vals
 
 
 def expected():
-    """{(workload, metric label): {side: [values]}} from the raw example files."""
-    out = {}
+    """({(workload, metric label): {side: [values]}}, {workload: {side: [IOPS]}}) from the raw
+    example files: a metric only where the job measured it."""
+    out, iops = {}, {}
     for side in ("disk", "tmpfs"):
         for f in sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))):
             name, vals = job_values(f)
-            for label, (key, _) in METRICS.items():
-                out.setdefault((name, label), {}).setdefault(side, []).append(vals[key])
-    return out
+            iops.setdefault(name, {}).setdefault(side, []).append(vals["iops"])
+            for label, (key, *_) in METRICS.items():
+                if key in vals:
+                    out.setdefault((name, label), {}).setdefault(side, []).append(vals[key])
+    return out, iops
+
+
+def human(v, unit):
+    """A value as the report writes it: three significant digits of its human unit (binary
+    prefixes for bytes/s, decimal for latencies), IOPS as 412, 6.6k, 264k."""
+    if unit == "IOPS":
+        i = max(i for i in range(3) if i == 0 or v >= 1e3 ** i)
+        x = v / 1e3 ** i
+        return "%.*f%s" % (0 if v < 1e3 or x >= 100 else 1, x, ["", "k", "M"][i])
+    if unit == "bytes/s":
+        names, base = ["B/s", "KiB/s", "MiB/s", "GiB/s"], 1024
+    else:
+        names, base = ["ns", "µs", "ms", "s"], 1000
+    i = max(i for i in range(4) if i == 0 or v >= base ** i)
+    x = v / base ** i
+    return "%.*f %s" % (0 if x >= 100 else 1 if x >= 10 else 2, x, names[i])
 
 
 class Page(HTMLParser):
@@ -64,26 +94,35 @@ class Page(HTMLParser):
             self.cell = [a, ""]
             self.rows[-1].append(self.cell)
         elif tag == "svg":
-            self.charts.append({"label": a.get("aria-label"), "bars": [], "ticks": []})
+            self.charts.append({"label": a.get("aria-label"), "bars": [], "values": []})
         elif tag == "rect" and a.get("class") == "bar":
             self.charts[-1]["bars"].append(a)
-        elif tag == "text" and self.charts and a.get("text-anchor") == "middle":
-            self.stack.append(("tick", a))
+        elif tag == "text" and self.charts and a.get("font-size") == "10" and \
+                "text-anchor" not in a:  # the value printed after a bar
+            self.value = [a, ""]
+            self.charts[-1]["values"].append(self.value)
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
             self.cell = None
+        elif tag == "text":
+            self.value = None
 
     def handle_data(self, data):
         if self.cell is not None:
             self.cell[1] += data
+        elif getattr(self, "value", None) is not None:
+            self.value[1] += data
 
 
-def check_comparison(page, exp):
+def check_comparison(page, exp, iops):
     rows = page.tables.get("comparison", [])
     t.eq([c[1] for c in rows[0]], ["Workload", "Metric", "disk (baseline)", "tmpfs",
                                    "tmpfs vs disk"], "comparison header")
-    t.eq(len(rows) - 1, len(exp), "comparison rows")
+    t.eq(sorted((r[0][1], r[1][1]) for r in rows[1:]), sorted(exp),
+         "comparison rows: no IOPS row beside bandwidth, fsync rows for the fsync job")
+    # one family: every test of the report, Holm-corrected together
+    verdicts = stats_ref.family({k: (v["disk"], v["tmpfs"]) for k, v in exp.items()})
     for row in rows[1:]:
         key = (row[0][1], row[1][1])
         if not t.ok(key in exp, "expected workload/metric %r" % (key,)):
@@ -91,12 +130,30 @@ def check_comparison(page, exp):
         base, cand = exp[key]["disk"], exp[key]["tmpfs"]
         t.near(float(row[2][0]["data-value"]), statistics.mean(base), "%r disk" % (key,))
         t.near(float(row[3][0]["data-value"]), statistics.mean(cand), "%r tmpfs" % (key,))
-        t.ok("n=3" in row[2][1] and "±" in row[2][1], "%r shows sd and n: %r" % (key, row[2][1]))
-        higher = METRICS[key[1]][1]
-        sig, p = stats_ref.significant(base, cand)
-        better = (statistics.mean(cand) > statistics.mean(base)) == higher
-        want = ("sig better" if better else "sig worse") if sig else "ns"
-        t.eq(row[4][0]["class"], "factor " + want, "%r factor class (p=%.3g)" % (key, p))
+        _, higher, better_word, worse_word = METRICS[key[1]]
+        unit = "bytes/s" if key[1] == "Bandwidth" else "ns"
+        for cell, side, vals in ((row[2], "disk", base), (row[3], "tmpfs", cand)):
+            t.ok(cell[1].startswith(human(statistics.mean(vals), unit) + " ± " +
+                                    human(statistics.stdev(vals), unit)) and "n=3" in cell[1],
+                 "%r %s shows mean ± sd and n: %r" % (key, side, cell[1]))
+            alt = " %s IOPS" % human(statistics.mean(iops[key[0]][side]), "IOPS")
+            if key[1] == "Bandwidth":
+                t.ok(cell[1].endswith(alt), "%r %s: IOPS beside it %r: %r" % (key, side, alt,
+                                                                              cell[1]))
+            else:
+                t.ok("IOPS" not in cell[1], "%r %s: no IOPS beside it: %r" % (key, side, cell[1]))
+        verdict, p_adj, p, lo, hi = verdicts[key]
+        factor = statistics.mean(cand) / statistics.mean(base)
+        if not higher:
+            factor, lo, hi = 1 / factor, 1 / hi, 1 / lo
+        t.near(float(row[4][0]["data-value"]), factor, "%r factor" % (key,))
+        t.near(float(row[4][0]["data-lo"]), lo, "%r factor interval low" % (key,))
+        t.near(float(row[4][0]["data-hi"]), hi, "%r factor interval high" % (key,))
+        want = ("sig better" if factor > 1 else "sig worse") if verdict == "significant" else "ns"
+        t.eq(row[4][0]["class"], "factor " + want,
+             "%r factor class (p=%.3g, Holm %.3g)" % (key, p, p_adj))
+        t.eq(row[4][1], stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word),
+             "%r factor wording" % (key,))
 
 
 def human_unit(metric, top):
@@ -104,13 +161,15 @@ def human_unit(metric, top):
     if metric == "Bandwidth":
         names = ["B/s", "KiB/s", "MiB/s", "GiB/s"]
         return names[max(i for i in range(4) if i == 0 or top >= 1024 ** i)]
-    if metric == "IOPS":
-        return ["IOPS", "k IOPS", "M IOPS"][max(i for i in range(3) if i == 0 or top >= 1e3 ** i)]
     return ["ns", "µs", "ms", "s"][max(i for i in range(4) if i == 0 or top >= 1e3 ** i)]
 
 
 def check_charts(page, exp):
-    t.eq(len(page.charts), 4, "one chart per metric")
+    # one chart per compared metric, in the table's order: the fsync ones too, although their
+    # tmpfs bars (737 ns against 2.46 ms) are thinner than a pixel: every bar is drawn (a reader
+    # must not be left to guess whether a side is missing) and its value is printed beside it,
+    # inside the drawing, so the small side still reads
+    t.eq([c["label"].split(" (")[0] for c in page.charts], list(METRICS), "one chart per metric")
     for chart in page.charts:
         metric = chart["label"].split(" (")[0]
         mine = {k: v for k, v in exp.items() if k[1] == metric}
@@ -129,10 +188,17 @@ def check_charts(page, exp):
                 continue
             t.near(float(bar["data-sd"]), statistics.stdev(match[0]), metric + " bar sd")
             t.eq(bar["data-n"], "3", metric + " bar n")
+            t.ok(float(bar["width"]) > 0, "%s bar %s=%g drawn" % (metric, side, value))
             width = float(bar["width"])
             scale = scale or width / value
             if width > 5:  # bar lengths are proportional to the values
                 t.near(width / value / scale, 1.0, metric + " bar length")
+        unit = "bytes/s" if metric == "Bandwidth" else "ns"
+        t.eq([v[1] for v in chart["values"]],
+             [human(float(b["data-value"]), unit) for b in chart["bars"]],
+             metric + ": every bar's value printed beside it")
+        t.ok(all(0 < float(v[0]["x"]) < 760 - 8 * len(v[1]) for v in chart["values"]),
+             metric + ": the printed values are inside the drawing")
 
 
 def check_escaping(html, what):
@@ -155,9 +221,9 @@ def chromium(path, tmp):
     t.eq(p.returncode, 0, "chromium --dump-dom")
     dom = Page()
     dom.feed(p.stdout)
-    t.eq(len(dom.tables.get("comparison", [])), 17, "DOM: comparison table rows")
-    t.eq(len(dom.charts), 4, "DOM: svg charts")
-    t.ok(all(len(c["bars"]) == 8 for c in dom.charts), "DOM: 8 bars per chart")
+    t.eq(len(dom.tables.get("comparison", [])), 15, "DOM: comparison table rows")
+    t.eq(len(dom.charts), 5, "DOM: svg charts")
+    t.eq([len(c["bars"]) for c in dom.charts], [8, 8, 8, 2, 2], "DOM: bars per chart")
     t.ok("<script" not in p.stdout, "DOM: no script element")
     shot = os.path.join(tmp, "out.png")
     prof = tempfile.mkdtemp(dir=tmp)
@@ -195,8 +261,8 @@ def main():
              "nothing fetched")
         page = Page()
         page.feed(html)
-        exp = expected()
-        check_comparison(page, exp)
+        exp, iops = expected()
+        check_comparison(page, exp, iops)
         check_charts(page, exp)
         unmatched = page.tables.get("unmatched", [])
         t.ok(any(r[0][1].startswith("Random Write 8K") for r in unmatched[1:]),
