@@ -1,10 +1,9 @@
 /* insights.c: what a careful engineer notes next to a comparison table, found automatically,
- * each with its evidence (which runs, which numbers). The thresholds are constants below and
- * documented in the report's method note. */
+ * each with its evidence (which runs, which numbers). The thresholds are constants below and in
+ * suspect.c, and documented in the report's method note. */
 #include "insights.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,6 @@
 
 /* p99 above this multiple of the median is "tail latency far from the median". */
 static const double TAIL_RATIO = 10.0;
-/* Runs shorter than this are too short to trust (caches, ramp-up, timer resolution). */
-static const double MIN_RUNTIME_MS = 5000.0;
 /* Repeats whose coefficient of variation exceeds this disagree too much to average. */
 static const double MAX_CV = 0.25;
 /* At most this many sources are named per finding; the rest are counted. */
@@ -31,10 +28,20 @@ struct insight_ctx {
     struct report *r;
     struct table *t;
     const struct compare_opts *o;
+    const struct side_result *res;
+    size_t n;
+    const unsigned char *net; /* network_sides() */
+    const struct links *links;
+    const struct id_set *cached; /* stated as cached */
 };
 
 static const struct column insight_cols[] = {
     {"Insight", UNIT_NONE}, {"Finding", UNIT_NONE}, {"Evidence", UNIT_NONE}};
+
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
 
 /* Counts r as evidence; 1 when it is among the few named, which the caller then describes
  * with detail() (so a million results cost a count, not a million descriptions). */
@@ -73,11 +80,6 @@ static void emit(struct insight_ctx *c, struct finding *f)
     buf_release(&f->evidence);
 }
 
-static int is_random(const struct side_result *r)
-{
-    return !strncmp(r->rw, "rand", 4);
-}
-
 static const char *fmt_value(struct report *rep, double v, enum unit u)
 {
     struct buf b = BUF_INIT;
@@ -87,29 +89,199 @@ static const char *fmt_value(struct report *rep, double v, enum unit u)
     return s;
 }
 
-/* Buffered random I/O: a page or client cache probably answered (seed 000's "cached" note). */
-static void buffered_random(struct insight_ctx *c, const struct side_result *res, size_t n)
+static const char *workload(struct insight_ctx *c, const struct side_result *r)
+{
+    struct buf b = BUF_INIT;
+    result_workload_name(&b, r);
+    const char *s = arena_strdup(&c->r->arena, b.data);
+    buf_release(&b);
+    return s;
+}
+
+/* Names r as evidence with its side and workload. */
+static void evidence_workload(struct insight_ctx *c, struct finding *f, const struct side_result *r)
+{
+    if (evidence(f, r))
+        detail(f, "%s, %s", c->o->values[r->side], workload(c, r));
+}
+
+/* ---- caches ---- */
+
+/* Buffered I/O that the page cache or the NFS client cache probably served. */
+static void buffered(struct insight_ctx *c)
 {
     struct finding f = {"Probably cached", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < n; i++) {
-        const struct side_result *r = &res[i];
-        if (r->direct == 0 && is_random(r) && result_usable(r))
-            if (evidence(&f, r))
-                detail(&f, "%s", c->o->values[r->side]);
-    }
+    for (size_t i = 0; i < c->n; i++)
+        if (result_usable(&c->res[i]) && suspect_buffered(&c->res[i]))
+            evidence_workload(c, &f, &c->res[i]);
     buf_addf(&f.text,
-             "%zu buffered (direct=0) random I/O result%s: the page cache or the NFS "
-             "client cache probably served much of this I/O, so it does not show what "
-             "the storage itself can do. Re-run with direct=1.",
-             f.count, f.count == 1 ? "" : "s");
+             "%zu buffered (direct=0) result%s: random I/O, or sequential writes without "
+             "fsync/fdatasync/O_SYNC (fio's end_fsync is not stored, so a final flush cannot be "
+             "seen). The page cache or the NFS client cache probably served much of this I/O, "
+             "so it does not show what the storage itself can do; left out of the "
+             "recommendations. Re-run with direct=1.",
+             f.count, plural(f.count));
     emit(c, &f);
 }
 
-static void tail_latency(struct insight_ctx *c, const struct side_result *res, size_t n)
+static void stated(struct insight_ctx *c)
+{
+    struct finding f = {"Stated as cached", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++)
+        if (result_usable(&c->res[i]) && id_set_has(c->cached, c->res[i].id))
+            evidence_workload(c, &f, &c->res[i]);
+    buf_addf(&f.text,
+             "%zu result%s whose author noted that a cache answered: left out of the "
+             "recommendations.",
+             f.count, plural(f.count));
+    emit(c, &f);
+}
+
+static void below_device(struct insight_ctx *c)
+{
+    struct finding f = {"Faster than the device", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        if (result_usable(r) && suspect_below_device(r, c->net) && evidence(&f, r))
+            detail(&f, "%s, %s on %s: mean completion latency %s", c->o->values[r->side],
+                   workload(c, r), r->fstype ? r->fstype : "a network filesystem",
+                   fmt_value(c->r, r->m[RM_LAT_MEAN], UNIT_NS));
+    }
+    buf_addf(&f.text,
+             "%zu random-read result%s on a disk or network filesystem with a mean completion "
+             "latency under %s: below what the device can do (flash answers a read in 50-100 "
+             "µs, a network adds its round trip; only Optane-class media come near), so memory "
+             "answered.",
+             f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_READ_NS, UNIT_NS));
+    emit(c, &f);
+}
+
+static const char *link_name(struct insight_ctx *c, const struct link *l)
+{
+    return arena_printf(&c->r->arena, "%s: %s at %s:%d", l->label,
+                        fmt_value(c->r, l->bits_s, UNIT_BITS_S), l->source, l->line);
+}
+
+/* The network-filesystem results of hosts with a measured link, as a share of it. */
+static void network_table(struct insight_ctx *c)
+{
+    static const struct column cols[] = {{"Host", UNIT_NONE},     {"Side", UNIT_NONE},
+                                         {"Workload", UNIT_NONE}, {"Storage", UNIT_BITS_S},
+                                         {"Link", UNIT_BITS_S},   {"Share", UNIT_PERCENT},
+                                         {"Link test", UNIT_NONE}};
+    struct table *t = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        const struct link *l = link_of(c->links, r->host);
+        if (!l || !result_usable(r) || !result_on_network(r, c->net) || isnan(r->m[RM_BW]))
+            continue;
+        if (!t) {
+            struct section *s = report_section(
+                c->r, "Storage against the network",
+                "Throughput of network-filesystem results (bit/s) as a share of the fastest "
+                "network test (iperf) measured for the same host. Above 100 % the data cannot "
+                "have crossed that link: a client cache answered.");
+            t = report_table(c->r, s, "network", cols, 7);
+        }
+        struct cell *row = table_add_row(c->r, t);
+        cell_set_text(&row[0], arena_strdup(&c->r->arena, r->host));
+        cell_set_text(&row[1], c->o->values[r->side]);
+        cell_set_text(&row[2], workload(c, r));
+        cell_set_number(&row[3], r->m[RM_BW] * 8);
+        cell_set_number(&row[4], l->bits_s);
+        cell_set_number(&row[5], 100 * r->m[RM_BW] * 8 / l->bits_s);
+        cell_set_text(&row[6], link_name(c, l));
+    }
+}
+
+static void above_link(struct insight_ctx *c)
+{
+    struct finding f = {"Faster than the network", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        const struct link *l = link_of(c->links, r->host);
+        int why = result_usable(r) && result_on_network(r, c->net) ? suspect_above_link(r, l) : 0;
+        if (!why || !evidence(&f, r))
+            continue;
+        if (why == 1)
+            detail(&f, "%s, %s: %s, %.0f %% of the link; link: %s", c->o->values[r->side],
+                   workload(c, r), fmt_value(c->r, r->m[RM_BW] * 8, UNIT_BITS_S),
+                   100 * r->m[RM_BW] * 8 / l->bits_s, link_name(c, l));
+        else
+            detail(&f, "%s, %s: %s, above the link's %s packets/s; link: %s", c->o->values[r->side],
+                   workload(c, r), fmt_value(c->r, r->m[RM_IOPS], UNIT_IOPS),
+                   fmt_value(c->r, l->bits_s / ETHERNET_FRAME_BITS, UNIT_IOPS), link_name(c, l));
+    }
+    buf_addf(&f.text,
+             "%zu network-filesystem result%s above the network link measured for the same "
+             "host (in bit/s, or in IOPS above the link's packet rate: every I/O needs at least "
+             "one %.0f-byte Ethernet frame): a client cache must have answered.",
+             f.count, plural(f.count), ETHERNET_FRAME_BITS / 8);
+    emit(c, &f);
+}
+
+/* ---- numbers that cannot all be true, settings that do nothing ---- */
+
+static void little(struct insight_ctx *c)
+{
+    struct finding f = {"Little's law", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        double in_flight, bound;
+        if (!little_in_flight(r, &in_flight, &bound) || in_flight <= bound * LITTLE_TOLERANCE ||
+            !evidence(&f, r))
+            continue;
+        detail(&f, "%s, %s: %s IOPS%s x %s mean latency = %.1f I/Os in flight, at most %.0f",
+               c->o->values[r->side], workload(c, r), fmt_value(c->r, r->m[RM_IOPS], UNIT_IOPS),
+               r->derived & (1u << RM_IOPS) ? " (derived)" : "",
+               fmt_value(c->r, r->m[RM_LAT_TOTAL], UNIT_NS), in_flight, bound);
+    }
+    buf_addf(&f.text,
+             "%zu result%s whose IOPS x mean latency (Little's law: the I/Os in flight) exceeds "
+             "iodepth x numjobs (one per job for synchronous engines) by more than %.2fx: the "
+             "numbers cannot all be true (a cache, a mistyped unit or a summed report); left "
+             "out of the recommendations.",
+             f.count, plural(f.count), LITTLE_TOLERANCE);
+    emit(c, &f);
+}
+
+static void sync_engine_depth(struct insight_ctx *c)
+{
+    struct finding f = {"Synchronous engine", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        if (result_usable(r) && r->iodepth > 1 && result_engine_is_sync(r) && evidence(&f, r))
+            detail(&f, "%s, %s: ioengine=%s, iodepth=%lld", c->o->values[r->side], workload(c, r),
+                   r->ioengine, (long long)r->iodepth);
+    }
+    buf_addf(&f.text,
+             "%zu result%s with iodepth>1 on a synchronous engine (psync, sync, pvsync, ...): "
+             "fio ignores it, the effective depth is 1 per job. Use libaio or io_uring for "
+             "queued I/O.",
+             f.count, plural(f.count));
+    emit(c, &f);
+}
+
+static void transcribed(struct insight_ctx *c)
+{
+    struct finding f = {"Typed without context", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++)
+        if (result_usable(&c->res[i]) && suspect_transcribed(&c->res[i]))
+            evidence_workload(c, &f, &c->res[i]);
+    buf_addf(&f.text,
+             "%zu result%s typed by hand without the workload (no rw or no block size): it "
+             "cannot be matched with a repeat; left out of the recommendations.",
+             f.count, plural(f.count));
+    emit(c, &f);
+}
+
+/* ---- the rest ---- */
+
+static void tail_latency(struct insight_ctx *c)
 {
     struct finding f = {"Tail latency", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < n; i++) {
-        const struct side_result *r = &res[i];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
         double p99 = r->m[RM_P99], p50 = r->m[RM_P50];
         if (!result_usable(r) || !(p50 > 0) || !(p99 / p50 > TAIL_RATIO))
             continue;
@@ -121,204 +293,131 @@ static void tail_latency(struct insight_ctx *c, const struct side_result *res, s
              "%zu result%s with a p99 latency more than %.0fx the median: occasional "
              "stalls (network retransmits, writeback, garbage collection) that averages "
              "hide.",
-             f.count, f.count == 1 ? "" : "s", TAIL_RATIO);
+             f.count, plural(f.count), TAIL_RATIO);
     emit(c, &f);
 }
 
-static void failed_jobs(struct insight_ctx *c, const struct side_result *res, size_t n)
+static void failed_jobs(struct insight_ctx *c)
 {
     struct finding f = {"Failed jobs", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < n; i++)
-        if (res[i].error && evidence(&f, &res[i]) && res[i].error_msg)
-            detail(&f, "%s", res[i].error_msg);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->res[i].error && evidence(&f, &c->res[i]) && c->res[i].error_msg)
+            detail(&f, "%s", c->res[i].error_msg);
     buf_addf(&f.text, "%zu result%s reported an error by the tool; left out of the comparison.",
-             f.count, f.count == 1 ? "" : "s");
+             f.count, plural(f.count));
     emit(c, &f);
 }
 
-static void short_runs(struct insight_ctx *c, const struct side_result *res, size_t n)
+static void short_runs(struct insight_ctx *c)
 {
     struct finding f = {"Short runs", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < n; i++) {
-        const struct side_result *r = &res[i];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
         if (!r->error && r->m[RM_RUNTIME] < MIN_RUNTIME_MS && evidence(&f, r))
             detail(&f, "%s", fmt_value(c->r, r->m[RM_RUNTIME] * 1e6, UNIT_NS));
     }
     buf_addf(&f.text,
              "%zu result%s ran for less than %.0f s: too short to trust (caches, "
-             "ramp-up and timer resolution dominate).",
-             f.count, f.count == 1 ? "" : "s", MIN_RUNTIME_MS / 1000);
+             "ramp-up and timer resolution dominate); left out of the recommendations.",
+             f.count, plural(f.count), MIN_RUNTIME_MS / 1000);
     emit(c, &f);
 }
 
-static void sync_writes(struct insight_ctx *c, const struct side_result *res, size_t n)
+static void sync_writes(struct insight_ctx *c)
 {
     struct finding f = {"Sync writes", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < n; i++) {
-        const struct side_result *r = &res[i];
-        if (!result_is_sync(r) || r->error || !evidence(&f, r))
-            continue;
-        struct buf name = BUF_INIT;
-        result_workload_name(&name, r);
-        detail(&f, "%s, %s", c->o->values[r->side], name.data);
-        buf_release(&name);
-    }
+    for (size_t i = 0; i < c->n; i++)
+        if (result_is_sync(&c->res[i]) && !c->res[i].error)
+            evidence_workload(c, &f, &c->res[i]);
     buf_addf(&f.text,
              "%zu sync-write result%s (fsync/fdatasync/O_SYNC): each write waits for "
              "stable storage, the figure that matters for databases and journals.",
-             f.count, f.count == 1 ? "" : "s");
+             f.count, plural(f.count));
     emit(c, &f);
 }
 
+/* The bandwidths of r's repeats on its side (r's workload), marked done; their count. */
+static size_t repeats(const struct insight_ctx *c, size_t i, char *done, double *v)
+{
+    struct buf key = BUF_INIT, other = BUF_INIT;
+    result_workload_key(&key, &c->res[i]);
+    size_t k = 0;
+    for (size_t j = i; j < c->n; j++) {
+        const struct side_result *r = &c->res[j];
+        if (r->side != c->res[i].side || !result_usable(r) || isnan(r->m[RM_BW]))
+            continue;
+        buf_reset(&other);
+        result_workload_key(&other, r);
+        if (strcmp(key.data, other.data))
+            continue;
+        done[j] = 1;
+        v[k++] = r->m[RM_BW];
+    }
+    buf_release(&key);
+    buf_release(&other);
+    return k;
+}
+
 /* Repeats of one workload on one side that disagree: coefficient of variation above MAX_CV. */
-static void spread(struct insight_ctx *c, const struct side_result *res, size_t n)
+static void spread(struct insight_ctx *c)
 {
     struct finding f = {"Large spread", BUF_INIT, BUF_INIT, 0};
-    char *done = xcalloc(n ? n : 1, 1);
-    for (size_t i = 0; i < n; i++) {
-        if (done[i] || !result_usable(&res[i]) || isnan(res[i].m[RM_BW]))
+    char *done = xcalloc(c->n ? c->n : 1, 1);
+    double *v = xmalloc((c->n ? c->n : 1) * sizeof(*v));
+    for (size_t i = 0; i < c->n; i++) {
+        if (done[i] || !result_usable(&c->res[i]) || isnan(c->res[i].m[RM_BW]))
             continue;
-        struct buf key = BUF_INIT, other = BUF_INIT;
-        result_workload_key(&key, &res[i]);
-        double *v = xmalloc(n * sizeof(*v));
-        size_t k = 0;
-        for (size_t j = i; j < n; j++) {
-            buf_reset(&other);
-            result_workload_key(&other, &res[j]);
-            if (res[j].side != res[i].side || strcmp(key.data, other.data) || res[j].error ||
-                isnan(res[j].m[RM_BW]))
-                continue;
-            done[j] = 1;
-            v[k++] = res[j].m[RM_BW];
-        }
+        size_t k = repeats(c, i, done, v);
         struct sample_stats st;
         stats_describe(v, k, &st);
-        if (k >= 2 && st.mean > 0 && st.sd / st.mean > MAX_CV && evidence(&f, &res[i])) {
-            struct buf name = BUF_INIT;
-            result_workload_name(&name, &res[i]);
-            detail(&f, "%s, %s: %zu runs, bandwidth %s to %s", c->o->values[res[i].side], name.data,
-                   k, fmt_value(c->r, st.min, UNIT_BYTES_S), fmt_value(c->r, st.max, UNIT_BYTES_S));
-            buf_release(&name);
-        }
-        free(v);
-        buf_release(&key);
-        buf_release(&other);
+        if (k >= 2 && st.mean > 0 && st.sd / st.mean > MAX_CV && evidence(&f, &c->res[i]))
+            detail(&f, "%s, %s: %zu runs, bandwidth %s to %s", c->o->values[c->res[i].side],
+                   workload(c, &c->res[i]), k, fmt_value(c->r, st.min, UNIT_BYTES_S),
+                   fmt_value(c->r, st.max, UNIT_BYTES_S));
     }
+    free(v);
     free(done);
     buf_addf(&f.text,
              "%zu workload%s whose repeats differ by more than %.0f %% (coefficient of "
              "variation of bandwidth): find out why before trusting the mean.",
-             f.count, f.count == 1 ? "" : "s", MAX_CV * 100);
-    emit(c, &f);
-}
-
-/* ---- storage against the network measured for the same host ---- */
-
-struct net {
-    char *host;
-    double bw;
-};
-
-static int load_network(struct db *db, struct net **out, size_t *n, struct diag *d)
-{
-    sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(
-            h,
-            "SELECT r.host, max(m.value) FROM result r JOIN run ON run.id = r.run_id "
-            "JOIN metric m ON m.result_id = r.id AND m.name = 'bw_bytes_s' "
-            "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL "
-            "AND r.error = 0 GROUP BY r.host ORDER BY r.host",
-            -1, &st, NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h));
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        ALLOC_GROW(*out, *n, cap);
-        (*out)[*n].host = xstrdup((const char *)sqlite3_column_text(st, 0));
-        (*out)[(*n)++].bw = sqlite3_column_double(st, 1);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-static const struct net *network_of(const struct net *net, size_t n, const char *host)
-{
-    for (size_t i = 0; host && i < n; i++)
-        if (!strcmp(net[i].host, host))
-            return &net[i];
-    return NULL;
-}
-
-static void network_share(struct insight_ctx *c, const struct side_result *res, size_t n,
-                          const struct net *net, size_t nnet)
-{
-    static const struct column cols[] = {{"Host", UNIT_NONE},       {"Side", UNIT_NONE},
-                                         {"Workload", UNIT_NONE},   {"Storage", UNIT_BYTES_S},
-                                         {"Network", UNIT_BYTES_S}, {"Share", UNIT_PERCENT}};
-    struct finding f = {"Faster than the network", BUF_INIT, BUF_INIT, 0};
-    struct table *t = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const struct side_result *r = &res[i];
-        const struct net *w = network_of(net, nnet, r->host);
-        if (!w || !result_usable(r) || isnan(r->m[RM_BW]) || !strcmp(r->tool, "iperf") ||
-            !strcmp(r->tool, "iperf3"))
-            continue;
-        if (!t) {
-            struct section *s = report_section(
-                c->r, "Storage against the network",
-                "Storage throughput as a share of the best network throughput measured (iperf) "
-                "for the same host. Above 100 % the result cannot have crossed that network: a "
-                "cache answered.");
-            t = report_table(c->r, s, "network", cols, 6);
-        }
-        struct buf name = BUF_INIT;
-        result_workload_name(&name, r);
-        struct cell *row = table_add_row(c->r, t);
-        cell_set_text(&row[0], arena_strdup(&c->r->arena, r->host));
-        cell_set_text(&row[1], c->o->values[r->side]);
-        cell_set_text(&row[2], arena_strdup(&c->r->arena, name.data));
-        cell_set_number(&row[3], r->m[RM_BW]);
-        cell_set_number(&row[4], w->bw);
-        cell_set_number(&row[5], 100 * r->m[RM_BW] / w->bw);
-        if (r->m[RM_BW] > w->bw && evidence(&f, r))
-            detail(&f, "%s at %s, network %s", name.data,
-                   fmt_value(c->r, r->m[RM_BW], UNIT_BYTES_S),
-                   fmt_value(c->r, w->bw, UNIT_BYTES_S));
-        buf_release(&name);
-    }
-    buf_addf(&f.text,
-             "%zu storage result%s above the network throughput measured for the same "
-             "host: a cache must have answered.",
-             f.count, f.count == 1 ? "" : "s");
+             f.count, plural(f.count), MAX_CV * 100);
     emit(c, &f);
 }
 
 int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *all,
                    struct report *r, struct diag *d)
 {
-    const struct side_result *res = all->v;
-    size_t n = all->n, nnet = 0;
-    struct net *net = NULL;
-    int rc = load_network(db, &net, &nnet, d);
+    struct links links;
+    struct id_set cached = {NULL, 0, 0};
+    int rc = query_links(db, &links, d);
+    if (rc == 0)
+        rc = query_stated_cached(db, &cached, d);
+    unsigned char *net = network_sides(o, all);
     if (rc == 0) {
         struct section *s = report_section(
             r, "Insights", "Findings from the data itself, each with its evidence (file:line).");
-        struct insight_ctx c = {r, report_table(r, s, "insights", insight_cols, 3), o};
-        failed_jobs(&c, res, n);
-        buffered_random(&c, res, n);
-        network_share(&c, res, n, net, nnet);
-        tail_latency(&c, res, n);
-        spread(&c, res, n);
-        short_runs(&c, res, n);
-        sync_writes(&c, res, n);
+        struct insight_ctx c = {
+            r,      report_table(r, s, "insights", insight_cols, 3), o, all->v, all->n, net, &links,
+            &cached};
+        network_table(&c);
+        failed_jobs(&c);
+        buffered(&c);
+        stated(&c);
+        below_device(&c);
+        above_link(&c);
+        little(&c);
+        transcribed(&c);
+        sync_engine_depth(&c);
+        tail_latency(&c);
+        spread(&c);
+        short_runs(&c);
+        sync_writes(&c);
         if (!c.t->nrows)
-            s->prose = "Nothing to note: no cache effects, tail latency, errors, short runs or "
-                       "disagreeing repeats were found.";
+            s->prose = "Nothing to note: no cache effects, impossible numbers, tail latency, "
+                       "errors, short runs or disagreeing repeats were found.";
     }
-    for (size_t i = 0; i < nnet; i++)
-        free(net[i].host);
     free(net);
+    free(cached.v);
+    links_release(&links);
     return rc;
 }

@@ -1,18 +1,91 @@
-/* insights.h: findings and tier recommendations added to a comparison report. */
+/* insights.h: suspect results, findings and tier recommendations added to a comparison
+ * report. Private to query/. */
 #ifndef BDB_INSIGHTS_H
 #define BDB_INSIGHTS_H
 
+#include <stdint.h>
+
+#include "../core/arena.h"
 #include "compare.h"
 
-/* Cache effects, tail latency, failed jobs, short runs, disagreeing repeats, sync writes and
- * storage against the measured network, each with its evidence. */
+struct side_result;
 struct side_results;
+
+/* ---- suspect results (suspect.c) ---- */
+
+/* Runs shorter than this are too short to trust (caches, ramp-up, timer resolution). */
+extern const double MIN_RUNTIME_MS;
+/* A random read answered faster than this by a disk or network filesystem came from memory. */
+extern const double MIN_DEVICE_READ_NS;
+/* The fewest bits one I/O puts on an Ethernet link: a minimum frame with its overhead. */
+extern const double ETHERNET_FRAME_BITS;
+/* Little's law may be exceeded by this factor before the numbers are called impossible. */
+extern const double LITTLE_TOLERANCE;
+
+/* The fastest network test (iperf/iperf3) measured for a host. */
+struct link {
+    const char *host, *source, *label; /* label: "iperf3 TCP, 4 streams" */
+    int line;
+    double bits_s;
+};
+
+struct links {
+    struct link *v;
+    size_t n, a;
+    struct arena strings;
+};
+
+int query_links(struct db *db, struct links *out, struct diag *d);
+void links_release(struct links *l);
+const struct link *link_of(const struct links *l, const char *host);
+
+/* Result ids, sorted. */
+struct id_set {
+    int64_t *v;
+    size_t n, a;
+};
+/* The results tagged cached (notes whose author wrote "(cached)", or --tag cached=...). */
+int query_stated_cached(struct db *db, struct id_set *out, struct diag *d);
+int id_set_has(const struct id_set *s, int64_t id);
+
+/* Per compared value: 1 when it is a storage class whose results carry a network mount. */
+unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res);
+/* The result is on a network filesystem: its own mount, or (fstype unknown) its class's. */
+int result_on_network(const struct side_result *r, const unsigned char *net_sides);
+
+/* Buffered (direct=0) random I/O, or a buffered sequential write without fsync/fdatasync/O_SYNC
+ * (fio's end_fsync is not stored, so a final flush cannot be seen). */
+int suspect_buffered(const struct side_result *r);
+/* A random read on a disk or network filesystem whose mean completion latency is below
+ * MIN_DEVICE_READ_NS (tmpfs and ramfs are memory: never). */
+int suspect_below_device(const struct side_result *r, const unsigned char *net_sides);
+/* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
+ * rate (2); 0 when neither. */
+int suspect_above_link(const struct side_result *r, const struct link *l);
+/* Little's law: 1 when in-flight I/Os (IOPS x mean total latency) and their bound (iodepth x
+ * numjobs, one per job for synchronous engines) can be computed. */
+int little_in_flight(const struct side_result *r, double *in_flight, double *bound);
+/* Typed by a person without the workload (no rw or no block size). */
+int suspect_transcribed(const struct side_result *r);
+
+/* Sets res->v[i].suspect (enum suspect): cached, short, transcribed without context,
+ * impossible. Called before the comparison, the insights and the recommendations. */
+int query_flag_suspects(struct db *db, const struct compare_opts *o, struct side_results *res,
+                        struct diag *d);
+
+/* ---- findings (insights.c) ---- */
+
+/* Cache effects, impossible numbers, synchronous engines, tail latency, failed jobs, short
+ * runs, disagreeing repeats, sync writes and network storage against its link, each with its
+ * evidence. */
 int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *res,
                    struct report *r, struct diag *d);
 
+/* ---- recommendations (recommend.c) ---- */
+
 /* Tier recommendations per workload class from a rules text (templates/tiers.rules format);
- * rules_path names it in error messages. */
-int query_recommend(const struct compare_opts *o, const struct side_results *res,
+ * rules_path names it in error messages. Rules may name any metric stored in db. */
+int query_recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
                     const char *rules_path, const char *rules, struct report *r, struct diag *d);
 
 #endif

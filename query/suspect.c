@@ -1,0 +1,253 @@
+/* suspect.c: results that are not taken at face value (enum suspect), and the tests behind
+ * them, shared by the insights (which explain them) and the recommendations (which leave them
+ * out). ../shared/docs/METHODS.md, "Caches and links", gives the reasoning. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "insights.h"
+#include "results.h"
+
+const double MIN_RUNTIME_MS = 5000.0;
+/* NAND flash answers a 4k read in 50-100 µs, a network filesystem adds a round trip on top;
+ * only Optane-class media come near 10 µs. Below it the page cache (or a client cache) did. */
+const double MIN_DEVICE_READ_NS = 10000.0;
+/* Each NFS (or SMB, ...) I/O needs at least one packet; the smallest Ethernet frame takes 84
+ * bytes on the wire (64 frame + 8 preamble + 12 inter-frame gap): link bit/s / 672 is its
+ * highest packet rate. */
+const double ETHERNET_FRAME_BITS = 84.0 * 8.0;
+/* IOPS and mean latency come from slightly different windows (ramp-up, the I/Os still in flight
+ * at the end, rounding of typed values): 25 % leeway keeps honest results clear while the
+ * impossible ones (cache hits, mistyped units) are usually off by 2x or more. */
+const double LITTLE_TOLERANCE = 1.25;
+
+/* ---- the links: the fastest iperf test per host ---- */
+
+static const char *link_label(struct arena *a, sqlite3_stmt *st)
+{
+    const char *tool = (const char *)sqlite3_column_text(st, 4);
+    const char *proto = (const char *)sqlite3_column_text(st, 5);
+    const char *dir = (const char *)sqlite3_column_text(st, 7);
+    int streams = sqlite3_column_int(st, 6);
+    char up[8] = "";
+    for (size_t i = 0; proto && proto[i] && i + 1 < sizeof(up); i++)
+        up[i] = (char)(proto[i] >= 'a' && proto[i] <= 'z' ? proto[i] - 'a' + 'A' : proto[i]);
+    return arena_printf(a, "%s%s%s, %d stream%s%s", tool ? tool : "iperf", *up ? " " : "", up,
+                        streams > 0 ? streams : 1, streams > 1 ? "s" : "",
+                        dir && !strcmp(dir, "receive") ? ", reverse" : "");
+}
+
+int query_links(struct db *db, struct links *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    memset(out, 0, sizeof(*out));
+    /* per host, its fastest test first; ties by file and line so reports are deterministic */
+    if (sqlite3_prepare_v2(
+            h,
+            "SELECT r.host, m.value * 8, s.path, coalesce(r.line_first, 1), run.tool, "
+            "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
+            "coalesce(r.numjobs, 1), r.direction "
+            "FROM result r JOIN run ON run.id = r.run_id "
+            "JOIN source_file s ON s.id = run.source_id "
+            "JOIN metric m ON m.result_id = r.id AND m.name = 'bw_bytes_s' "
+            "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 "
+            "ORDER BY r.host, m.value DESC, s.path, r.line_first",
+            -1, &st, NULL) != SQLITE_OK)
+        return diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *host = (const char *)sqlite3_column_text(st, 0);
+        if (out->n && !strcmp(out->v[out->n - 1].host, host))
+            continue;
+        ALLOC_GROW(out->v, out->n, out->a);
+        struct link *l = &out->v[out->n++];
+        l->host = arena_strdup(&out->strings, host);
+        l->bits_s = sqlite3_column_double(st, 1);
+        l->source = arena_strdup(&out->strings, (const char *)sqlite3_column_text(st, 2));
+        l->line = sqlite3_column_int(st, 3);
+        l->label = link_label(&out->strings, st);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void links_release(struct links *l)
+{
+    free(l->v);
+    arena_release(&l->strings);
+    memset(l, 0, sizeof(*l));
+}
+
+const struct link *link_of(const struct links *l, const char *host)
+{
+    for (size_t i = 0; host && i < l->n; i++)
+        if (!strcmp(l->v[i].host, host))
+            return &l->v[i];
+    return NULL;
+}
+
+/* ---- the tests ---- */
+
+static int by_storage_class(const struct compare_opts *o)
+{
+    return !strcmp(o->by, "storage-class") || !strcmp(o->by, "storage_class");
+}
+
+unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res)
+{
+    unsigned char *net = xcalloc(o->nvalues ? o->nvalues : 1, 1);
+    for (size_t i = 0; by_storage_class(o) && i < res->n; i++)
+        if (result_is_network_fs(&res->v[i]))
+            net[res->v[i].side] = 1;
+    return net;
+}
+
+int result_on_network(const struct side_result *r, const unsigned char *net_sides)
+{
+    if (result_is_network(r))
+        return 0;
+    return result_is_network_fs(r) || (!r->fstype && net_sides[r->side]);
+}
+
+static int is_random(const struct side_result *r)
+{
+    return !strncmp(r->rw, "rand", 4);
+}
+
+static int is_seq_write(const struct side_result *r)
+{
+    return !strcmp(r->rw, "write") || (!strcmp(r->rw, "rw") && !strcmp(r->direction, "write")) ||
+           (!strcmp(r->rw, "readwrite") && !strcmp(r->direction, "write"));
+}
+
+int suspect_buffered(const struct side_result *r)
+{
+    if (r->direct != 0 || result_is_sync(r))
+        return 0; /* a sync write waits for stable storage whatever the page cache does */
+    return is_random(r) || is_seq_write(r);
+}
+
+static int memory_fs(const char *fstype)
+{
+    return !strcmp(fstype, "tmpfs") || !strcmp(fstype, "ramfs");
+}
+
+static int disk_fs(const char *fstype)
+{
+    static const char *const disk[] = {"ext2", "ext3", "ext4",     "xfs", "btrfs",
+                                       "zfs",  "f2fs", "bcachefs", "jfs", "reiserfs"};
+    for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+        if (!strcmp(fstype, disk[i]))
+            return 1;
+    return 0;
+}
+
+int suspect_below_device(const struct side_result *r, const unsigned char *net_sides)
+{
+    int read = !strcmp(r->direction, "read") || (!*r->direction && !strcmp(r->rw, "randread"));
+    if (!read || !is_random(r) || !(r->m[RM_LAT_MEAN] < MIN_DEVICE_READ_NS))
+        return 0;
+    if (r->fstype && memory_fs(r->fstype))
+        return 0;
+    return result_on_network(r, net_sides) || (r->fstype && disk_fs(r->fstype));
+}
+
+int suspect_above_link(const struct side_result *r, const struct link *l)
+{
+    if (!l || !(l->bits_s > 0))
+        return 0;
+    if (r->m[RM_BW] * 8 > l->bits_s)
+        return 1;
+    if (r->m[RM_IOPS] > l->bits_s / ETHERNET_FRAME_BITS)
+        return 2;
+    return 0;
+}
+
+int little_in_flight(const struct side_result *r, double *in_flight, double *bound)
+{
+    if (!result_usable(r) || r->aggregate || !(r->m[RM_IOPS] > 0) || !(r->m[RM_LAT_TOTAL] > 0))
+        return 0;
+    /* fio's defaults when its output does not say: iodepth=1, numjobs=1 */
+    int fio = !strcmp(r->tool, "fio");
+    int64_t depth = result_engine_is_sync(r) ? 1 : r->iodepth > 0 ? r->iodepth : fio ? 1 : -1;
+    int64_t jobs = r->numjobs > 0 ? r->numjobs : fio ? 1 : -1;
+    if (depth <= 0 || jobs <= 0)
+        return 0;
+    *in_flight = r->m[RM_IOPS] * r->m[RM_LAT_TOTAL] / 1e9;
+    *bound = (double)(depth * jobs);
+    return 1;
+}
+
+int suspect_transcribed(const struct side_result *r)
+{
+    return r->transcribed && (!*r->rw || r->bs <= 0);
+}
+
+/* ---- flagging ---- */
+
+int query_stated_cached(struct db *db, struct id_set *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    memset(out, 0, sizeof(*out));
+    if (sqlite3_prepare_v2(h,
+                           "SELECT result_id FROM tag WHERE key = 'cached' AND "
+                           "lower(value) NOT IN ('0', 'no', 'false') ORDER BY result_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return diag_error(d, "cannot read tags: %s", sqlite3_errmsg(h));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        ALLOC_GROW(out->v, out->n, out->a);
+        out->v[out->n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int id_set_has(const struct id_set *s, int64_t id)
+{
+    return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_id);
+}
+
+static unsigned suspicion(const struct side_result *r, const unsigned char *net,
+                          const struct links *links, int stated)
+{
+    unsigned s = 0;
+    double in_flight, bound;
+    if (stated || suspect_buffered(r) || suspect_below_device(r, net) ||
+        (result_on_network(r, net) && suspect_above_link(r, link_of(links, r->host))))
+        s |= SUSPECT_CACHED;
+    if (r->m[RM_RUNTIME] < MIN_RUNTIME_MS)
+        s |= SUSPECT_SHORT;
+    if (suspect_transcribed(r))
+        s |= SUSPECT_TRANSCRIBED;
+    if (little_in_flight(r, &in_flight, &bound) && in_flight > bound * LITTLE_TOLERANCE)
+        s |= SUSPECT_IMPOSSIBLE;
+    return s;
+}
+
+int query_flag_suspects(struct db *db, const struct compare_opts *o, struct side_results *res,
+                        struct diag *d)
+{
+    struct links links;
+    struct id_set cached = {NULL, 0, 0};
+    int rc = query_links(db, &links, d);
+    if (rc == 0)
+        rc = query_stated_cached(db, &cached, d);
+    unsigned char *net = network_sides(o, res);
+    for (size_t i = 0; rc == 0 && i < res->n; i++) {
+        struct side_result *r = &res->v[i];
+        r->suspect = suspicion(r, net, &links, id_set_has(&cached, r->id));
+    }
+    free(net);
+    free(cached.v);
+    links_release(&links);
+    return rc;
+}
