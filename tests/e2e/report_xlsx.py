@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """report --format xlsx, read back with openpyxl: sheets, Runs and Results equal to the
-database (benchdb query --format csv), comparison values against the raw example fio JSON,
-number formats, conditional formats, frozen headers, autofilters, hostile job names stored
+database (benchdb query --format csv), comparison values against the raw example fio JSON
+(bandwidth with its IOPS column, latencies, fsync latencies, and the verdicts of
+tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the report), one
+native chart per compared metric, number formats, conditional formats, frozen headers, autofilters, hostile job names stored
 as strings (never formulas), identical sheet XML on a second render, -o required, and (when
 LibreOffice is installed) conversion to csv and pdf."""
 import csv, glob, io, json, os, shutil, statistics, subprocess, sys, tempfile, zipfile
@@ -11,6 +13,8 @@ import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 import openpyxl  # noqa: E402
+
+import stats_ref  # noqa: E402
 
 EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
 HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
@@ -66,51 +70,113 @@ def check_sheet_equals_db(wb, name, db, sql):
                                          len(rows) + 1), name + " autofilter")
 
 
-def example_means():
-    """{(side, rw, bs): (mean bw MiB/s, mean clat us)} from the raw example files."""
-    acc = {}
+# the compared metrics, in the table's order: (higher is better, sheet unit, its number format)
+METRIC_UNITS = {"Bandwidth": (True, 1048576, '#,##0.0 "MiB/s"'),
+                "Mean latency": (False, 1e3, '#,##0.00 "µs"'),
+                "p99 latency": (False, 1e3, '#,##0.00 "µs"'),
+                "fsync latency": (False, 1e3, '#,##0.00 "µs"'),
+                "fsync p99 latency": (False, 1e3, '#,##0.00 "µs"')}
+RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential Write"}
+
+
+def example_values():
+    """({(workload, metric): {side: [base-unit values]}}, {workload: {side: [IOPS]}}) from the
+    raw example files; the fsync rows from job["sync"] of the fsync=1 jobs."""
+    acc, iops = {}, {}
     for side in ("disk", "tmpfs"):
-        for f in glob.glob(os.path.join(EXAMPLES, side, "*.json")):
+        for f in sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))):
             job = json.load(open(f))["jobs"][0]
             o = job["job options"]
             x = job["read" if "read" in o["rw"] else "write"]
-            key = (side, o["rw"], o["bs"].upper(), "fsync" in o)
-            acc.setdefault(key, []).append((x["bw_bytes"] / 1048576, x["clat_ns"]["mean"] / 1e3))
-    return {k: tuple(statistics.mean(v[i] for v in vs) for i in (0, 1)) for k, vs in acc.items()}
+            name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(),
+                                         " sync" if "fsync" in o else "")
+            vals = {"Bandwidth": x["bw_bytes"], "Mean latency": x["clat_ns"]["mean"],
+                    "p99 latency": x["clat_ns"]["percentile"]["99.000000"]}
+            if o.get("fsync", "0") != "0" and job["sync"]["total_ios"]:
+                vals["fsync latency"] = job["sync"]["lat_ns"]["mean"]
+                vals["fsync p99 latency"] = job["sync"]["lat_ns"]["percentile"]["99.000000"]
+            for metric, v in vals.items():
+                acc.setdefault((name, metric), {}).setdefault(side, []).append(v)
+            iops.setdefault(name, {}).setdefault(side, []).append(x["iops"])
+    return acc, iops
 
 
 def check_comparison(wb):
     ws = wb["Comparison"]
     head = [c.value for c in ws[1]]
-    t.eq(head[:3] + head[5:6] + head[8:9] + head[11:12],
-         ["Workload", "Metric", "disk (baseline)", "tmpfs", "tmpfs vs disk",
-          "tmpfs vs disk verdict"], "comparison header")
+    # a value column spreads over value, sd, n and (where IOPS is shown beside it) IOPS
+    t.eq(head, ["Workload", "Metric",
+                "disk (baseline)", "disk (baseline) sd", "disk (baseline) n",
+                "disk (baseline) IOPS", "tmpfs", "tmpfs sd", "tmpfs n", "tmpfs IOPS",
+                "tmpfs vs disk", "tmpfs vs disk 95% CI low", "tmpfs vs disk 95% CI high",
+                "tmpfs vs disk verdict"], "comparison header")
     t.eq(ws.freeze_panes, "C2", "comparison: header and names frozen")
-    t.ok(ws.auto_filter.ref and ws.auto_filter.ref.startswith("A1:L"), "comparison autofilter")
-    means = example_means()
-    names = {"Random Read 4K buffered": ("randread", "4K", False),
-             "Sequential Read 1M buffered": ("read", "1M", False),
-             "Sequential Write 1M buffered": ("write", "1M", False),
-             "Sequential Write 4K sync buffered": ("write", "4K", True)}
+    exp, iops = example_values()
+    t.eq(ws.auto_filter.ref, "A1:N%d" % (len(exp) + 1), "comparison autofilter")
+    got = [(r[0].value, r[1].value) for r in ws.iter_rows(min_row=2)]
+    t.eq(sorted(got), sorted(exp), "one row per workload and metric (no IOPS row, fsync rows)")
+    verdicts = stats_ref.family({k: (v["disk"], v["tmpfs"]) for k, v in exp.items()})
     seen = 0
     for row in ws.iter_rows(min_row=2):
-        w, metric = row[0].value, row[1].value
-        if w not in names or metric not in ("Bandwidth", "Mean latency"):
+        key = (row[0].value, row[1].value)
+        if not t.ok(key in exp, "expected workload/metric %r" % (key,)):
             continue
-        i = 0 if metric == "Bandwidth" else 1
-        for col, side in ((2, "disk"), (5, "tmpfs")):
-            t.near(row[col].value, means[(side,) + names[w]][i], "%s %s %s" % (w, metric, side))
-            t.eq(row[col].number_format,
-                 '#,##0.0 "MiB/s"' if i == 0 else '#,##0.00 "µs"', "number format shows unit")
-        t.eq(row[4].value, 3, "n")
-        t.eq(row[8].number_format, '0.00"x"', "factor format")
-        t.ok(row[11].value in ("significant", "not significant"), "verdict " + str(row[11].value))
+        higher, div, fmt = METRIC_UNITS[key[1]]
+        for col, side in ((2, "disk"), (6, "tmpfs")):
+            vals = exp[key][side]
+            t.near(row[col].value, statistics.mean(vals) / div, "%r %s" % (key, side))
+            t.eq(row[col].number_format, fmt, "%r %s: number format shows unit" % (key, side))
+            t.near(row[col + 1].value, statistics.stdev(vals) / div, "%r %s sd" % (key, side))
+            t.eq(row[col + 1].number_format, fmt, "%r %s: sd in the unit" % (key, side))
+            t.eq(row[col + 2].value, 3, "%r %s n" % (key, side))
+            if key[1] == "Bandwidth":
+                t.near(row[col + 3].value, statistics.mean(iops[key[0]][side]),
+                       "%r %s: IOPS beside it" % (key, side))
+                t.eq(row[col + 3].number_format, '#,##0 "IOPS"', "IOPS format")
+            else:
+                t.eq(row[col + 3].value, None, "%r %s: no IOPS beside it" % (key, side))
+        verdict, p_adj, p, lo, hi = verdicts[key]
+        factor = statistics.mean(exp[key]["tmpfs"]) / statistics.mean(exp[key]["disk"])
+        if not higher:
+            factor, lo, hi = 1 / factor, 1 / hi, 1 / lo
+        t.near(row[10].value, factor, "%r factor" % (key,))
+        t.eq(row[10].number_format, '0.00"x"', "factor format")
+        t.near(row[11].value, lo, "%r interval low" % (key,))
+        t.near(row[12].value, hi, "%r interval high" % (key,))
+        t.eq(row[13].value, verdict, "%r verdict (p=%.3g, Holm %.3g)" % (key, p, p_adj))
         seen += 1
-    t.eq(seen, 8, "bandwidth and latency rows checked")
+    t.eq(seen, 14, "every comparison row checked")
+    last = len(exp) + 1
     rules = [(str(cf.sqref), r.formula[0]) for cf in ws.conditional_formatting for r in cf.rules]
-    t.eq(sorted(rules), sorted([("I2:I17", 'AND($L2="significant",I2>1)'),
-                                ("I2:I17", 'AND($L2="significant",I2<1)')]),
+    t.eq(sorted(rules), sorted([("K2:K%d" % last, 'AND($N2="significant",K2>1)'),
+                                ("K2:K%d" % last, 'AND($N2="significant",K2<1)')]),
          "factor colours only significant changes")
+
+
+def check_charts(wb):
+    """One native chart per compared metric (the fsync ones too), each over its data block:
+    a title row "metric (unit)", the sides, a row per workload of that metric."""
+    ws = wb["Charts"]
+    t.eq(len(ws._charts), len(METRIC_UNITS), "one native chart per metric")
+    exp, _ = example_values()
+    titles = [r[0].value for r in ws.iter_rows() if isinstance(r[0].value, str) and
+              r[0].value.endswith(")") and r[1].value is None]
+    t.eq(titles, ["Bandwidth (MiB/s)", "Mean latency (µs)", "p99 latency (µs)",
+                  "fsync latency (µs)", "fsync p99 latency (µs)"], "chart data blocks")
+    rows = [[c.value for c in r] for r in ws.iter_rows()]
+    for i, r in enumerate(rows):
+        if r[0] not in titles:
+            continue
+        metric = r[0].split(" (")[0]
+        t.eq(rows[i + 1][:3], ["Workload", "disk (baseline)", "tmpfs"], metric + " data header")
+        mine = sorted(k[0] for k in exp if k[1] == metric)
+        block = rows[i + 2:i + 2 + len(mine)]
+        t.eq(sorted(b[0] for b in block), mine, metric + " chart workloads")
+        div = METRIC_UNITS[metric][1]
+        for b in block:
+            for j, side in ((1, "disk"), (2, "tmpfs")):
+                t.near(b[j], statistics.mean(exp[(b[0], metric)][side]) / div,
+                       "%s chart %s %s" % (metric, b[0], side))
 
 
 def main():
@@ -133,7 +199,7 @@ def main():
         t.eq(wb["Summary"]["A1"].value, "Benchmark comparison: disk vs tmpfs", "title")
         t.eq(str(wb.properties.created), "2026-01-01 00:00:00", "created from SOURCE_DATE_EPOCH")
         check_comparison(wb)
-        t.eq(len(wb["Charts"]._charts), 4, "one native chart per metric")
+        check_charts(wb)
         check_sheet_equals_db(wb, "Runs", db, RUNS_SQL)
         check_sheet_equals_db(wb, "Results", db, RESULTS_SQL)
         jobs = {c.value: c.data_type for c in wb["Results"]["G"]}
