@@ -315,6 +315,7 @@ static int tool_blocks(struct notes *nt)
 
 int notes_emit(struct notes *nt, struct bench_record *r)
 {
+    notes_os_tag(nt, r);
     for (size_t i = 0; i < r->n_metrics; i++) {
         if (nt->n_vals == nt->a_vals) {
             nt->a_vals = nt->a_vals ? 2 * nt->a_vals : 64;

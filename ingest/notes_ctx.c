@@ -325,6 +325,46 @@ static void add_headings(struct notes *nt, size_t first, struct bench_record *r)
     }
 }
 
+/* "RHEL 7", "Rocky Linux 9", "Ubuntu 22.04" in text -> "RHEL 7", "Rocky 9", "Ubuntu 22.04"; NULL
+ * when it names no release. Ubuntu's are YY.MM; the others' a major version (minor kept). */
+static const char *os_release(struct arena *a, const char *text)
+{
+    static const char *const names[] = {"RHEL",   "CentOS", "Rocky", "Ubuntu",
+                                        "Debian", "Fedora", "SLES"};
+    for (const char *p = text; *p; p++) {
+        if (p > text && isalnum((unsigned char)p[-1]))
+            continue;
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            size_t k = strlen(names[i]);
+            if (strncasecmp(p, names[i], k) || isalpha((unsigned char)p[k]))
+                continue;
+            const char *v = skip_ws(p + k);
+            if (!strncasecmp(v, "Linux ", 6))
+                v = skip_ws(v + 6);
+            size_t n = 0;
+            while (isdigit((unsigned char)v[n]) ||
+                   (v[n] == '.' && isdigit((unsigned char)v[n + 1])))
+                n++;
+            int ubuntu = !strcmp(names[i], "Ubuntu");
+            if (!n || isalpha((unsigned char)v[n]) || (ubuntu && !memchr(v, '.', n)))
+                continue;
+            return arena_printf(a, "%s %.*s", names[i], (int)n, v);
+        }
+    }
+    return NULL;
+}
+
+void notes_os_tag(struct notes *nt, struct bench_record *r)
+{
+    static const char *const keys[] = {"label", "heading"};
+    for (size_t i = 0; i < 2 && !record_tag_get(r, "os"); i++) {
+        const char *text = record_tag_get(r, keys[i]);
+        const char *os = text ? os_release(nt->a, text) : NULL;
+        if (os)
+            record_tag(nt->a, r, "os", os);
+    }
+}
+
 /* The second word of uname -a output ("Linux graybox 2.6.24 ..."). */
 static const char *uname_host(struct notes *nt, size_t sb, size_t se)
 {

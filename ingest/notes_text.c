@@ -361,9 +361,47 @@ static const char *key_metric(struct notes *nt, const char *key, char *kind)
     return NULL;
 }
 
-/* The value part: "70.2 MiB/s (73.6 MB/s)", "4.9ms average"; no ranges, no "~". */
-static int kv_value(const char *v, char want, double *out)
+/* A range typed as "13-15ms" or "13 ms - 15 ms": the midpoint, both ends in want's kind (a bare
+ * lower end takes the upper end's unit). */
+static int range_value(const char *v, size_t n, char want, double *out)
 {
+    const char *dash = memchr(v, '-', n);
+    if (!dash || dash == v)
+        return 0;
+    const char *hi = skip_ws(dash + 1);
+    size_t nl = (size_t)(dash - v), nh = n - (size_t)(hi - v);
+    while (nl && isspace((unsigned char)v[nl - 1]))
+        nl--;
+    if (!nl || !nh || !isdigit((unsigned char)v[0]) || !isdigit((unsigned char)hi[0]))
+        return 0;
+    const char *unit = hi;
+    while (unit < hi + nh && (isdigit((unsigned char)*unit) || *unit == '.'))
+        unit++;
+    size_t k = 0;
+    while (k < nl && (isdigit((unsigned char)v[k]) || v[k] == '.'))
+        k++;
+    char lo[128];
+    int bare = k == nl; /* "13" of "13-15ms" */
+    if (nl + (size_t)(hi + nh - unit) >= sizeof(lo))
+        return 0;
+    memcpy(lo, v, nl);
+    if (bare)
+        memcpy(lo + nl, unit, (size_t)(hi + nh - unit));
+    size_t n_lo = nl + (bare ? (size_t)(hi + nh - unit) : 0);
+    double a, b, ulp;
+    char ka, kb;
+    if (!notes_value(lo, n_lo, &a, &ka, &ulp) || !notes_value(hi, nh, &b, &kb, &ulp) ||
+        ka != want || kb != want || a > b)
+        return 0;
+    *out = (a + b) / 2;
+    return 1;
+}
+
+/* The value part: "70.2 MiB/s (73.6 MB/s)", "4.9ms average", "13-15ms average" (the midpoint;
+ * *range is then the range as typed, else NULL); no "~". */
+static int kv_value(struct notes *nt, const char *v, char want, double *out, const char **range)
+{
+    *range = NULL;
     size_t n = strcspn(v, "(");
     if (v[n] == '(' && !strchr(v + n, ')'))
         return 0;
@@ -377,7 +415,12 @@ static int kv_value(const char *v, char want, double *out)
             n -= strlen(tails[i]);
     char kind;
     double ulp;
-    return notes_value(v, n, out, &kind, &ulp) && kind == want;
+    if (notes_value(v, n, out, &kind, &ulp))
+        return kind == want;
+    if (!range_value(v, n, want, out))
+        return 0;
+    *range = notes_trim(nt->a, v, n);
+    return 1;
 }
 
 struct slot {
@@ -401,6 +444,31 @@ static const char *tool_named(struct notes *nt, size_t i)
     return "unknown";
 }
 
+/* Whether text says a cache served the result: the word "cached" ("(cached)", "4K, cached"),
+ * not "uncached", "Memcached" or "not cached". */
+static int says_cached(const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (strncasecmp(p, "cached", 6))
+            continue;
+        int word = (p == text || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[6]);
+        int negated = p - text >= 4 && !strncasecmp(p - 4, "not ", 4);
+        if (word && !negated)
+            return 1;
+    }
+    return 0;
+}
+
+/* cached=stated when the heading or one of the result's lines says the cache served it. */
+static void tag_cached(struct notes *nt, const struct slot *s, const char *chain)
+{
+    int cached = says_cached(chain);
+    for (size_t i = 0; i < s->n_lines && !cached; i++)
+        cached = says_cached(nt->l[s->lines[i]].t);
+    if (cached)
+        record_tag(nt->a, s->r, "cached", "stated");
+}
+
 static int flush_slots(struct notes *nt, struct slot *s, size_t n, size_t heading)
 {
     for (size_t k = 0; k < n; k++) {
@@ -416,6 +484,7 @@ static int flush_slots(struct notes *nt, struct slot *s, size_t n, size_t headin
             r->wl.sync = 1;
         r->job = notes_trim(nt->a, nt->l[heading].t + nt->l[heading].level,
                             strlen(nt->l[heading].t) - (size_t)nt->l[heading].level);
+        tag_cached(nt, &s[k], chain);
         notes_context(nt, s[k].first, s[k].last, r, 0, NULL);
         if (notes_emit(nt, r))
             return -1;
@@ -456,9 +525,9 @@ int notes_markdown(struct notes *nt)
         struct kv_line kv;
         char want;
         double v;
-        const char *metric;
+        const char *metric, *range;
         if (nt->l[i].used || !kv_line(nt, nt->l[i].t, &kv) ||
-            !(metric = key_metric(nt, kv.key, &want)) || !kv_value(kv.val, want, &v))
+            !(metric = key_metric(nt, kv.key, &want)) || !kv_value(nt, kv.val, want, &v, &range))
             continue;
         const char *dir = NULL;
         struct workload ignore;
@@ -467,7 +536,10 @@ int notes_markdown(struct notes *nt)
         const char *hdir = NULL;
         if (!dir)
             words_workload(nt->a, nt->l[heading].t, &ignore, &hdir);
-        kv_add(nt, &slots[dir ? (dir[0] == 'r' ? 1 : 2) : 0], i, metric, v, dir ? dir : hdir);
+        struct slot *slot = &slots[dir ? (dir[0] == 'r' ? 1 : 2) : 0];
+        kv_add(nt, slot, i, metric, v, dir ? dir : hdir);
+        if (range)
+            record_tag(nt->a, slot->r, "range", range);
     }
     return 0;
 }

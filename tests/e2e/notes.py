@@ -121,6 +121,9 @@ def seed004(path):
         for r, w in zip(got, want):
             c.near(num(r, "bw_bytes_s"), float(w) * MIB, "004: %s %s bw" % (os_name, r["job"]))
             c.eq(r.get("sec"), r["job"], "004: sec of job %s" % r["job"])
+            c.eq(r.get("tag.os"), os_name, "004: os named by the label")
+    c.ok(all("tag.os" not in r for r in recs if not r.get("tag.label", "").startswith("RHEL")),
+         "004: no os where the label names none")
 
 
 def seed000(path):
@@ -130,6 +133,24 @@ def seed000(path):
     c.ok(all(r.get("transcribed") == "1" for r in recs), "000: transcribed")
     p99 = [r.get("lat_p99_ns") for r in recs if "lat_p99_ns" in r]
     c.eq(len(p99), 6, "000: results with a 99th percentile")
+    # "fsync latency: 13-15ms average" (NFS) and "4.9ms average" (NVMe): both the sync latency,
+    # a range as its midpoint with the range as typed
+    typed = re.findall(r"\*\*fsync latency:\*\* ([0-9.]+)(?:-([0-9.]+))?ms average", text)
+    sync = [r for r in recs if "sync_lat_mean_ns" in r]
+    c.eq(len(sync), len(typed), "000: fsync latencies stored as sync_lat_mean_ns")
+    for r, (lo, hi) in zip(sync, typed):
+        want = (float(lo) + float(hi or lo)) / 2 * 1e6
+        c.near(num(r, "sync_lat_mean_ns"), want, "000: fsync latency %s%s ms" % (lo, "-" + hi if hi else ""))
+        c.eq(r.get("tag.range"), "%s-%sms" % (lo, hi) if hi else None, "000: range tag")
+        c.ok("lat_mean_ns" not in r, "000: fsync latency is not the I/O latency")
+    # "(cached)" in the random I/O heading and lines: the author says a cache served them
+    cached = sorted(r["line_first"] for r in recs if r.get("tag.cached") == "stated")
+    lines = text.split("\n")
+    head = next(i for i, l in enumerate(lines, 1) if l.startswith("#") and "cached" in l)
+    end = next(i for i, l in enumerate(lines, 1) if i > head and l.startswith("### "))
+    want = sorted(r["line_first"] for r in recs if head < r["line_first"] < end)
+    c.ok(want and cached == want, "000: cached=stated on the results under '%s': %r" %
+         (lines[head - 1], cached))
     with bdb.temp_db() as db:
         bdb.run(db, "import", "--format", "notes", path, check=True)
         out = bdb.run(db, "report", "--compare", "nfs-csi", "local-nvme-retain", "--format",
