@@ -543,6 +543,8 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
         r->error_msg = err ? error_msg_for(t, err) : NULL;
         r->line_first = r->line_last = t->lineno;
         record_tag(t->a, r, "groupid", arena_printf(t->a, "%lld", (long long)group));
+        if (!strcmp(name, "All clients")) /* fio --client: the sum of the servers' lines */
+            record_tag(t->a, r, "aggregate", "all-clients");
         r->groupid = group;
         if (jh)
             apply_header(jh, r, mixed ? -1 : (int)k);

@@ -424,6 +424,22 @@ static size_t entries_of_host(const struct jobs *j, const size_t *idx, size_t n,
     return c;
 }
 
+/* `client HOST`; numbered `client HOST #K` when the host has several entries (its threads, or
+ * servers on one host told apart only by port); terse names no host: `client #K`. */
+static void mark_client(struct jobs *j, const size_t *idx, size_t n, size_t k)
+{
+    struct entry *e = &j->e[idx[k]];
+    const char *host = e->rec->host;
+    size_t nth = 1;
+    for (size_t q = 0; q < k; q++)
+        nth += same_str(j->e[idx[q]].rec->host, host);
+    int several = entries_of_host(j, idx, n, host) > 1;
+    e->role = PART;
+    e->part = arena_printf(j->a, "client%s%s", host ? " " : "", host ? host : "");
+    if (several)
+        e->part = arena_printf(j->a, "%s #%zu", e->part, nth);
+}
+
 /* The server entries an "All clients" entry sums: the fio entries of its run and direction. */
 static size_t summed_entries(const struct jobs *j, const struct bench_record *agg, size_t *idx)
 {
@@ -459,18 +475,8 @@ static void mark_clients(struct jobs *j, size_t at, size_t *idx)
     res->host = common_host(j, idx, n);
     j->e[at].role = RESULT;
     j->e[at].emit_as = res;
-    for (size_t k = 0; k < n; k++) {
-        struct entry *e = &j->e[idx[k]];
-        const char *host = e->rec->host ? e->rec->host : "?";
-        e->role = PART;
-        e->part = arena_printf(j->a, "client %s", host);
-        if (entries_of_host(j, idx, n, e->rec->host) > 1) {
-            size_t nth = 1;
-            for (size_t q = 0; q < k; q++)
-                nth += same_str(j->e[idx[q]].rec->host, e->rec->host);
-            e->part = arena_printf(j->a, "client %s thread %zu", host, nth);
-        }
-    }
+    for (size_t k = 0; k < n; k++)
+        mark_client(j, idx, n, k);
 }
 
 static int emit_all(struct jobs *j)

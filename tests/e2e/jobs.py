@@ -201,4 +201,36 @@ for f, field in (("mt_threads.terse", 6), ("sw_threads.terse", 47)):
         t.ok(all(jobs[0].get(k) is None for k in ("sync_lat_mean_ns", "sync_total_ios")),
              f + ": terse carries no sync latency (fio's terse format has none)")
 
+# ---- fio --client (../shared/corpus, when present): "All clients" is the job's result, the
+# servers' entries its parts
+CORPUS = os.path.join(os.environ.get("SRCDIR", "."), "..", "shared", "corpus")
+for f in ("_local_generated/fio_json/fio-3.33_local_client_server_1host.json",
+          "_local_generated/fio_json/fio-3.33_local_client_server_2hosts_all_clients.json",
+          "fio_json/fio-3.7_pbench_client_server_2hosts_client_stats.txt"):
+    path = os.path.join(CORPUS, f)
+    if not os.path.exists(path):
+        print("note: %s not found, skipped" % path)
+        continue
+    name = os.path.basename(path)
+    text, d = doc(path)
+    entries = d["client_stats"]
+    agg = [e for e in entries if e["jobname"] == "All clients"][0]
+    servers = [e for e in entries if e["jobname"] != "All clients"]
+    p, recs = bdb.import_export(path)
+    jobs, parts = split(recs)
+    t.eq(p.returncode, 0, name + ": import")
+    t.eq(len(parts), sum(1 for e in servers for dd in ("read", "write")
+                         if e[dd]["io_bytes"] > 0), name + ": one part per server entry")
+    t.ok(all(r["tags"]["part"].startswith("client ") for r in parts), name + ": client parts")
+    for dd in ("read", "write"):
+        if agg[dd]["io_bytes"] == 0:
+            continue
+        got = [r for r in jobs if r["direction"] == dd]
+        names = {e["jobname"] for e in servers if e[dd]["io_bytes"] > 0}
+        t.ok(len(got) == 1 and got[0]["tags"].get("aggregate") == "all-clients" and
+             [got[0]["job"]] == list(names), "%s %s: All clients is the result of %s" %
+             (name, dd, names))
+        if got:
+            t.near(got[0]["bw_bytes_s"], agg[dd]["bw_bytes"], "%s %s: fio's sum" % (name, dd))
+
 sys.exit(t.done())
