@@ -6,14 +6,16 @@
 
 #include "../core/xalloc.h"
 
-static struct chart *find_chart(struct chart_set *cs, const char *metric)
+/* One chart per metric and unit: rows of one metric in different units (a network's bandwidth
+ * in bit/s beside storage bandwidth in bytes/s) cannot share an axis. */
+static struct chart *find_chart(struct chart_set *cs, const char *metric, enum unit unit)
 {
     for (size_t i = 0; i < cs->n; i++)
-        if (!strcmp(cs->v[i].metric, metric))
+        if (!strcmp(cs->v[i].metric, metric) && cs->v[i].unit == unit)
             return &cs->v[i];
     ALLOC_GROW(cs->v, cs->n, cs->a);
     struct chart *c = &cs->v[cs->n++];
-    *c = (struct chart){metric, UNIT_NONE, NULL, 0, 0};
+    *c = (struct chart){metric, unit, NULL, 0, 0};
     return c;
 }
 
@@ -30,9 +32,10 @@ void chart_set_init(struct chart_set *cs, const struct table *t)
         const struct cell *metric = &t->cells[r * t->ncols + 1];
         if (metric->kind != CELL_TEXT)
             continue;
-        struct chart *c = find_chart(cs, metric->text);
-        for (size_t s = 0; s < cs->nsides && c->unit == UNIT_NONE; s++)
-            c->unit = cell_unit(t, r, cs->sides[s]);
+        enum unit unit = UNIT_NONE;
+        for (size_t s = 0; s < cs->nsides && unit == UNIT_NONE; s++)
+            unit = cell_unit(t, r, cs->sides[s]);
+        struct chart *c = find_chart(cs, metric->text, unit);
         ALLOC_GROW(c->rows, c->nrows, c->arows);
         c->rows[c->nrows++] = r;
     }

@@ -201,6 +201,38 @@ def check_charts(page, exp):
              metric + ": the printed values are inside the drawing")
 
 
+def check_network_chart(tmp):
+    """A report with storage and network bandwidth (iperf, in bit/s): the two units never share
+    an axis: the network rows get a Bandwidth chart of their own, in Gbit/s, with iperf's own
+    bits_per_second, and the storage chart keeps only the fio rows."""
+    db = os.path.join(tmp, "net.sqlite")
+    raw = os.path.join(os.environ["FIXTURES"], "iperf", "iperf3_tcp.json")
+    end = json.load(open(raw))["end"]
+    bits = sorted([end["sum_sent"]["bits_per_second"], end["sum_received"]["bits_per_second"]])
+    for side in ("disk", "tmpfs"):
+        files = sorted(glob.glob(os.path.join(EXAMPLES, side, "seq*.json")))
+        copy = os.path.join(tmp, "iperf-%s.json" % side)  # other bytes: stored once per side
+        with open(copy, "w") as f:
+            f.write(open(raw).read() + "\n" * (side == "tmpfs"))
+        rc, _, err = bdb.call(db, "import", "--storage-class", side, *files, copy)
+        t.eq(rc, 0, "import fio and iperf on %s: %s" % (side, err))
+    rc, html, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--format", "html")
+    t.eq(rc, 0, "report with network bandwidth " + err)
+    page = Page()
+    page.feed(html)
+    bw = {c["label"]: c for c in page.charts if c["label"].startswith("Bandwidth (")}
+    t.eq(sorted(bw), sorted(["Bandwidth (GiB/s)", "Bandwidth (Gbit/s)"]),
+         "storage and network bandwidth in charts of their own")
+    net = bw.get("Bandwidth (Gbit/s)", {"bars": []})["bars"]
+    t.eq(len(net), 2, "network chart: the iperf3 stream on both sides")
+    for bar in net:
+        want = [b for b in bits if abs(float(bar["data-value"]) - b) <= 1e-6 * b]
+        t.eq(len(want), 1, "network bar %s is iperf's bits_per_second" % bar["data-value"])
+    storage = bw.get("Bandwidth (GiB/s)", {"bars": []})["bars"]
+    t.eq(len(storage), 4, "storage chart: the two fio workloads on both sides")
+    t.ok(all(float(b["data-value"]) < 4e9 for b in storage), "no network rate among storage bars")
+
+
 def check_escaping(html, what):
     t.ok("<script" not in html, what + ": no <script element")
     t.ok("<img" not in html and "<b>" not in html, what + ": no injected elements")
@@ -264,6 +296,7 @@ def main():
         exp, iops = expected()
         check_comparison(page, exp, iops)
         check_charts(page, exp)
+        check_network_chart(tmp)
         unmatched = page.tables.get("unmatched", [])
         t.ok(any(r[0][1].startswith("Random Write 8K") for r in unmatched[1:]),
              "hostile fixture's workload listed as unmatched")
