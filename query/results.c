@@ -199,6 +199,7 @@ static void derive(struct side_result *r)
 static void read_row(struct side_results *a, sqlite3_stmt *st, const struct compare_opts *o,
                      struct side_result *r)
 {
+    memset(r, 0, sizeof(*r)); /* ALLOC_GROW does not clear: derived and suspect start empty */
     const char *k = (const char *)sqlite3_column_text(st, 0);
     for (r->side = 0; r->side < o->nvalues && strcmp(o->values[r->side], k); r->side++)
         ;
