@@ -82,7 +82,7 @@ class Page(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.tables, self.charts, self.cell, self.stack = {}, [], None, []
+        self.tables, self.charts, self.cell, self.value = {}, [], None, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -111,7 +111,7 @@ class Page(HTMLParser):
     def handle_data(self, data):
         if self.cell is not None:
             self.cell[1] += data
-        elif getattr(self, "value", None) is not None:
+        elif self.value is not None:
             self.value[1] += data
 
 
