@@ -440,21 +440,51 @@ static void value_cell(struct cell *c, const struct result_set *rs, const struct
 }
 
 /* Every factor cell of the report, so that the verdicts can be corrected together. */
+struct test {
+    struct cell *cell;
+    const struct metric_def *def;
+    const char *caution; /* "nfs-csi cached": suspect results behind the factor; NULL */
+};
+
 struct tests {
-    struct cell **v;
-    const struct metric_def **def;
+    struct test *v;
     size_t n, a;
 };
 
-static void add_test(struct tests *t, struct cell *c, const struct metric_def *m)
+/* Why the results of one side of a factor are suspect ("cached, short"), into out. */
+static void suspect_words(struct buf *out, const char *side, const struct result_set *rs)
 {
-    if (t->n == t->a) {
-        t->a = t->a ? 2 * t->a : 64;
-        t->v = xrealloc(t->v, t->a * sizeof(*t->v));
-        t->def = xrealloc(t->def, t->a * sizeof(*t->def));
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {{SUSPECT_CACHED, "cached"},
+                 {SUSPECT_SHORT, "short runs"},
+                 {SUSPECT_TRANSCRIBED, "typed without workload"},
+                 {SUSPECT_IMPOSSIBLE, "breaks Little's law"}};
+    unsigned bits = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        bits |= rs->v[i]->suspect;
+    if (!bits)
+        return;
+    buf_addf(out, "%s%s ", out->len ? "; " : "", side);
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (bits & words[i].bit) {
+            buf_addf(out, "%s%s", sep, words[i].word);
+            sep = ", ";
+        }
     }
-    t->def[t->n] = m;
-    t->v[t->n++] = c;
+}
+
+static void add_test(struct report *r, struct tests *t, struct cell *c, const struct metric_def *m,
+                     const char *const names[2], const struct result_set *const sets[2])
+{
+    ALLOC_GROW(t->v, t->n, t->a);
+    struct buf caution = BUF_INIT;
+    for (int s = 0; s < 2; s++)
+        suspect_words(&caution, names[s], sets[s]);
+    t->v[t->n++] = (struct test){c, m, caution.len ? arena_strdup(&r->arena, caution.data) : NULL};
+    buf_release(&caution);
 }
 
 static int has_metric(const struct workload_group *w, size_t nsides, enum result_metric m)
@@ -467,9 +497,9 @@ static int has_metric(const struct workload_group *w, size_t nsides, enum result
     return 0;
 }
 
-static void factor_cell(struct cell *f, const struct result_set *base,
-                        const struct result_set *cand, const struct metric_def *m,
-                        struct tests *tests)
+static void factor_cell(struct report *r, struct cell *f, const char *const names[2],
+                        const struct result_set *base, const struct result_set *cand,
+                        const struct metric_def *m, struct tests *tests)
 {
     f->unit = UNIT_RATIO;
     struct sample_stats a, b;
@@ -478,12 +508,13 @@ static void factor_cell(struct cell *f, const struct result_set *base,
     if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0))
         return;
     compare_factor(&a, &b, m->higher_is_better, f);
-    add_test(tests, f, m);
+    add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand});
 }
 
 static void add_comparison_rows(struct report *r, struct table *t, const struct workload_group *w,
-                                size_t nsides, struct tests *tests)
+                                const struct compare_opts *o, struct tests *tests)
 {
+    size_t nsides = o->nvalues;
     int network = is_network(w, nsides);
     for (int i = 0; i < N_METRICS; i++) {
         const struct metric_def *m = &metric_defs[i];
@@ -498,7 +529,8 @@ static void add_comparison_rows(struct report *r, struct table *t, const struct 
             v->unit = network && m->m == RM_BW ? UNIT_BITS_S : m->unit;
             value_cell(v, &w->sides[s], m, v->unit == UNIT_BITS_S ? 8 : 1);
             if (s)
-                factor_cell(&row[2 + 2 * s], &w->sides[0], &w->sides[s], m, tests);
+                factor_cell(r, &row[2 + 2 * s], (const char *const[2]){o->values[0], o->values[s]},
+                            &w->sides[0], &w->sides[s], m, tests);
         }
     }
 }
@@ -519,14 +551,16 @@ static void decide(struct report *r, struct tests *t)
     double *p = xmalloc((t->n ? t->n : 1) * sizeof(*p));
     size_t m = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->v[i]->verdict != VERDICT_SINGLE_RUN)
-            p[m++] = t->v[i]->p;
+        if (t->v[i].cell->verdict != VERDICT_SINGLE_RUN)
+            p[m++] = t->v[i].cell->p;
     stats_holm(p, m, p);
     for (size_t i = 0, j = 0; i < t->n; i++) {
-        struct cell *c = t->v[i];
+        struct cell *c = t->v[i].cell;
         if (c->verdict != VERDICT_SINGLE_RUN)
             c->verdict = compare_verdict(c, p[j++]);
-        c->text = factor_phrase(&r->arena, c, t->def[i]);
+        c->text = factor_phrase(&r->arena, c, t->v[i].def);
+        if (t->v[i].caution) /* the number stands, but not for what the storage can do */
+            c->text = arena_printf(&r->arena, "%s; caution: %s", c->text, t->v[i].caution);
     }
     free(p);
 }
@@ -570,15 +604,14 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
     buf_release(&prose);
     struct table *t = report_table(r, s, "comparison", cols, ncols);
     free(cols);
-    struct tests tests = {NULL, NULL, 0, 0};
+    struct tests tests = {NULL, 0, 0};
     for (size_t i = 0; i < g->n; i++)
         if (comparable(&g->v[i], o->nvalues))
-            add_comparison_rows(r, t, &g->v[i], o->nvalues, &tests);
+            add_comparison_rows(r, t, &g->v[i], o, &tests);
     decide(r, &tests);
     if (!t->nrows)
         s->prose = "No workload was run on the baseline and a candidate: nothing to compare.";
     free(tests.v);
-    free(tests.def);
 }
 
 static void unmatched_row(struct report *r, struct table **t, const char *name, const char *side,

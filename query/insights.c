@@ -269,8 +269,8 @@ static void transcribed(struct insight_ctx *c)
         if (result_usable(&c->res[i]) && suspect_transcribed(&c->res[i]))
             evidence_workload(c, &f, &c->res[i]);
     buf_addf(&f.text,
-             "%zu result%s typed by hand without the workload (no rw or no block size): it "
-             "cannot be matched with a repeat; left out of the recommendations.",
+             "%zu result%s typed by hand without the workload (no rw): it could be any "
+             "workload, so it is left out of the recommendations.",
              f.count, plural(f.count));
     emit(c, &f);
 }

@@ -348,7 +348,8 @@ static int osync_write(const struct side_result *r)
 }
 
 /* The rule's metric for every result. Durable write latency: for fsync latency metrics
- * (sync_lat_*), an O_SYNC write has none and its completion latency (clat_*) stands in. */
+ * (sync_lat_*), an O_SYNC write usually has none and its completion latency (clat_*) stands
+ * in; where one was measured anyway (a note's "fsync latency"), it is the figure. */
 static int rule_values(struct db *db, const struct rule *ru, const struct side_results *res,
                        double *v, unsigned char *flags, struct diag *d)
 {
@@ -361,7 +362,7 @@ static int rule_values(struct db *db, const struct rule *ru, const struct side_r
     unsigned char *altf = xcalloc(res->n ? res->n : 1, 1);
     rc = metric_column(db, res, name.data, alt, altf, d);
     for (size_t i = 0; rc == 0 && i < res->n; i++)
-        if (osync_write(&res->v[i])) {
+        if (osync_write(&res->v[i]) && isnan(v[i])) { /* a measured fsync latency wins */
             v[i] = alt[i];
             flags[i] = altf[i] | FLAG_DURABLE;
         }

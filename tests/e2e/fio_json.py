@@ -99,7 +99,7 @@ def test_examples_and_report():
             return (o.get("fsync", "0") != "0" or o.get("fdatasync", "0") != "0") and \
                 job.get("sync", {}).get("total_ios", 0) > 0
 
-        by_name, iops = {}, {}
+        by_name, iops, suspects = {}, {}, {}
         for cls in ("disk", "tmpfs"):
             for f in files[cls]:
                 job = last_doc(f)["jobs"][0]
@@ -107,6 +107,8 @@ def test_examples_and_report():
                 d = "read" if job["job options"]["rw"] in ("read", "randread") else "write"
                 x = job[d]
                 iops.setdefault(name, {}).setdefault(cls, []).append(x["iops"])
+                suspects.setdefault(name, {}).setdefault(cls, []).append(
+                    stats_ref.fio_suspects(job, d))
                 for label, _, _, _, value in metrics:
                     v = value(job, x)
                     if v is not None:
@@ -152,8 +154,11 @@ def test_examples_and_report():
             t.near(float(row["tmpfs vs disk ci_hi"]), hi, "interval high " + what)
             t.eq(row["tmpfs vs disk verdict"], verdict,
                  "verdict %s (p=%.3g, Holm %.3g)" % (what, p, p_adj))
+            caution = stats_ref.caution([("disk", suspects[name]["disk"]),
+                                         ("tmpfs", suspects[name]["tmpfs"])])
             t.eq(row["tmpfs vs disk text"],
-                 stats_ref.phrase(factor, lo, hi, verdict, better, worse), "wording " + what)
+                 stats_ref.phrase(factor, lo, hi, verdict, better, worse) + caution,
+                 "wording " + what)
             checked += 1
         t.eq(checked, 14, "all 14 factors checked (4 workloads x 3 metrics + 2 fsync)")
         t.ok(any(v[0] == "significant" for v in verdicts.values()) and

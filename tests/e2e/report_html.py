@@ -44,7 +44,11 @@ def job_values(path):
     if o.get("fsync", "0") != "0" and job["sync"]["total_ios"]:  # fsync=1: the fsync() calls
         vals["sync_mean"] = job["sync"]["lat_ns"]["mean"]
         vals["sync_p99"] = job["sync"]["lat_ns"]["percentile"]["99.000000"]
+    vals["suspects"] = stats_ref.fio_suspects(job, d)
     return name, vals
+
+
+SUSPECTS = {}  # {workload: {side: [caution words of each run]}}, filled by expected()
 
 
 def expected():
@@ -55,6 +59,7 @@ def expected():
         for f in sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))):
             name, vals = job_values(f)
             iops.setdefault(name, {}).setdefault(side, []).append(vals["iops"])
+            SUSPECTS.setdefault(name, {}).setdefault(side, []).append(vals["suspects"])
             for label, (key, *_) in METRICS.items():
                 if key in vals:
                     out.setdefault((name, label), {}).setdefault(side, []).append(vals[key])
@@ -152,7 +157,9 @@ def check_comparison(page, exp, iops):
         want = ("sig better" if factor > 1 else "sig worse") if verdict == "significant" else "ns"
         t.eq(row[4][0]["class"], "factor " + want,
              "%r factor class (p=%.3g, Holm %.3g)" % (key, p, p_adj))
-        t.eq(row[4][1], stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word),
+        caution = stats_ref.caution([(s, SUSPECTS[key[0]][s]) for s in ("disk", "tmpfs")])
+        t.eq(row[4][1],
+             stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word) + caution,
              "%r factor wording" % (key,))
 
 

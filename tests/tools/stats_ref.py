@@ -108,3 +108,36 @@ def phrase(factor, lo, hi, verdict_, better, worse):
         return head + " (single run)"
     lo_, hi_ = (lo, hi) if up else (1 / hi, 1 / lo)
     return "%s (95%% CI %s-%s)" % (head, sig3(lo_), sig3(hi_))
+
+
+# The report's short-run threshold (runtime_ms) and its caution words, in the report's order.
+MIN_RUNTIME_MS = 5000
+
+
+def fio_suspects(job, direction):
+    """Why the report cautions about a fio job (its JSON object) in one direction: a list of
+    'cached' (buffered random I/O, or buffered sequential writes that no fsync/fdatasync/O_SYNC
+    makes durable) and 'short runs' (under MIN_RUNTIME_MS)."""
+    o = job["job options"]
+    rw = o.get("rw", "read")
+    on = lambda k: o.get(k, "0") not in ("0", "none", "false")
+    buffered = not on("direct")
+    sync_write = direction == "write" and (on("sync") or on("fsync") or on("fdatasync"))
+    seq_write = rw == "write" or (rw in ("rw", "readwrite") and direction == "write")
+    words = []
+    if buffered and not sync_write and (rw.startswith("rand") or seq_write):
+        words.append("cached")
+    if job[direction]["runtime"] < MIN_RUNTIME_MS:
+        words.append("short runs")
+    return words
+
+
+def caution(sides):
+    """The '; caution: ...' the report appends to a factor: sides is [(name, [word lists of its
+    results])] for the baseline and the candidate; '' when no result is suspect."""
+    parts = []
+    for name, lists in sides:
+        words = [w for w in ("cached", "short runs") if any(w in l for l in lists)]
+        if words:
+            parts.append("%s %s" % (name, ", ".join(words)))
+    return "; caution: " + "; ".join(parts) if parts else ""
