@@ -551,8 +551,8 @@ static void decide(struct report *r, struct tests *t)
     double *p = xmalloc((t->n ? t->n : 1) * sizeof(*p));
     size_t m = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->v[i].cell->verdict != VERDICT_SINGLE_RUN)
-            p[m++] = t->v[i].cell->p;
+        if (t->v[i].cell->verdict != VERDICT_SINGLE_RUN) /* no p (non-finite data): no claim */
+            p[m++] = isnan(t->v[i].cell->p) ? 1 : t->v[i].cell->p;
     stats_holm(p, m, p);
     for (size_t i = 0, j = 0; i < t->n; i++) {
         struct cell *c = t->v[i].cell;

@@ -161,7 +161,33 @@ def test_factor_wording():
             t.ok("1.0x" not in text.replace("1.00x", ""), "no '1.0x': " + text)
 
 
+def test_threads_equal_group_reporting():
+    """numjobs=4 without group_reporting (one entry per thread) against the same runs with it:
+    the threads are summed into one job result per run, so the sides agree (tests/fixtures/jobs)."""
+    jobs = os.path.join(os.environ["FIXTURES"], "jobs")
+    threads = sorted(glob.glob(os.path.join(jobs, "mt_threads_*.json")))
+    group = sorted(glob.glob(os.path.join(jobs, "mt_group_*.json")))
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", "--storage-class", "group", *group)
+        bdb.run(db, "import", "--storage-class", "threads", *threads)
+        rows = comparison(db, "--compare", "group", "threads")
+        bw = [r for r in rows if r["Metric"] == "Bandwidth"]
+        if not t.ok(len(bw) == 1, "one bandwidth row, not one per thread"):
+            return
+        bw = bw[0]
+        per_run = []
+        for p in threads:
+            with open(p) as f:
+                per_run.append(sum(j["read"]["bw_bytes"] for j in json.load(f)["jobs"]))
+        t.eq(bw["threads n"], "3", "three runs, not twelve threads")
+        t.near(float(bw["threads"]), statistics.mean(per_run), "mean of the runs' thread sums")
+        t.near(float(bw["group (baseline)"]),
+               statistics.mean(job(p)["read"]["bw_bytes"] for p in group), "group_reporting mean")
+        t.eq(bw["threads vs group verdict"], "not significant", "the same bandwidth")
+
+
 test_aa()
+test_threads_equal_group_reporting()
 test_context_break_out()
 test_n_way()
 test_unknown_dd()
