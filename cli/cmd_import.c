@@ -315,9 +315,15 @@ static int skip_if_stored(struct app *app, struct db *db, const char *path, cons
     if (!found)
         return 0;
     int rc = db_file_end(db, 0, &app->diag) || found < 0 ? -2 : 1;
-    if (rc == 1)
-        fprintf(stderr, "%s: note: already imported (same content as '%s'), skipped\n", path,
-                first);
+    if (rc == 1) {
+        struct buf note = BUF_INIT;
+        diag_escape(&note, path);
+        buf_adds(&note, ": note: already imported (same content as '");
+        diag_escape(&note, first);
+        buf_adds(&note, "'), skipped\n");
+        fputs(note.data, stderr);
+        buf_release(&note);
+    }
     free(first);
     return rc;
 }
@@ -365,8 +371,9 @@ static int store(struct app *app, struct db *db, const struct import_opts *o,
         rc = -2;
     } else if (rc == 0) {
         /* said once the batch holding this file is committed (flush_batch) */
-        buf_addf(&o->batch->said, "%s: imported %zu result%s (%s)\n", src->path,
-                 db_import_count(di), db_import_count(di) == 1 ? "" : "s", imp->name);
+        diag_escape(&o->batch->said, src->path);
+        buf_addf(&o->batch->said, ": imported %zu result%s (%s)\n", db_import_count(di),
+                 db_import_count(di) == 1 ? "" : "s", imp->name);
         o->batch->results += db_import_count(di);
     } else if (rc == -1 && app->diag.errors == errors) {
         diag_error(&app->diag, "%s: import failed", src->path);

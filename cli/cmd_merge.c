@@ -39,11 +39,14 @@ int cmd_merge(int argc, char **argv, struct app *app)
             status = BDB_EXIT_ENV;
             continue;
         }
+        struct buf name = BUF_INIT;
+        diag_escape(&name, argv[i]);
         fprintf(stderr,
                 "%s: merged %zu source%s (%zu runs, %zu results); %zu already stored, "
                 "%zu with differing labels\n",
-                argv[i], m.sources, m.sources == 1 ? "" : "s", m.runs, m.results, m.skipped,
+                name.data, m.sources, m.sources == 1 ? "" : "s", m.runs, m.results, m.skipped,
                 m.conflicts);
+        buf_release(&name);
     }
     db_close(db);
     return status;

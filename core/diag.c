@@ -42,20 +42,40 @@ static void emit(struct diag *d, enum diag_level level, struct buf *msg)
     buf_release(msg);
 }
 
+void diag_escape(struct buf *out, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n')
+            buf_adds(out, "\\n");
+        else if (*p == '\t')
+            buf_adds(out, "\\t");
+        else if (*p == '\r')
+            buf_adds(out, "\\r");
+        else if (*p < 0x20 || *p == 0x7f)
+            buf_addf(out, "\\x%02x", *p);
+        else
+            buf_addc(out, (char)*p);
+    }
+}
+
+/* The path and the message quote input text (file names, bytes of the file): escaped, so
+ * that an input can neither drive the terminal nor split the one-line message. */
 static void vreport(struct diag *d, enum diag_level level, const char *path, unsigned line,
                     unsigned col, const char *fmt, va_list ap)
 {
-    struct buf msg = BUF_INIT;
-    if (path && line && col)
-        buf_addf(&msg, "%s:%u:%u: ", path, line, col);
-    else if (path && line)
-        buf_addf(&msg, "%s:%u: ", path, line);
-    else if (path)
-        buf_addf(&msg, "%s: ", path);
+    struct buf msg = BUF_INIT, text = BUF_INIT;
+    if (path)
+        diag_escape(&msg, path);
     else
-        buf_adds(&msg, "benchdb: ");
-    buf_addf(&msg, "%s: ", level_name[level]);
-    buf_vaddf(&msg, fmt, ap);
+        buf_adds(&msg, "benchdb");
+    if (path && line && col)
+        buf_addf(&msg, ":%u:%u", line, col);
+    else if (path && line)
+        buf_addf(&msg, ":%u", line);
+    buf_addf(&msg, ": %s: ", level_name[level]);
+    buf_vaddf(&text, fmt, ap);
+    diag_escape(&msg, text.data);
+    buf_release(&text);
     emit(d, level, &msg);
 }
 
