@@ -92,11 +92,25 @@ static int parse_options(int argc, char **argv, struct relabel_opts *o)
     return BDB_EXIT_OK;
 }
 
+/* A value the schema would refuse is the user's input, rejected before the database is
+ * touched (not a database failure); an empty value removes the label. */
+static int check_values(const struct relabel_opts *o, struct diag *d)
+{
+    for (size_t i = 0; i < o->n_set; i++)
+        if (!strcmp(o->set[i].key, "sec") && *o->set[i].value && !db_sec_valid(o->set[i].value))
+            return diag_error(
+                d, "unknown NFS security flavor '%s' for --set sec (expected " DB_SEC_FLAVORS ")",
+                o->set[i].value);
+    return 0;
+}
+
 int cmd_relabel(int argc, char **argv, struct app *app)
 {
     struct relabel_opts o = {0};
     int status = parse_options(argc, argv, &o);
     struct db *db = NULL;
+    if (status == BDB_EXIT_OK && check_values(&o, &app->diag))
+        status = BDB_EXIT_INPUT;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK) {

@@ -443,7 +443,7 @@ static int ensure_run(struct db_import *imp, const struct bench_record *r)
     return 0;
 }
 
-static int valid_sec(const char *s)
+int db_sec_valid(const char *s)
 {
     static const char *const ok[] = {"sys", "krb5", "krb5i", "krb5p", "none"};
     for (size_t i = 0; s && i < sizeof(ok) / sizeof(ok[0]); i++)
@@ -465,10 +465,9 @@ static int bind_context(struct db_import *imp, const struct bench_record *r, cha
                       : imp->label_mount_sec ? imp->label_mount_sec
                       : r->sec               ? r->sec
                                              : *rec_sec;
-    if (sec && !valid_sec(sec))
+    if (sec && !db_sec_valid(sec))
         return diag_error(imp->d,
-                          "%s: unknown NFS security flavor '%s' (expected sys, krb5, "
-                          "krb5i or krb5p)",
+                          "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
                           imp->src.path, sec);
     bind_text(st, 2, l->host ? l->host : r->host);
     bind_text(st, 3, r->peer);

@@ -65,6 +65,11 @@ struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
 void db_import_free(struct db_import *imp);
 
+/* The values a sec label may hold (the schema's CHECK), as messages list them. */
+#define DB_SEC_FLAVORS "sys, krb5, krb5i, krb5p or none"
+/* 1 when s is one of DB_SEC_FLAVORS, else 0. */
+int db_sec_valid(const char *s);
+
 /* ---- changing stored results (relabel.c, reparse.c, merge.c) ---- */
 
 /* A KEY=VALUE filter or assignment. Filter keys: storage_class, host, sec, job, rw, source
