@@ -2,17 +2,56 @@
 #include "sidecar.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
 #define TAG_PREFIX "tag."
 
-/* Opens FILE.meta, else DIR/benchdb.meta; NULL with errno ENOENT when neither exists. */
-static FILE *open_sidecar(const char *result_path, struct sidecar *sc)
+static const char *file_kind(mode_t mode)
+{
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+/* Opens path for reading when it is a regular file: 1 with *f set, 0 when it does not exist,
+ * -1 after a message. O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+ * a FIFO or device is an error rather than skipped, because the labels it was meant to give
+ * would otherwise be silently missing from the stored results. */
+static int open_regular(const char *path, FILE **f, struct diag *d)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && errno == ENOENT)
+        return 0;
+    if (fd < 0)
+        return diag_error(d, "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fd, &st) || !(*f = fdopen(fd, "rb"))) {
+        int err = errno;
+        close(fd);
+        return diag_error(d, "cannot open '%s': %s", path, strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fclose(*f);
+        return diag_error_path(d, path, "sidecar is %s; it is read only from a regular file",
+                               file_kind(st.st_mode));
+    }
+    return 1;
+}
+
+/* Opens FILE.meta, else DIR/benchdb.meta: 1 with *f set, 0 when neither exists, -1 after a
+ * message. */
+static int open_sidecar(const char *result_path, struct sidecar *sc, FILE **f, struct diag *d)
 {
     const char *slash = strrchr(result_path, '/');
     const char *paths[2] = {
@@ -21,14 +60,13 @@ static FILE *open_sidecar(const char *result_path, struct sidecar *sc)
               : "benchdb.meta",
     };
     for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(paths[i], "rb");
-        if (f || errno != ENOENT) {
+        int rc = open_regular(paths[i], f, d);
+        if (rc) {
             sc->path = paths[i];
-            return f;
+            return rc;
         }
     }
-    errno = ENOENT;
-    return NULL;
+    return 0;
 }
 
 static const char *trimmed(struct arena *a, const char *s, const char *end)
@@ -112,13 +150,12 @@ int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d)
     memset(sc, 0, sizeof(*sc));
     if (!strcmp(result_path, "-"))
         return 0;
-    FILE *f = open_sidecar(result_path, sc);
-    if (!f && errno == ENOENT) {
+    FILE *f = NULL;
+    int found = open_sidecar(result_path, sc, &f, d);
+    if (found <= 0) {
         sc->path = NULL;
-        return 0;
+        return found;
     }
-    if (!f)
-        return diag_error(d, "cannot open '%s': %s", sc->path, strerror(errno));
     struct buf text = BUF_INIT;
     int rc = buf_read_file(&text, f);
     int err = errno;

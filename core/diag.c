@@ -108,6 +108,15 @@ int diag_error(struct diag *d, const char *fmt, ...)
     return -1;
 }
 
+int diag_error_path(struct diag *d, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, DIAG_ERROR, path, 0, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 void diag_warn_line(struct diag *d, const struct source *src, unsigned line, const char *fmt, ...)
 {
     va_list ap;

@@ -40,6 +40,8 @@ int diag_error_at(struct diag *d, const struct source *src, size_t offset, const
 int diag_error_line(struct diag *d, const struct source *src, unsigned line, const char *fmt, ...)
     BDB_PRINTF(4, 5);
 int diag_error(struct diag *d, const char *fmt, ...) BDB_PRINTF(2, 3);
+/* `path: error: ...`: about a whole file (no line in it to point at). */
+int diag_error_path(struct diag *d, const char *path, const char *fmt, ...) BDB_PRINTF(3, 4);
 void diag_warn_line(struct diag *d, const struct source *src, unsigned line, const char *fmt, ...)
     BDB_PRINTF(4, 5);
 void diag_warn(struct diag *d, const char *fmt, ...) BDB_PRINTF(2, 3);

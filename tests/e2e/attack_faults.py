@@ -3,7 +3,10 @@
 merged warehouse, foreign and broken databases, relabel values, inputs that are pipes and
 sidecars that are FIFOs. Expected messages are built here from the inputs (escaping done by
 this file's own escape()), never copied from benchdb's output. Env: BENCHDB, FIXTURES."""
+import contextlib
 import os
+import sqlite3
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -59,5 +62,30 @@ def control_characters():
                               % escape(gone)), "missing file: escaped message")
 
 
+def stored_sources(db):
+    """How many source files the warehouse holds (sqlite3 directly: none when it is absent)."""
+    if not os.path.exists(db):
+        return 0
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        return con.execute("SELECT count(*) FROM source_file").fetchone()[0]
+
+
+def fifo_sidecar():
+    """FILE.meta a FIFO with no writer: import does not wait for it; the sidecar is refused
+    with its path and kind, and the file is not stored (its labels would be missing)."""
+    with bdb.temp_db() as db:
+        tmp = os.path.dirname(db)
+        path = bdb.write(os.path.join(tmp, "run.json"), open(FIO_JSON, "rb").read())
+        os.mkfifo(path + ".meta")
+        try:
+            code, out, err = bdb.call(db, "import", path, timeout=20)
+        except subprocess.TimeoutExpired:
+            code, err = None, "timed out"
+        t.eq((code, err), (1, "%s.meta: error: sidecar is a FIFO; it is read only from a "
+                              "regular file\n" % path), "FIFO sidecar")
+        t.eq(stored_sources(db), 0, "FIFO sidecar: nothing stored")
+
+
 control_characters()
+fifo_sidecar()
 sys.exit(t.done())
