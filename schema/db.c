@@ -1,9 +1,11 @@
 /* db.c: opening the warehouse and storing imported records. */
 #include "db_private.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/mount.h"
 #include "../core/xalloc.h"
@@ -48,6 +50,81 @@ static int set_wal(struct db *db, struct diag *d)
            exec(db, "PRAGMA cache_size = -32768", d); /* 32 MiB: index pages stay hot */
 }
 
+/* Appends why path cannot be opened when the system refuses it (the file unreadable, or
+ * its directory unwritable: a WAL database is read through -wal and -shm files SQLite
+ * creates next to it); nothing when both are allowed. SQLite's errno is not used here: it
+ * is its last system call's, often a harmless ENOENT from looking for a journal. */
+static void describe_refusal(struct buf *out, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    if (access(path, R_OK))
+        buf_addf(out, "cannot read the file: %s", strerror(errno));
+    else if (access(dir, W_OK))
+        buf_addf(out,
+                 "cannot write its directory '%s' (%s), where SQLite creates the -wal and "
+                 "-shm files it reads the warehouse through",
+                 dir, strerror(errno));
+    free(dir);
+}
+
+/* Why reading the database at path failed, in terms the user can act on (wait for the
+ * lock, restore the file, fix a permission), from SQLite's result code. */
+static void describe_failure(struct buf *out, sqlite3 *h, int rc, const char *path)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        buf_addf(out, "it is locked by another process (waited %d s)", BUSY_TIMEOUT_MS / 1000);
+        return;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        buf_addf(out, "it is damaged (truncated?) or not a database: %s", sqlite3_errmsg(h));
+        return;
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        describe_refusal(out, path);
+    }
+    if (!out->len)
+        buf_adds(out, sqlite3_errmsg(h));
+}
+
+int db_schema_check(struct db *db, const char *schema, const char *path, int *version,
+                    struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT (SELECT user_version FROM %s.pragma_user_version), count(*), "
+             "(SELECT group_concat(name, ', ') FROM (SELECT name FROM %s.sqlite_schema WHERE "
+             "type IN ('table', 'view') ORDER BY rowid LIMIT 5)) FROM %s.sqlite_schema "
+             "WHERE type IN ('table', 'view')",
+             schema, schema, schema);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, sql.data, -1, &st, NULL);
+    buf_release(&sql);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        struct buf why = BUF_INIT;
+        describe_failure(&why, db->h, rc == SQLITE_OK ? SQLITE_ERROR : rc, path);
+        sqlite3_finalize(st);
+        diag_error(d, "cannot read database '%s': %s", path, why.data);
+        buf_release(&why);
+        return -1;
+    }
+    *version = sqlite3_column_int(st, 0);
+    int tables = sqlite3_column_int(st, 1);
+    if (*version == 0 && tables > 0)
+        diag_error(d,
+                   "'%s' is not a benchdb database: it has %d table%s of its own (%s%s) and no "
+                   "benchdb schema; it was left unchanged",
+                   path, tables, tables == 1 ? "" : "s", sqlite3_column_text(st, 2),
+                   tables > 5 ? ", ..." : "");
+    sqlite3_finalize(st);
+    return *version == 0 && tables > 0 ? -1 : 0;
+}
+
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
     int flags = mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
@@ -63,12 +140,15 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     }
     sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(db->h, 1);
-    if (exec(db, "PRAGMA foreign_keys = ON", d) || (mode != DB_READ_ONLY && set_wal(db, d)) ||
+    /* before anything is written: a foreign database is refused as it was found */
+    int version;
+    if (db_schema_check(db, "main", path, &version, d) || exec(db, "PRAGMA foreign_keys = ON", d) ||
+        (mode != DB_READ_ONLY && set_wal(db, d)) ||
         (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
         db_close(db);
         return -1;
     }
-    if (mode == DB_READ_ONLY && db_user_version(db->h) == 0) {
+    if (mode == DB_READ_ONLY && version == 0) {
         diag_error(d, "'%s' is not a benchdb database (no schema)", path);
         db_close(db);
         return -1;

@@ -17,6 +17,12 @@ enum db_open_mode { DB_READ_ONLY, DB_READ_WRITE, DB_CREATE };
 /* Opens (and with DB_CREATE creates and migrates) the warehouse; 0 or -1 after a message. */
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d);
 void db_close(struct db *db);
+/* Reads the schema version of the database open as schema ("main", or a name it was
+ * ATTACHed as) into *version (0: none). A database that cannot be read (locked, damaged,
+ * not permitted) and one with tables of its own but no benchdb schema are errors that say
+ * so, with path the name shown; 0 or -1 after a message. */
+int db_schema_check(struct db *db, const char *schema, const char *path, int *version,
+                    struct diag *d);
 /* The raw handle, for query/ only. */
 struct sqlite3 *db_handle(struct db *db);
 int db_schema_version(struct db *db);

@@ -4,10 +4,13 @@ merged warehouse, foreign and broken databases, relabel values, inputs that are 
 sidecars that are FIFOs. Expected messages are built here from the inputs (escaping done by
 this file's own escape()), never copied from benchdb's output. Env: BENCHDB, FIXTURES."""
 import contextlib
+import errno
+import hashlib
 import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -86,6 +89,102 @@ def fifo_sidecar():
         t.eq(stored_sources(db), 0, "FIFO sidecar: nothing stored")
 
 
+def sha256_of(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def warehouse(tmp, name="w.sqlite"):
+    """A real warehouse with one imported fio JSON file (closed: its WAL checkpointed)."""
+    db = os.path.join(tmp, name)
+    code, out, err = bdb.call(db, "import", FIO_JSON)
+    t.eq(code, 0, "warehouse import: " + err)
+    return db
+
+
+def foreign_database():
+    """A SQLite file with tables of its own: refused (exit 3) with what was found, and left
+    byte-identical (no WAL switch, no schema added, no -wal file)."""
+    with bdb.temp_db("app.sqlite") as db:
+        with contextlib.closing(sqlite3.connect(db)) as con:
+            con.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT)")
+            con.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, user_id INTEGER)")
+            con.execute("INSERT INTO users(name) VALUES ('ann')")
+            con.commit()
+        before = sha256_of(db)
+        code, out, err = bdb.call(db, "import", FIO_JSON)
+        t.eq((code, err), (3, "benchdb: error: '%s' is not a benchdb database: it has 2 tables "
+                              "of its own (users, orders) and no benchdb schema; it was left "
+                              "unchanged\n" % db), "foreign database refused")
+        t.eq(sha256_of(db), before, "foreign database: byte-identical")
+        t.eq(sorted(os.listdir(os.path.dirname(db))), ["app.sqlite"], "foreign database: no "
+             "-wal or -shm file left")
+
+
+def truncated_warehouse():
+    """A warehouse cut to half its size: reading it says it is damaged, for a reader and a
+    writer, not 'no schema'."""
+    with bdb.temp_db() as db:
+        warehouse(os.path.dirname(db), os.path.basename(db))
+        data = open(db, "rb").read()
+        bdb.write(db, data[:len(data) // 2])
+        want = "benchdb: error: cannot read database '%s': it is damaged (truncated?) or not a " \
+               "database: " % db
+        for cmd in (["runs"], ["import", FIO_JSON]):
+            code, out, err = bdb.call(db, *cmd)
+            t.eq(code, 3, "truncated, %s: exit status" % cmd[0])
+            t.ok(err.startswith(want) and err.count("\n") == 1,
+                 "truncated, %s: %r lacks %r" % (cmd[0], err, want))
+
+
+def read_only_directory():
+    """A valid warehouse in a directory that cannot be written (SQLite must create -wal and
+    -shm there): the message names the directory and the system's reason. As root, where
+    permissions do not apply, the directory is a read-only bind mount in a private mount
+    namespace (unshare -m)."""
+    with tempfile.TemporaryDirectory(prefix="bdb-e2e-") as tmp:
+        src = os.path.join(tmp, "src")
+        os.mkdir(src)
+        warehouse(src)
+        if os.geteuid() != 0:
+            os.chmod(src, 0o555)
+            where, reason = src, os.strerror(errno.EACCES)
+            cmd = [bdb.BENCHDB, "--db", os.path.join(src, "w.sqlite"), "runs"]
+        else:
+            where, reason = os.path.join(tmp, "ro"), os.strerror(errno.EROFS)
+            os.mkdir(where)
+            script = 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 99; ' \
+                     'exec "$3" --db "$2/w.sqlite" runs'
+            cmd = ["unshare", "-m", "sh", "-c", script, "sh", src, where, bdb.BENCHDB]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        os.chmod(src, 0o755)
+        if p.returncode == 99:
+            print("SKIP read-only directory: running as root and no read-only bind mount "
+                  "(unshare -m): %s" % p.stderr.strip())
+            return
+        t.eq((p.returncode, p.stderr),
+             (3, "benchdb: error: cannot read database '%s/w.sqlite': cannot write its "
+                 "directory '%s' (%s), where SQLite creates the -wal and -shm files it reads "
+                 "the warehouse through\n" % (where, where, reason)), "read-only directory")
+
+
+def locked_database():
+    """Another connection holds an exclusive lock (rollback journal, so readers wait too):
+    the reader gives up after the busy timeout and says the database is locked."""
+    with bdb.temp_db() as db:
+        warehouse(os.path.dirname(db), os.path.basename(db))
+        with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as con:
+            con.execute("PRAGMA journal_mode = DELETE")
+            con.execute("BEGIN EXCLUSIVE")
+            code, out, err = bdb.call(db, "runs", timeout=120)
+            con.execute("ROLLBACK")
+        t.eq((code, err), (3, "benchdb: error: cannot read database '%s': it is locked by "
+                              "another process (waited 30 s)\n" % db), "locked database")
+
+
 control_characters()
 fifo_sidecar()
+foreign_database()
+truncated_warehouse()
+read_only_directory()
+locked_database()
 sys.exit(t.done())
