@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,4 +106,42 @@ const char *record_percentile_name(struct arena *a, const char *kind, double pct
     else
         *dot = '_';
     return arena_printf(a, "%s_p%s_ns", kind, num);
+}
+
+/* Every metric benchdb knows (docs/HACKING.md) is a magnitude: a rate, a size, a count, a
+ * duration, a latency or a percentage; none can be negative. A signed metric added later (a
+ * temperature, a clock offset) needs an exception here.
+ *
+ * Such a value is rejected, not stored as unknown with a warning: a tool never prints it, so
+ * the file was edited or damaged, and its other numbers cannot be trusted either; a file
+ * imports whole or not at all. */
+static int measurable(double v)
+{
+    return isfinite(v) && v >= 0;
+}
+
+static int bad_value(const struct bench_record *r, const struct source *src, struct diag *d,
+                     const char *what, double v)
+{
+    return diag_error_line(d, src, r->line_first ? r->line_first : 1,
+                           "expected a non-negative number for '%s' of result '%s/%s', got '%g'",
+                           what, r->job ? r->job : "", r->direction ? r->direction : "", v);
+}
+
+int record_check(const struct bench_record *r, const struct source *src, struct diag *d)
+{
+    for (size_t i = 0; i < r->n_metrics; i++)
+        if (!measurable(r->metrics[i].value))
+            return bad_value(r, src, d, r->metrics[i].name, r->metrics[i].value);
+    for (size_t i = 0; i < r->n_bins; i++) {
+        if (!measurable(r->bins[i].value_ns))
+            return bad_value(r, src, d, "histogram bin latency", r->bins[i].value_ns);
+        if (!measurable(r->bins[i].count))
+            return bad_value(r, src, d, "histogram bin count", r->bins[i].count);
+    }
+    for (size_t i = 0; i < r->n_series; i++)
+        if (!measurable(r->series[i].value))
+            return bad_value(r, src, d, r->series_metric ? r->series_metric : "series value",
+                             r->series[i].value);
+    return 0;
 }

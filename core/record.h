@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "diag.h"
 
 /* Metric names are the export field names (see docs/export.md): bw_bytes_s, iops,
  * io_bytes, runtime_ms, clat_mean_ns, clat_p99_ns, ... Values are in the base unit the
@@ -94,6 +95,11 @@ const char *record_tag_get(const struct bench_record *r, const char *key);
 struct bench_record *record_copy(struct arena *a, const struct bench_record *r);
 void record_bin(struct arena *a, struct bench_record *r, double value_ns, double count);
 void record_point(struct arena *a, struct bench_record *r, double t_ms, double value);
+
+/* Reports a located error (at the result's first line) and returns -1 when r holds a value no
+ * benchmark can measure: NaN, infinite or negative (metrics, histogram bins, series values);
+ * else 0. Called where records are stored, so every importer is held to it. */
+int record_check(const struct bench_record *r, const struct source *src, struct diag *d);
 
 struct record_sink {
     int (*emit)(void *ctx, const struct bench_record *rec); /* rec is borrowed; 0 or -1 */

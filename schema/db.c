@@ -611,7 +611,7 @@ static int store_details(struct db_import *imp, const struct bench_record *r, in
 static int store_record(void *ctx, const struct bench_record *r)
 {
     struct db_import *imp = ctx;
-    if (ensure_run(imp, r))
+    if (record_check(r, &imp->src, imp->d) || ensure_run(imp, r))
         return -1;
     sqlite3_stmt *st = imp->ins_result;
     char *rec_sec = NULL;
