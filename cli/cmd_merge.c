@@ -11,7 +11,8 @@ static const char usage[] =
     "content (sha256) is not stored here, with its runs, results, metrics, tags, histograms,\n"
     "series, mounts and label history. Merging the same warehouse again changes nothing. A\n"
     "source stored in both with different labels is reported as a warning; the labels stored\n"
-    "here are kept. Each OTHER is one transaction.\n"
+    "here are kept. Each OTHER is one transaction: when the stored bytes of a source to be\n"
+    "copied do not match its sha256, nothing of that OTHER is merged (exit status 1).\n"
     "\n"
     "  -h, --help   show this help\n";
 
@@ -35,10 +36,13 @@ int cmd_merge(int argc, char **argv, struct app *app)
     int status = BDB_EXIT_OK;
     for (int i = optind; i < argc; i++) {
         struct merge_counts m;
-        if (db_merge(db, argv[i], &m, &app->diag)) {
+        int rc = db_merge(db, argv[i], &m, &app->diag);
+        if (rc == -2)
             status = BDB_EXIT_ENV;
+        else if (rc == -1 && status == BDB_EXIT_OK)
+            status = BDB_EXIT_INPUT;
+        if (rc)
             continue;
-        }
         struct buf name = BUF_INIT;
         diag_escape(&name, argv[i]);
         fprintf(stderr,

@@ -131,7 +131,9 @@ struct merge_counts {
 };
 /* Copies the sources of the warehouse at other_path (opened read-only) whose content is not
  * stored here, with everything hanging off them, in one transaction. A source stored in both
- * with different labels is a warning (the stored labels are kept). 0 or -1. */
+ * with different labels is a warning (the stored labels are kept). Every source to be copied
+ * is hashed first: when one's bytes do not match its sha256, each such source is named and
+ * nothing is merged (-1). 0, -1 rejected, or -2 on a database failure. */
 int db_merge(struct db *db, const char *other_path, struct merge_counts *c, struct diag *d);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/buf.h"
+#include "../core/sha256.h"
 
 #define OTHER "merge_other"
 
@@ -115,7 +116,8 @@ static int64_t scalar(sqlite3 *h, const char *sql)
     return v;
 }
 
-/* Copies every table; *rows gets the row count per table (copies[] order). */
+/* Copies every table (after setup_sql); *rows gets the row count per table (copies[]
+ * order). */
 static int copy_all(sqlite3 *h, size_t rows[])
 {
     int64_t offset[3] = {
@@ -123,8 +125,6 @@ static int copy_all(sqlite3 *h, size_t rows[])
         scalar(h, "SELECT coalesce(max(id), 0) FROM main.run"),
         scalar(h, "SELECT coalesce(max(id), 0) FROM main.result"),
     };
-    if (sqlite3_exec(h, setup_sql, NULL, NULL, NULL) != SQLITE_OK)
-        return -1;
     for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
         struct buf sql = BUF_INIT;
         sqlite3_stmt *st = NULL;
@@ -141,6 +141,57 @@ static int copy_all(sqlite3 *h, size_t rows[])
             return -1;
     }
     return 0;
+}
+
+/* Hashes the stored bytes of the other's source id (raw, or its chunks in order) into hex;
+ * 0, or -1 when they cannot be read. */
+static int hash_stored(sqlite3 *h, int64_t id, char hex[65])
+{
+    struct sha256 sha;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(h,
+                                "SELECT raw FROM " OTHER ".source_file WHERE id = ?1 AND raw IS "
+                                "NOT NULL UNION ALL SELECT data FROM (SELECT data FROM " OTHER
+                                ".source_chunk WHERE source_id = ?1 ORDER BY seq)",
+                                -1, &st, NULL);
+    sha256_init(&sha);
+    sqlite3_bind_int64(st, 1, id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sha256_update(&sha, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    sha256_final(&sha, hex);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The other warehouse's sha256 decides what is "already imported", so a row whose bytes do
+ * not hash to it (forged, or damaged) must not be copied: each source about to be copied is
+ * hashed. 0, 1 when some did not match (each named), -1 on a database failure. */
+static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(h,
+                                "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id IN "
+                                "(SELECT id FROM temp.merge_src) ORDER BY id",
+                                -1, &st, NULL);
+    int forged = 0;
+    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        char got[65];
+        const char *want = (const char *)sqlite3_column_text(st, 2);
+        if (hash_stored(h, sqlite3_column_int64(st, 0), got))
+            rc = SQLITE_ERROR;
+        else if (!want || strcmp(got, want)) {
+            diag_error_path(d, other_path,
+                            "source '%s' (id %lld): its stored bytes hash to sha256 %.12s..., "
+                            "not to the %.12s... stored with it",
+                            sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 0), got,
+                            want ? want : "(none)");
+            forged = 1;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? forged : -1;
 }
 
 /* One row per result of a source stored in both warehouses, with its labels. */
@@ -222,15 +273,15 @@ static int attach(struct db *db, const char *other_path, struct diag *d)
     buf_release(&uri);
     if (rc != SQLITE_OK)
         return diag_error(d, "cannot open database '%s': %s", other_path, sqlite3_errmsg(db->h));
-    int64_t theirs = scalar(db->h, "PRAGMA " OTHER ".user_version");
-    int64_t ours = db_user_version(db->h);
-    if (theirs == ours)
+    int theirs = 0, ours = db_user_version(db->h);
+    int readable = db_schema_check(db, OTHER, other_path, &theirs, d) == 0;
+    if (readable && theirs == ours)
         return 0;
-    if (theirs == 0)
+    if (readable && theirs == 0)
         diag_error(d, "'%s' is not a benchdb database (no schema)", other_path);
-    else
-        diag_error(d, "'%s' has schema version %lld and this warehouse %lld: both must be equal",
-                   other_path, (long long)theirs, (long long)ours);
+    else if (readable)
+        diag_error(d, "'%s' has schema version %d and this warehouse %d: both must be equal",
+                   other_path, theirs, ours);
     sqlite3_exec(db->h, "DETACH " OTHER, NULL, NULL, NULL);
     return -1;
 }
@@ -239,16 +290,25 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
 {
     memset(c, 0, sizeof(*c));
     if (attach(db, other_path, d))
-        return -1;
+        return -2;
     size_t rows[sizeof(copies) / sizeof(copies[0])] = {0};
-    int rc = db_begin(db, d);
-    if (rc == 0 && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
-                    copy_all(db->h, rows) || sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
-        rc = diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
-                        sqlite3_errmsg(db->h));
+    int rc = db_begin(db, d) ? -2 : 0;
+    int forged = 0;
+    if (rc == 0 && (sqlite3_exec(db->h, setup_sql, NULL, NULL, NULL) ||
+                    (forged = verify_sources(db->h, other_path, d)) < 0 ||
+                    (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
+                                 copy_all(db->h, rows))) ||
+                    sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
+        diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
+                   sqlite3_errmsg(db->h));
+        rc = -2;
+    } else if (forged) {
+        rc = diag_error_path(d, other_path,
+                             "nothing merged: a source's bytes do not match its "
+                             "sha256 (forged or damaged warehouse)");
     }
-    if (rc == 0)
-        rc = db_commit(db, d);
+    if (rc == 0 && db_commit(db, d))
+        rc = -2;
     if (rc) {
         db_rollback(db);
         sqlite3_exec(db->h, cleanup_sql, NULL, NULL, NULL);

@@ -7,6 +7,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -181,10 +182,42 @@ def locked_database():
                               "another process (waited 30 s)\n" % db), "locked database")
 
 
+def forged_merge():
+    """A copy of a warehouse whose source row is made to claim another real file's sha256:
+    merging it is refused (exit 1) with the copy and the source named, nothing is merged,
+    and the real file still imports; the honest warehouse merges."""
+    with bdb.temp_db("a.sqlite") as honest:
+        tmp = os.path.dirname(honest)
+        warehouse(tmp, "a.sqlite")
+        forged = os.path.join(tmp, "forged.sqlite")
+        shutil.copyfile(honest, forged)
+        other = os.path.join(FIX, "fio_json", "unified_mixed.json")
+        claimed = sha256_of(other)
+        with contextlib.closing(sqlite3.connect(forged)) as con:
+            con.execute("UPDATE source_file SET sha256 = ? WHERE path = ?", (claimed, FIO_JSON))
+            con.commit()
+        into = os.path.join(tmp, "into.sqlite")
+        code, out, err = bdb.call(into, "merge", forged)
+        t.eq((code, err), (1, "%s: error: source '%s' (id 1): its stored bytes hash to sha256 "
+                              "%s..., not to the %s... stored with it\n"
+                              "%s: error: nothing merged: a source's bytes do not match its "
+                              "sha256 (forged or damaged warehouse)\n"
+                              % (forged, FIO_JSON, sha256_of(FIO_JSON)[:12], claimed[:12],
+                                 forged)), "forged merge refused")
+        t.eq(stored_sources(into), 0, "forged merge: nothing merged")
+        code, out, err = bdb.call(into, "import", other)
+        t.eq((code, "already imported" in err), (0, False), "forged merge: the real file "
+             "imports: " + err)
+        code, out, err = bdb.call(into, "merge", honest)
+        t.eq(code, 0, "honest merge: " + err)
+        t.eq(stored_sources(into), 2, "honest merge: its source added")
+
+
 control_characters()
 fifo_sidecar()
 foreign_database()
 truncated_warehouse()
 read_only_directory()
 locked_database()
+forged_merge()
 sys.exit(t.done())
