@@ -4,35 +4,58 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "../core/scan.h"
 #include "table_format.h"
 
 static const char usage[] =
-    "usage: benchdb query [--format table|csv|json|md] \"SELECT ...\"\n"
+    "usage: benchdb query [--format table|csv|json|md] [--timeout SECONDS] \"SELECT ...\"\n"
     "\n"
-    "Run one read-only SQL statement. The database is opened read-only: statements that would\n"
-    "write, ATTACH or set a PRAGMA are refused. Views: v_result (one row per result with its\n"
-    "context), v_metric (one row per metric value); tables are documented in docs/schema.md.\n"
+    "Run one read-only SQL statement and print its rows as they come. The database is opened\n"
+    "read-only: statements that would write, ATTACH or set a PRAGMA are refused, and so is\n"
+    "every function but SQLite's core, date, JSON and math ones. Views: v_result (one row per\n"
+    "result with its context), v_metric (one row per metric value); tables are documented in\n"
+    "docs/schema.md. The table and md formats size their columns from the first 100 rows.\n"
+    "\n"
+    "Options:\n"
+    "  --format FORMAT    table (default), csv, json or md\n"
+    "  --timeout SECONDS  stop a query still running after SECONDS (exit status 1)\n"
     "\n"
     "Examples:\n"
-    "  benchdb query \"SELECT storage_class, rw, avg(bw_bytes_s) FROM v_result GROUP BY 1, 2\"\n";
+    "  benchdb query \"SELECT storage_class, rw, avg(bw_bytes_s) FROM v_result GROUP BY 1, 2\"\n"
+    "  benchdb query --timeout 10 --format csv \"SELECT * FROM v_metric\" | head\n";
+
+/* A positive number of seconds, as a whole argument; 0 or -1. */
+static int parse_seconds(const char *s, double *secs)
+{
+    return scan_number(&s, secs) && !*s && *secs > 0 ? 0 : -1;
+}
 
 int cmd_query(int argc, char **argv, struct app *app)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
+        {"timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
+    double timeout_s = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
             continue;
+        if (c == 't' && parse_seconds(optarg, &timeout_s) == 0)
+            continue;
         if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK);
         if (c == 'f')
             fprintf(stderr, "benchdb query: error: unknown format '%s'\n", optarg);
+        if (c == 't')
+            fprintf(stderr,
+                    "benchdb query: error: expected a positive number of seconds for "
+                    "--timeout, got '%s'\n",
+                    optarg);
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
     if (optind != argc - 1)
@@ -40,11 +63,11 @@ int cmd_query(int argc, char **argv, struct app *app)
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
-    struct buf out = BUF_INIT;
-    int status = query_sql(db, argv[optind], fmt, &out, &app->diag)
+    struct stdout_rows rows = {app, BDB_EXIT_OK};
+    struct text_sink sink = stdout_rows_sink(&rows);
+    int status = query_sql(db, argv[optind], fmt, timeout_s, &sink, &app->diag) < 0
                      ? BDB_EXIT_INPUT
-                     : write_output(app, NULL, out.data, out.len);
-    buf_release(&out);
+                     : stdout_rows_finish(&rows);
     db_close(db);
     return status;
 }

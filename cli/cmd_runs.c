@@ -42,11 +42,11 @@ int cmd_runs(int argc, char **argv, struct app *app)
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
-    struct buf out = BUF_INIT;
-    int status = (history ? query_history : query_runs)(db, fmt, &out, &app->diag)
+    struct stdout_rows rows = {app, BDB_EXIT_OK};
+    struct text_sink sink = stdout_rows_sink(&rows);
+    int status = (history ? query_history : query_runs)(db, fmt, &sink, &app->diag) < 0
                      ? BDB_EXIT_ENV
-                     : write_output(app, NULL, out.data, out.len);
-    buf_release(&out);
+                     : stdout_rows_finish(&rows);
     db_close(db);
     return status;
 }

@@ -1,5 +1,7 @@
 #include "table_format.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 int parse_table_format(const char *s, enum table_format *fmt)
@@ -15,4 +17,32 @@ int parse_table_format(const char *s, enum table_format *fmt)
         }
     }
     return -1;
+}
+
+/* After a failed write to stdout: always -1, to stop the rows. */
+static int stdout_failed(struct stdout_rows *o)
+{
+    if (errno != EPIPE && o->status == BDB_EXIT_OK) {
+        diag_error(&o->app->diag, "cannot write '<stdout>': %s", strerror(errno));
+        o->status = BDB_EXIT_ENV;
+    }
+    return -1;
+}
+
+static int write_stdout(void *ctx, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, stdout) == len ? 0 : stdout_failed(ctx);
+}
+
+struct text_sink stdout_rows_sink(struct stdout_rows *o)
+{
+    struct text_sink sink = {write_stdout, o};
+    return sink;
+}
+
+int stdout_rows_finish(struct stdout_rows *o)
+{
+    if (fflush(stdout))
+        stdout_failed(o);
+    return o->status;
 }

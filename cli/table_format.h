@@ -1,9 +1,23 @@
+/* table_format.h: what benchdb runs and benchdb query share: the --format names and writing
+ * rows to stdout as they come. */
 #ifndef BDB_CLI_TABLE_FORMAT_H
 #define BDB_CLI_TABLE_FORMAT_H
 
 #include "../query/query.h"
+#include "cli.h"
 
 /* "table", "csv", "json", "md"; 0 or -1. */
 int parse_table_format(const char *s, enum table_format *fmt);
+
+/* Rows being written to stdout; status is the exit status they leave. */
+struct stdout_rows {
+    struct app *app;
+    int status;
+};
+/* A sink that writes to stdout. A reader that went away (EPIPE: `| head`) stops the rows
+ * quietly, as xsv does; any other failure is reported and sets status to BDB_EXIT_ENV. */
+struct text_sink stdout_rows_sink(struct stdout_rows *o);
+/* Flushes stdout; returns the exit status of the rows written. */
+int stdout_rows_finish(struct stdout_rows *o);
 
 #endif

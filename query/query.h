@@ -13,13 +13,25 @@ enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d);
 
 enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD };
+/* Where rows go as they are read, so that no result is held whole: write takes the next
+ * piece of text and returns 0, or non-zero to stop the rows (ctx knows why). */
+struct text_sink {
+    int (*write)(void *ctx, const char *data, size_t len);
+    void *ctx;
+};
+/* query_runs, query_history and query_sql write rows to out as they come and return 0 when
+ * every row was written, 1 when out stopped taking them, -1 after a message. The table and md
+ * formats escape control characters (\x1b, \n) and md its own syntax too; csv and json keep
+ * the text exact, quoted their own way. */
+
 /* The imported runs with their keys. */
-int query_runs(struct db *db, enum table_format fmt, struct buf *out, struct diag *d);
+int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
 /* Every label change (benchdb relabel), oldest first. */
-int query_history(struct db *db, enum table_format fmt, struct buf *out, struct diag *d);
-/* A user's SELECT, on a connection that cannot write. */
-int query_sql(struct db *db, const char *sql, enum table_format fmt, struct buf *out,
-              struct diag *d);
+int query_history(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
+ * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
+int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
+              struct text_sink *out, struct diag *d);
 
 struct report;
 /* Adds the appendix sections "runs" (each run with its keys) and "results" (every result with
