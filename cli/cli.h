@@ -4,6 +4,8 @@
 #ifndef BDB_CLI_H
 #define BDB_CLI_H
 
+#include <time.h>
+
 #include "../core/diag.h"
 #include "../schema/db.h"
 
@@ -36,6 +38,10 @@ int import_store(struct app *app, struct db *db, const struct import_labels *lab
                  const char *format, const struct source *src);
 /* The current time (or $SOURCE_DATE_EPOCH) as ISO 8601 UTC. */
 void now_iso(char out[32]);
+/* $SOURCE_DATE_EPOCH (reproducible-builds.org): 1 with *t and its UTC date *tm set, 0 when unset
+ * or empty, -1 when it is not a whole number of seconds from 0 to 9999-12-31T23:59:59Z (main()
+ * refuses to run then). */
+int source_date_epoch(time_t *t, struct tm *tm);
 /* Appends a --where (set 0) or --set (set 1) KEY=VALUE option to *v, splitting arg in
  * place; 0, or -1 after a message (cmd_relabel.c). */
 int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_t *n,
@@ -44,8 +50,24 @@ int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_
 int usage_exit(const char *usage, int status);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
 int open_db(struct app *app, enum db_open_mode mode, struct db **db);
-/* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout). */
+/* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout), the file through
+ * output_begin/output_end. */
 int write_output(struct app *app, const char *path, const char *data, size_t len);
+
+/* An output file is written whole or not at all: output_begin creates a temporary file beside
+ * the target, the writer fills output_name(), and output_end renames it over the target when
+ * status is BDB_EXIT_OK, else removes it. A target that exists and is not a regular file
+ * (/dev/stdout, a FIFO) is written directly. */
+struct output {
+    const char *path; /* the target, borrowed */
+    char *tmp;        /* the temporary file; NULL when writing path directly */
+};
+/* BDB_EXIT_OK, or BDB_EXIT_ENV after a message. */
+int output_begin(struct app *app, struct output *out, const char *path);
+/* The name to write to. */
+const char *output_name(const struct output *out);
+/* Returns status, or BDB_EXIT_ENV after a message when the rename fails. */
+int output_end(struct app *app, struct output *out, int status);
 
 /* The labelling options import and run share: --host, --storage-class, --mount, --sec, --tag
  * (getopt_long rows; their codes are 'H', 'S', 'M', 's' and 't'). */

@@ -228,17 +228,6 @@ static int parse_input(const struct importer *imp, const struct source *src,
     return imp->parse(src, a, sink, d);
 }
 
-void now_iso(char out[32])
-{
-    time_t t = time(NULL);
-    const char *sde = getenv("SOURCE_DATE_EPOCH");
-    if (sde && *sde)
-        t = (time_t)strtoll(sde, NULL, 10);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static int print_record(void *ctx, const struct bench_record *r)
 {
     size_t *count = ctx;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "../core/xalloc.h"
@@ -24,7 +25,7 @@ static const char usage[] =
     "  --rules FILE          tier-recommendation rules (default: built-in templates/tiers.rules)\n"
     "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE)\n"
     "  --format F            md (default), html, xlsx, csv; else inferred from -o FILE's\n"
-    "                        extension\n"
+    "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
     "  --template DIR        with html: report.html and style.css in DIR replace the\n"
@@ -58,15 +59,22 @@ static int add_where(struct report_opts *o, char *arg)
     return 0;
 }
 
-/* "report.html" -> "html"; md when there is no file or no known extension. */
+/* The format -o FILE's extension names ("report.html" -> "html", in any case): md for standard
+ * output and a name without an extension, NULL for an extension benchdb does not write. */
 static const char *infer_format(const char *path)
 {
     static const char *const known[] = {"md", "html", "xlsx", "csv"};
-    const char *dot = path ? strrchr(path, '.') : NULL;
-    for (size_t i = 0; dot && i < sizeof(known) / sizeof(known[0]); i++)
-        if (!strcmp(dot + 1, known[i]))
+    if (!path || !strcmp(path, "-"))
+        return "md";
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) /* ".report" is a hidden file's name */
+        return "md";
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (!strcasecmp(dot + 1, known[i]))
             return known[i];
-    return "md";
+    return NULL;
 }
 
 static int parse_options(int argc, char **argv, struct report_opts *o)
@@ -125,8 +133,13 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
                         "candidate\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
-    if (!o->format)
-        o->format = infer_format(o->output);
+    if (!o->format && !(o->format = infer_format(o->output))) {
+        fprintf(stderr,
+                "benchdb report: error: expected -o FILE to end in .md, .html, .xlsx or .csv "
+                "(or a --format), got '%s'\n",
+                o->output);
+        return BDB_EXIT_USAGE;
+    }
     if (strcmp(o->format, "md") && strcmp(o->format, "html") && strcmp(o->format, "xlsx") &&
         strcmp(o->format, "csv")) {
         fprintf(stderr,
@@ -149,13 +162,11 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 /* The report states a time only when asked (SOURCE_DATE_EPOCH), so output is reproducible. */
 static void set_generated(struct report *r)
 {
-    const char *sde = getenv("SOURCE_DATE_EPOCH");
-    if (!sde || !*sde)
-        return;
-    time_t t = (time_t)strtoll(sde, NULL, 10);
+    time_t t;
     struct tm tm;
     char when[32];
-    gmtime_r(&t, &tm);
+    if (source_date_epoch(&t, &tm) != 1)
+        return;
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
     r->generated = arena_strdup(&r->arena, when);
     r->generated_epoch = (long long)t;
@@ -180,6 +191,17 @@ static int build(struct db *db, const struct report_opts *o, struct report *r, s
     return wants_appendix(o) ? query_appendix(db, r, d) : 0;
 }
 
+/* libxlsxwriter writes the file itself: into a temporary one, as write_output does. */
+static int write_workbook(struct app *app, const char *path, const struct report *r)
+{
+    struct output out;
+    int status = output_begin(app, &out, path);
+    if (status != BDB_EXIT_OK)
+        return status;
+    status = render_xlsx(r, output_name(&out), &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+    return output_end(app, &out, status);
+}
+
 /* Renders into out, except xlsx, which libxlsxwriter writes to the file itself. */
 static int render(const struct report_opts *o, const struct report *r, struct buf *out,
                   struct app *app)
@@ -187,7 +209,7 @@ static int render(const struct report_opts *o, const struct report *r, struct bu
     struct diag *d = &app->diag;
     int rc;
     if (!strcmp(o->format, "xlsx"))
-        return render_xlsx(r, o->output, d) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+        return write_workbook(app, o->output, r);
     if (!strcmp(o->format, "csv"))
         rc = render_csv(r, o->table ? o->table : "comparison", out, d);
     else if (!strcmp(o->format, "html"))

@@ -1,5 +1,5 @@
 /* render_md.c: GitHub-flavored Markdown. Text from the inputs is escaped so that a job named
- * `a|b` or `<b>` cannot break a table or inject markup. */
+ * `a|b`, `<b>`, `&lt;` or `~~x~~` cannot break a table, inject markup or be read as an entity. */
 #include "report.h"
 
 #include <math.h>
@@ -8,7 +8,7 @@
 void report_md_escape(struct buf *out, const char *s)
 {
     for (; s && *s; s++) {
-        if (strchr("|\\`*_[]<>#", *s))
+        if (strchr("|\\`*_[]<>#&~", *s))
             buf_addc(out, '\\');
         if (*s == '\n' || *s == '\r')
             buf_addc(out, ' ');

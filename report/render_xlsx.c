@@ -43,12 +43,14 @@ static const struct sheet_unit {
 static const time_t FIXED_CREATED = 946684800;
 
 enum { WIDTH_MIN = 6, WIDTH_MAX = 60, PROSE_WIDTH = 100 };
+enum { CELL_CHARS_MAX = 32767 }; /* Excel's limit on the characters of a cell */
 
 struct xlsx {
     lxw_workbook *wb;
     lxw_format *title, *bold, *header, *wrap, *count, *interval, *better, *worse;
     lxw_format *unit[N_UNITS];
-    lxw_error err; /* the first failed write */
+    lxw_error err;    /* the first failed write */
+    struct buf clean; /* the text of the last cell written, as cell_text made it */
 };
 
 /* How one column of the model spreads over the sheet: a value with its spread, a factor with
@@ -85,10 +87,83 @@ static void fit(struct sheet_table *st, lxw_col_t col, double w)
         st->width[col] = w + 2 > WIDTH_MAX ? WIDTH_MAX : w + 2;
 }
 
+/* The length of the well-formed UTF-8 sequence at s (Unicode's table 3-7: no overlong form,
+ * surrogate or code point past U+10FFFF), else minus the length of its longest well-formed
+ * prefix, at least 1 (each such prefix becomes one U+FFFD, as Unicode recommends). */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    int n;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        n = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        n = 3;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        n = 4;
+    else
+        return -1;
+    if (s[0] == 0xE0)
+        lo = 0xA0;
+    else if (s[0] == 0xED)
+        hi = 0x9F;
+    else if (s[0] == 0xF0)
+        lo = 0x90;
+    else if (s[0] == 0xF4)
+        hi = 0x8F;
+    for (int i = 1; i < n; i++, lo = 0x80, hi = 0xBF)
+        if (s[i] < lo || s[i] > hi) /* the terminating NUL stops here too */
+            return -i;
+    return n;
+}
+
+/* Whether the well-formed n-byte sequence at s is a character XML 1.0 allows: not a C0 control
+ * but tab and newline, not U+FFFE or U+FFFF. */
+static int xml_char(const unsigned char *s, int n)
+{
+    if (n == 1)
+        return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n';
+    return !(n == 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] >= 0xBE);
+}
+
+/* s as a cell can hold it. Text from the inputs may be any bytes, and libxlsxwriter writes them
+ * as they are, so one bad byte makes the workbook unreadable: an ill-formed UTF-8 sequence and
+ * U+FFFE/U+FFFF become U+FFFD, other C0 controls are dropped. Text longer than Excel's
+ * 32,767-character limit (which libxlsxwriter refuses) is cut to that many characters, the last
+ * an ellipsis. Returns x->clean's text, valid until the next call. */
+static const char *cell_text(struct xlsx *x, const char *s)
+{
+    static const char replacement[] = "\xEF\xBF\xBD", ellipsis[] = "\xE2\x80\xA6";
+    size_t chars = 0, cut = 0;
+    buf_reset(&x->clean);
+    for (const unsigned char *p = (const unsigned char *)s; *p && chars <= CELL_CHARS_MAX;) {
+        int n = utf8_len(p);
+        if (chars == CELL_CHARS_MAX - 1)
+            cut = x->clean.len;
+        if (n == 1 && !xml_char(p, n)) {
+            p++;
+            continue;
+        }
+        if (n > 0 && xml_char(p, n))
+            buf_add(&x->clean, p, (size_t)n);
+        else
+            buf_adds(&x->clean, replacement);
+        p += n > 0 ? n : -n;
+        chars++;
+    }
+    if (chars > CELL_CHARS_MAX) {
+        x->clean.len = cut; /* back to a character boundary */
+        x->clean.data[cut] = '\0';
+        buf_adds(&x->clean, ellipsis);
+    }
+    return x->clean.data;
+}
+
 static void put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const char *s,
                      lxw_format *f)
 {
-    check(x, worksheet_write_string(ws, row, col, s, f));
+    check(x, worksheet_write_string(ws, row, col, cell_text(x, s), f));
 }
 
 static void put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v,
@@ -397,8 +472,8 @@ static lxw_row_t chart_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
         }
     }
     lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_BAR);
-    chart_title_set_name(chart, ch->metric);
-    chart_axis_set_name(chart->y_axis, title.data);
+    chart_title_set_name(chart, cell_text(x, ch->metric)); /* both copy the text */
+    chart_axis_set_name(chart->y_axis, cell_text(x, title.data));
     chart_axis_set_reverse(chart->x_axis); /* workloads top to bottom, as in the table */
     for (size_t s = 0; s < cs->nsides; s++) {
         lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
@@ -440,11 +515,13 @@ static const struct table *find_table(const struct report *r, const char *name)
 static void properties(struct xlsx *x, const struct report *r)
 {
     char author[] = "benchdb";
-    char *title = xstrdup(r->title);
+    char *title = xstrdup(cell_text(x, r->title));
     lxw_doc_properties p = {0};
     p.title = title;
     p.author = author;
     p.created = r->generated ? (time_t)r->generated_epoch : FIXED_CREATED;
+    if (!p.created)
+        p.created = 1; /* libxlsxwriter writes the clock for 0: state epoch 0 a second late */
     check(x, workbook_set_properties(x->wb, &p)); /* copies the strings */
     free(title);
 }
@@ -474,6 +551,7 @@ int render_xlsx(const struct report *r, const char *path, struct diag *d)
         return diag_error(d, "cannot write '%s': %s", path, strerror(errno));
     fclose(f);
     struct xlsx x = {0};
+    x.clean = (struct buf)BUF_INIT;
     x.wb = workbook_new(path);
     if (!x.wb)
         return diag_error(d, "cannot create workbook '%s'", path);
@@ -481,6 +559,7 @@ int render_xlsx(const struct report *r, const char *path, struct diag *d)
     properties(&x, r);
     sheets(&x, r);
     lxw_error err = workbook_close(x.wb);
+    buf_release(&x.clean);
     if (x.err || err)
         return diag_error(d, "cannot write '%s': %s", path, lxw_strerror(x.err ? x.err : err));
     return 0;
