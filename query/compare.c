@@ -766,7 +766,8 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         add_result(&g, &res.v[i]);
     if (rc == 0) {
         split_contexts(&g, o->by);
-        qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
+        if (g.n) /* qsort's array must not be NULL, even for no elements */
+            qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
         rc = context_facts(db, r, o, d);
     }
     if (rc == 0) {
