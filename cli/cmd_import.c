@@ -17,11 +17,17 @@
 #include "progress.h"
 #include "sidecar.h"
 
+/* The most of one input held in memory (a format without a stream parser), so that a pipe
+ * or FIFO that never ends (/dev/zero) is an error instead of exhausting memory; benchmark
+ * outputs are far smaller. The usage text below names it. */
+#define HELD_MAX_MIB 256
+
 static const char usage[] =
     "usage: benchdb import [OPTIONS] FILE...\n"
     "\n"
     "Import benchmark output (fio JSON/terse/normal/logs, dd, iperf2/iperf3, bonnie++, notes);\n"
-    "the format is detected from the content. '-' reads standard input.\n"
+    "the format is detected from the content. '-' reads standard input. fio logs are read as\n"
+    "a stream; any other input is held in memory, up to 256 MiB.\n"
     "\n"
     "  --host H              host the benchmark ran on (wins over the content)\n"
     "  --storage-class S     storage class, e.g. nfs-csi or local-nvme-retain\n"
@@ -176,6 +182,20 @@ static int read_upto(FILE *f, struct buf *b, size_t max)
     return ferror(f) ? -1 : 0;
 }
 
+/* Appends the rest of f, holding at most HELD_MAX_MIB in all: 0, -1 on a read error, 1 when
+ * f holds more. */
+static int read_rest(FILE *f, struct buf *b)
+{
+    const size_t max = (size_t)HELD_MAX_MIB << 20;
+    while (!feof(f)) {
+        if (b->len > max)
+            return 1;
+        if (read_upto(f, b, HEAD_BYTES))
+            return -1;
+    }
+    return b->len > max;
+}
+
 static int next_chunk(struct import_stream *s)
 {
     size_t n =
@@ -205,14 +225,16 @@ static int stream_read(void *ctx, char *buf, size_t cap, size_t *n)
     return 0;
 }
 
-/* The importer that reads f as a stream, or NULL when f is not a regular file over the
- * threshold or its format (given, or detected from the head) needs the whole input. */
+/* The importer that reads f as a stream, or NULL when f is read whole: a regular file not
+ * over the threshold, a pipe, FIFO or device that ended within the head (its size is known
+ * only at its end, so a longer one streams at once), or a format (given, or detected from
+ * the head) that needs the whole input. */
 static const struct importer *stream_choice(const struct import_opts *o, FILE *f,
                                             const struct source *head)
 {
     struct stat st;
-    if (!head->len || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
-        st.st_size <= stream_threshold())
+    if (!head->len || fstat(fileno(f), &st) ||
+        (S_ISREG(st.st_mode) ? st.st_size <= stream_threshold() : head->len < HEAD_BYTES))
         return NULL;
     const struct importer *imp = o->format ? importer_find(o->format) : importer_detect(head, NULL);
     return imp && importer_stream(imp) ? imp : NULL;
@@ -457,11 +479,16 @@ static int import_one(struct app *app, struct db *db, const struct import_opts *
         src.len = data.len;
         streamed = stream_choice(o, f, &src);
         if (!streamed)
-            rc = buf_read_file(&data, f);
+            rc = read_rest(f, &data);
     }
     src.data = data.data;
     src.len = data.len;
-    if (rc)
+    if (rc > 0)
+        rc = diag_error_path(&app->diag, src.path,
+                             "input over %d MiB, the most read into memory (only fio logs are "
+                             "read as a stream); nothing stored",
+                             HELD_MAX_MIB);
+    else if (rc)
         rc = diag_error(&app->diag, "cannot read '%s': %s", path, strerror(errno));
     else if (streamed)
         rc = import_streamed(app, db, o, path, src.path, streamed, f, &data);

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -213,6 +214,119 @@ def forged_merge():
         t.eq(stored_sources(into), 2, "honest merge: its source added")
 
 
+DIRS = ["read", "write", "trim", "sync"]
+LOG_VALUES = ("samples", "value_mean", "value_min", "value_max")
+
+
+def repeated_log(path, size):
+    """The fio clat log fixture repeated (times shifted on) to at least size bytes."""
+    rows = [line.split(b",", 1) for line in
+            open(os.path.join(FIX, "fio_log", "perio_clat.1.log"), "rb").read().splitlines()]
+    span = int(rows[-1][0]) + 1
+    parts, n = [], 0
+    while n < size:
+        parts.append(b"".join(b"%d,%s\n" % (int(tm) + len(parts) * span, rest)
+                              for tm, rest in rows))
+        n += len(parts[-1])
+    return bdb.write(path, b"".join(parts))
+
+
+def log_stats(path):
+    """{direction: (samples, mean, min, max)} of the log's value column."""
+    vals = {}
+    for line in open(path, "rb"):
+        cols = line.split(b",")
+        vals.setdefault(DIRS[int(cols[2])], []).append(int(cols[1]))
+    return {d: (len(v), sum(v) / len(v), min(v), max(v)) for d, v in vals.items()}
+
+
+def piped_import_rss(db, path):
+    """`cat path | benchdb import -` from a python in between, so that RUSAGE_CHILDREN holds
+    this run only: (exit status, stderr, peak RSS in bytes of the largest process)."""
+    script = ("import resource, subprocess, sys; "
+              "p = subprocess.run(['sh', '-c', 'cat \"$0\" | \"$1\" --db \"$2\" import -'] "
+              "+ sys.argv[1:], capture_output=True); "
+              "sys.stderr.write(p.stderr.decode()); "
+              "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    p = subprocess.run([sys.executable, "-c", script, path, bdb.BENCHDB, db],
+                       capture_output=True, text=True, timeout=600)
+    code, kb = p.stdout.split()
+    return int(code), p.stderr, int(kb) * 1024
+
+
+def piped_log():
+    """An 80 MB fio log through a pipe streams: the values python computes from the file,
+    the same as the file imported by name, and memory that does not grow with the input
+    (a 40 MB log peaks as high) and stays under its size (it held the whole input before)."""
+    with tempfile.TemporaryDirectory(prefix="bdb-e2e-") as tmp:
+        big = repeated_log(os.path.join(tmp, "big.log"), 80 << 20)
+        half = repeated_log(os.path.join(tmp, "half.log"), 40 << 20)
+        code, err, rss = piped_import_rss(os.path.join(tmp, "pipe.sqlite"), big)
+        t.eq(code, 0, "80 MB through a pipe: " + err)
+        code, err, rss_half = piped_import_rss(os.path.join(tmp, "half.sqlite"), half)
+        t.eq(code, 0, "40 MB through a pipe: " + err)
+        size = os.path.getsize(big)
+        t.ok(rss < size, "peak RSS %d MB under the input's %d MB" % (rss >> 20, size >> 20))
+        t.ok(rss - rss_half < 8 << 20, "peak RSS %d MB for 80 MB, %d MB for 40 MB: want "
+             "less than 8 MB more" % (rss >> 20, rss_half >> 20))
+
+        piped = {r["direction"]: r for r in bdb.export(os.path.join(tmp, "pipe.sqlite"), t)}
+        for d, (n, mean, lo, hi) in log_stats(big).items():
+            got = piped.get(d, {})
+            t.eq((got.get("samples"), got.get("value_min"), got.get("value_max")), (n, lo, hi),
+                 "piped %s: samples, min, max" % d)
+            t.near(got.get("value_mean"), mean, "piped %s: mean" % d)
+        t.eq({r.get("sha256") for r in piped.values()}, {sha256_of(big)}, "piped: sha256")
+        db = os.path.join(tmp, "file.sqlite")
+        code, out, err = bdb.call(db, "import", big)
+        t.eq(code, 0, "the file by name: " + err)
+        by_name = {r["direction"]: {k: r.get(k) for k in LOG_VALUES} for r in bdb.export(db, t)}
+        t.eq({d: {k: r.get(k) for k in LOG_VALUES} for d, r in piped.items()}, by_name,
+             "piped: the values of the file imported by name")
+
+
+def endless_fifo():
+    """/dev/zero through a FIFO: no format streams it, so it is held up to the cap and then
+    refused (exit 1, nothing stored), not read until memory runs out. Watched from here: a
+    benchdb that does not stop is killed past 2 GB of RSS or 60 s."""
+    with bdb.temp_db() as db:
+        fifo = os.path.join(os.path.dirname(db), "zero.log")
+        os.mkfifo(fifo)
+        writer = subprocess.Popen(["sh", "-c", 'exec cat /dev/zero > "$0"', fifo],
+                                  stderr=subprocess.DEVNULL)
+        p = subprocess.Popen([bdb.BENCHDB, "--db", db, "import", fifo], stderr=subprocess.PIPE,
+                             text=True)
+        killed = watch(p, rss_max=2 << 30, seconds=60)
+        err = p.stderr.read()
+        p.wait()
+        writer.kill()
+        writer.wait()
+        t.eq((killed, p.returncode, err),
+             (None, 1, "%s: error: input over 256 MiB, the most read into memory (only fio "
+                       "logs are read as a stream); nothing stored\n" % fifo), "endless FIFO")
+        t.eq(stored_sources(db), 0, "endless FIFO: nothing stored")
+
+
+def watch(p, rss_max, seconds):
+    """Waits for p, killing it past rss_max bytes of RSS or seconds: None, or why it was
+    killed."""
+    deadline = time.monotonic() + seconds
+    while p.poll() is None:
+        try:
+            with open("/proc/%d/status" % p.pid) as f:
+                rss = next((int(line.split()[1]) * 1024 for line in f
+                            if line.startswith("VmRSS:")), 0)
+        except OSError:
+            rss = 0
+        why = "RSS %d MB" % (rss >> 20) if rss > rss_max else \
+            "timeout" if time.monotonic() > deadline else None
+        if why:
+            p.kill()
+            return why
+        time.sleep(0.05)
+    return None
+
+
 control_characters()
 fifo_sidecar()
 foreign_database()
@@ -220,4 +334,6 @@ truncated_warehouse()
 read_only_directory()
 locked_database()
 forged_merge()
+piped_log()
+endless_fifo()
 sys.exit(t.done())
