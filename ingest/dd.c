@@ -647,8 +647,11 @@ static int emit_run(struct dd_state *st, const struct dd_run *r, const char *fil
         rec->error = 1;
         rec->error_msg = r->err;
     } else if (!r->xfer.present && r->progress.present) {
-        rec->error = 1;
-        rec->error_msg = "no final summary (interrupted?): last status=progress update used";
+        /* killed, or the output cut, before dd's summary: a progress update is not the run's
+         * result, and storing it would store a different number */
+        return diag_error_line(st->d, st->src, r->last,
+                               "expected dd's final summary after its status=progress updates, "
+                               "got the end of the run");
     }
     return out->emit(out->ctx, rec);
 }

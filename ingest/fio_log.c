@@ -831,6 +831,13 @@ static const char *parse_lines(struct parser *ps, const char *p, const char *end
             ps->bol = p;
             if (parse_line(ps, p, end, eol, ps->line))
                 return NULL;
+            if (!nl) { /* fio ends every line with one: the input was cut inside this line
+                        * (checked after the line, whose own errors say more) */
+                error_pos(ps, eol,
+                          "expected a newline ending the last sample, got the end of "
+                          "the input (a cut log?)");
+                return NULL;
+            }
         } else {
             ps->line++;
         }
