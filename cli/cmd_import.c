@@ -32,7 +32,7 @@ static const char usage[] =
     "  --host H              host the benchmark ran on (wins over the content)\n"
     "  --storage-class S     storage class, e.g. nfs-csi or local-nvme-retain\n"
     "  --mount OPTS_OR_LINE  mount options ('rw,vers=4.2,sec=krb5') or a whole mount line\n"
-    "  --sec FLAVOR          NFS security flavor: sys, krb5, krb5i, krb5p\n"
+    "  --sec FLAVOR          NFS security flavor: sys, krb5, krb5i, krb5p or none\n"
     "  --tag K=V             free tag (repeatable)\n"
     "  --format NAME         skip detection (see 'benchdb formats')\n"
     "  -n, --dry-run         show what would be imported; store nothing\n"
@@ -303,7 +303,9 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
     struct record_sink sink = {print_record, &count};
     struct unused_notes u = {&app->diag, o->verbose, 0};
     struct diag d = {count_note, &u, 0, 0, 1};
-    printf("%s: format %s\n", src->path, imp->name);
+    struct buf name = BUF_INIT;
+    diag_escape(&name, src->path);
+    printf("%s: format %s\n", name.data, imp->name);
     fflush(stdout);
     int rc = parse_input(imp, src, in, &a, &sink, &d);
     app->diag.errors += d.errors;
@@ -312,8 +314,9 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
     if (rc == 0)
         printf("%s: %zu result%s; %zu line%s look%s like measurements but %s not used (dry run: "
                "nothing stored)\n",
-               src->path, count, count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
+               name.data, count, count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
                u.count == 1 ? "s" : "", u.count == 1 ? "was" : "were");
+    buf_release(&name);
     return rc;
 }
 

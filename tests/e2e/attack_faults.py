@@ -61,6 +61,12 @@ def control_characters():
         t.ok(err.startswith(escape(name) + ": note: already imported (same content as '%s')"
                             % escape(name)), "re-import: escaped paths in %r" % err)
 
+        p, recs = bdb.dry_run(name)
+        t.eq((p.returncode, raw_controls(p.stdout)), (0, []), "dry run: no raw control "
+             "characters in %r" % p.stdout)
+        t.ok(p.stdout.startswith(escape(name) + ": format fio-json\n"), "dry run: escaped path "
+             "in %r" % p.stdout)
+
         gone = name + ".missing\r"
         code, out, err = bdb.call(db, "import", "--format", "fio-json", gone)
         t.eq((code, err), (1, "benchdb: error: cannot open '%s': No such file or directory\n"
