@@ -106,8 +106,47 @@ static int parse_row(const char *s, size_t n, struct csv_row *r, int *bad)
 struct conn {
     struct csv_row whole;
     double max_end;
-    int have_whole;
+    int have_whole, rows, whole_first; /* whole was the connection's first row */
 };
+
+/* The banner iperf prints around its CSV rows: a -y C server of a --dualtest run prints the
+ * client banner of its connection back to the client. */
+static int is_banner(const char *s, size_t n)
+{
+    static const char *const starts[] = {
+        "------",          "Client connecting to ", "Server listening on ",
+        "TCP window size", "UDP buffer size",       "Sending ",
+        "Receiving "};
+    for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+        if (n >= strlen(starts[i]) && !memcmp(s, starts[i], strlen(starts[i])))
+            return 1;
+    return 0;
+}
+
+/* A row from 0 is the connection's whole-test row when it spans the connection's rows. With
+ * interval reports (-i) the first row from 0 is the first interval's, so it must not be the
+ * first row; nor may it be when the input is cut inside a row, as interval rows may follow. */
+static int is_final(const struct conn *c, int intervals, int cut)
+{
+    return c->have_whole && c->whole.end >= c->max_end - 0.5 && c->whole.end > 0 &&
+           !(c->whole_first && (intervals || cut));
+}
+
+/* What the whole file says about its connections. */
+struct facts {
+    int have_sum;  /* iperf 2.0 -P sum rows: the sums are the results */
+    int intervals; /* interval reports (-i): a row not from 0 seen */
+    unsigned cut;  /* the last line, when the input ends inside it (iperf ends every line) */
+};
+
+enum fate { CONN_PART, CONN_RESULT, CONN_DROPPED };
+
+static enum fate fate(const struct conn *c, const struct facts *f)
+{
+    if (f->have_sum && c->whole.id >= 0)
+        return CONN_PART;
+    return is_final(c, f->intervals, f->cut != 0) ? CONN_RESULT : CONN_DROPPED;
+}
 
 static int same_conn(const struct csv_row *a, const struct csv_row *b)
 {
@@ -155,13 +194,17 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     size_t n;
     struct conn *conns = NULL;
     size_t nconn = 0, cap = 0;
-    int have_sum = 0;
+    struct facts file = {0, 0, 0};
     line_iter_init(&it, src->data, src->len, 0);
     while (line_iter_next(&it, &s, &n)) {
         struct csv_row r;
         int bad;
-        if (n == 0)
+        if (n == 0 || is_banner(s, n))
             continue;
+        if (s + n == src->data + src->len && memchr(s, ',', n)) {
+            file.cut = it.lineno;
+            break;
+        }
         if (!parse_row(s, n, &r, &bad)) {
             if (bad >= 0)
                 return diag_error_at(d, src, (size_t)(r.f[bad] - src->data),
@@ -187,32 +230,39 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
                 conns = c;
                 cap = ncap;
             }
-            conns[nconn++] = (struct conn){r, r.end, 0};
+            conns[nconn++] = (struct conn){r, r.end, 0, 0, 0};
         }
         struct conn *c = &conns[i];
         if (r.end > c->max_end)
             c->max_end = r.end;
+        c->rows++;
         if (r.start == 0) {
             c->whole = r;
             c->have_whole = 1;
+            c->whole_first = c->rows == 1;
         }
-        have_sum |= r.id < 0;
+        file.have_sum |= r.id < 0;
+        file.intervals |= r.start > 0;
     }
     int emitted = 0;
     for (size_t i = 0; i < nconn; i++) {
-        const struct conn *c = &conns[i];
-        if (!c->have_whole || c->whole.end < c->max_end - 0.5 || c->whole.end <= 0)
+        if (fate(&conns[i], &file) != CONN_RESULT)
             continue;
-        if (have_sum && c->whole.id >= 0)
-            continue;
-        if (emit(a, out, c))
+        if (emit(a, out, &conns[i]))
             return -1;
         emitted++;
     }
-    if (emitted)
+    if (emitted) {
+        for (size_t i = 0; i < nconn; i++)
+            if (fate(&conns[i], &file) == CONN_DROPPED)
+                diag_warn_line(d, src, conns[i].whole.line,
+                               "iperf connection of line %u has no whole-test row (the "
+                               "output ends before it): not imported",
+                               conns[i].whole.line);
         return 0;
-    if (nconn)
-        return diag_error_line(d, src, conns[nconn - 1].whole.line,
+    }
+    if (nconn || file.cut)
+        return diag_error_line(d, src, file.cut ? file.cut : conns[nconn - 1].whole.line,
                                "no whole-test row: the run ended before iperf printed its "
                                "summary");
     /* no rows: the client's error (connect failed) goes to stderr, the rest is text */
@@ -238,7 +288,7 @@ static int probe(const struct source *src)
     while (line_iter_next(&it, &s, &n) && it.lineno < 200) {
         struct csv_row r;
         int bad;
-        if (n == 0)
+        if (n == 0 || is_banner(s, n))
             continue;
         if (parse_row(s, n, &r, &bad))
             rows++;

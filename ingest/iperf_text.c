@@ -12,6 +12,7 @@
 #include "iperf_common.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/scan.h"
@@ -95,6 +96,120 @@ static void add_figure(struct arena *a, struct bench_record *r, const struct ipe
 }
 
 /* ======================================================================================
+ * lines */
+
+#define PREFIX_WINDOW 65536 /* the prefix is looked for in the first bytes */
+
+/* The input's lines, each without the prefix iperf3 --timestamps or --title writes before
+ * every line ("Tue Dec  1 05:35:41 2026 ", "run1:  "). A last line without a newline was cut
+ * by the end of the input (iperf ends every line): it is not returned, and cut holds its
+ * number, so that a summary it would have completed is reported missing instead. */
+
+struct lines {
+    struct line_iter it;
+    const struct source *src;
+    size_t limit;      /* bytes read: the whole input, or the probe's window */
+    char prefix[64];   /* the first prefixed line's prefix: digits and letters may vary */
+    size_t prefix_len; /* 0: the lines have none */
+    unsigned cut;      /* number of the cut last line, 0 when the input ends with a newline */
+    const char *cut_s; /* its text, without the prefix */
+};
+
+/* Where a test ended: the line that began the next one, or the end of the input. */
+struct test_end {
+    unsigned line;
+    const char *text; /* NULL at the end of the input */
+    size_t len;
+};
+
+/* What ended the test, for `expected ..., got %s`. */
+static const char *got(const struct test_end *e, char *buf, size_t cap)
+{
+    if (!e->text)
+        return "the end of the input";
+    snprintf(buf, cap, "'%.*s'", (int)(e->len > 40 ? 40 : e->len), e->text);
+    return buf;
+}
+
+static struct test_end input_end(const struct lines *x)
+{
+    return (struct test_end){x->cut ? x->cut : x->it.lineno ? x->it.lineno : 1, NULL, 0};
+}
+
+/* Same characters, except that a digit may stand for any digit and a letter for any letter. */
+static int same_shape(const char *s, const char *model, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char a = (unsigned char)s[i], b = (unsigned char)model[i];
+        if (isdigit(a) ? !isdigit(b) : isalpha(a) ? !isalpha(b) : a != b)
+            return 0;
+    }
+    return 1;
+}
+
+static int has_prefix(const struct lines *x, const char *s, size_t n)
+{
+    return x->prefix_len && n >= x->prefix_len && same_shape(s, x->prefix, x->prefix_len);
+}
+
+/* A prefix is what stands before the first line that opens an iperf3 test, when at least two
+ * more lines carry one of the same shape. */
+static void find_prefix(struct lines *x)
+{
+    static const char *const openers[] = {"Connecting to host ", "Server listening on "};
+    struct line_iter it;
+    const char *s;
+    size_t n;
+    size_t window = x->limit < PREFIX_WINDOW ? x->limit : PREFIX_WINDOW;
+    line_iter_init(&it, x->src->data, window, 0);
+    while (line_iter_next(&it, &s, &n) && !x->prefix_len) {
+        for (size_t k = 0; k < 2 && !x->prefix_len; k++) {
+            const char *at = mem_find(s, n, openers[k]);
+            if (at && at > s && (size_t)(at - s) < sizeof(x->prefix)) {
+                x->prefix_len = (size_t)(at - s);
+                memcpy(x->prefix, s, x->prefix_len);
+            }
+        }
+    }
+    int alike = 0;
+    line_iter_init(&it, x->src->data, window, 0);
+    while (x->prefix_len && line_iter_next(&it, &s, &n) && alike < 3)
+        alike += has_prefix(x, s, n);
+    if (alike < 3)
+        x->prefix_len = 0;
+}
+
+static void lines_init(struct lines *x, const struct source *src, size_t limit)
+{
+    memset(x, 0, sizeof(*x));
+    x->src = src;
+    x->limit = limit;
+    find_prefix(x);
+    line_iter_init(&x->it, src->data, limit, 0);
+}
+
+static int lines_next(struct lines *x, struct line *l)
+{
+    const char *s;
+    size_t n;
+    if (!line_iter_next(&x->it, &s, &n))
+        return 0;
+    l->no = x->it.lineno;
+    if (has_prefix(x, s, n)) {
+        s += x->prefix_len;
+        n -= x->prefix_len;
+    }
+    if (x->limit == x->src->len && s + n == x->src->data + x->src->len && n) {
+        x->cut = l->no;
+        x->cut_s = s;
+        return 0;
+    }
+    l->s = s;
+    l->n = n;
+    return 1;
+}
+
+/* ======================================================================================
  * iperf3 */
 
 struct row3 {
@@ -104,8 +219,17 @@ struct row3 {
     unsigned line;
 };
 
+/* The streams of one role in a test's rows, interval rows included. */
+struct streams3 {
+    char role[8];
+    int64_t id;    /* the first stream's */
+    int many, sum; /* another stream seen; [SUM] rows printed */
+};
+
 struct test3 {
     int server, reverse, udp, server_sends, after_sep, suffixed;
+    struct streams3 roles[8];
+    size_t nroles;
     double max_end;
     const char *host, *peer;
     struct row3 *rows;
@@ -121,6 +245,79 @@ struct ctx3 {
     const char *version;
     int emitted;
 };
+
+static void note_stream3(struct test3 *t, const struct iperf_row *row)
+{
+    size_t k = 0;
+    while (k < t->nroles && strcmp(t->roles[k].role, row->role))
+        k++;
+    if (k == t->nroles) {
+        if (k == sizeof(t->roles) / sizeof(t->roles[0]))
+            return;
+        t->roles[t->nroles++] = (struct streams3){"", row->id, 0, 0};
+        memcpy(t->roles[k].role, row->role, sizeof(row->role));
+    }
+    struct streams3 *s = &t->roles[k];
+    if (row->id < 0)
+        s->sum = 1;
+    else if (s->id < 0)
+        s->id = row->id;
+    else if (row->id != s->id)
+        s->many = 1;
+}
+
+static int has_kind3(const struct test3 *t, int sender)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!t->rows[i].plain && t->rows[i].sender == sender)
+            return 1;
+    return 0;
+}
+
+/* 1 when the summary row iperf3 prints for streams s and kind (sender or receiver) is there:
+ * a client prints both kinds, a server the kinds it has (in all its roles); the [SUM] row
+ * when the role has several streams. */
+static int has_summary3(const struct test3 *t, const struct streams3 *s, int sender)
+{
+    if (t->server && !has_kind3(t, sender))
+        return 1;
+    int sum = s->sum || s->many;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct row3 *r = &t->rows[i];
+        if (!r->plain && r->sender == sender && !strcmp(r->row.role, s->role) &&
+            (!sum || r->row.id < 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* A test whose summary began must have all of it: a cut one would give other numbers (one
+ * stream's figure as the total, the sender's as the receiver's). */
+static int check3(struct ctx3 *c, const struct test3 *t, const struct test_end *e, struct diag *d)
+{
+    if (!t->suffixed)
+        return 0;
+    for (size_t k = 0; k < t->nroles; k++) {
+        const struct streams3 *s = &t->roles[k];
+        for (int sender = 1; sender >= 0; sender--) {
+            if (has_summary3(t, s, sender))
+                continue;
+            char id[24], role[12] = "", buf[48];
+            if (s->sum || s->many)
+                snprintf(id, sizeof(id), "SUM");
+            else
+                snprintf(id, sizeof(id), "%3lld", (long long)s->id);
+            if (*s->role)
+                snprintf(role, sizeof(role), "[%s]", s->role);
+            return diag_error_line(d, c->src, e->line,
+                                   "expected iperf3 summary row '[%s]%s ... %s' of the test "
+                                   "from line %u, got %s",
+                                   id, role, sender ? "sender" : "receiver", t->first_line,
+                                   got(e, buf, sizeof(buf)));
+        }
+    }
+    return 0;
+}
 
 static const char *direction3(const struct test3 *t, const char *role)
 {
@@ -159,8 +356,19 @@ static const struct row3 *pick3(const struct test3 *t, const char *role, int sen
     return sum ? sum : n == 1 ? one : NULL;
 }
 
-static int flush3(struct ctx3 *c, struct test3 *t)
+/* Emits the test's results; a test with interval rows only is named in a warning (unless it
+ * is the input's last and only one: then the caller reports that nothing was found). */
+static int flush3(struct ctx3 *c, struct test3 *t, const struct test_end *e, struct diag *d)
 {
+    if (!t->n) {
+        if (t->nroles && (e->text || c->emitted))
+            diag_warn_line(d, c->src, t->first_line,
+                           "iperf3 test from line %u ends before its summary rows: not imported",
+                           t->first_line);
+        return 0;
+    }
+    if (check3(c, t, e, d))
+        return -1;
     /* roles in order of appearance */
     const char *roles[8];
     size_t nroles = 0;
@@ -236,14 +444,13 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
 {
     struct ctx3 c = {src, a, out, NULL, 0};
     struct test3 t;
-    struct line_iter it;
+    struct lines it;
     struct line l;
     unsigned err_line = 0;
     const char *err = NULL;
     new_test3(&t, 0, 1);
-    line_iter_init(&it, src->data, src->len, 0);
-    while (line_iter_next(&it, &l.s, &l.n)) {
-        l.no = it.lineno;
+    lines_init(&it, src, src->len);
+    while (lines_next(&it, &l)) {
         const char *end = l.s + l.n, *p;
         struct iperf_row row;
         if (l.n && l.s[0] == '\x03') { /* ^C echoed into the log */
@@ -255,7 +462,8 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
             l.n -= 2;
         }
         if (starts(&l, "Server listening on") || starts(&l, "Connecting to host ")) {
-            if (t.n && flush3(&c, &t))
+            struct test_end e = {l.no, l.s, l.n};
+            if (flush3(&c, &t, &e, d))
                 return -1;
             new_test3(&t, starts(&l, "Server"), l.no);
             if (!t.server)
@@ -289,6 +497,7 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
             if (find(&l, "Retr") || (find(&l, "Total Datagrams") && !find(&l, "Jitter")))
                 t.server_sends = 1;
         } else if (iperf_parse_row(l.s, l.n, &row)) {
+            note_stream3(&t, &row);
             if (tail_ends(&row, "sender") || tail_ends(&row, "receiver"))
                 add_row3(a, &t, &row, l.no, 0);
             else if (t.after_sep && row.start == 0)
@@ -304,13 +513,14 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
                 t.peer = word(a, q + 14, end, "");
         }
     }
-    if (t.n && flush3(&c, &t))
+    struct test_end e = input_end(&it);
+    if (flush3(&c, &t, &e, d))
         return -1;
     if (c.emitted)
         return 0;
     if (err)
         return diag_error_line(d, src, err_line, "iperf3 run failed: %s", err);
-    return diag_error_line(d, src, it.lineno ? it.lineno : 1,
+    return diag_error_line(d, src, it.it.lineno ? it.it.lineno : 1,
                            "no iperf3 summary rows (sender/receiver) found");
 }
 
@@ -325,6 +535,8 @@ struct stream2 {
     int64_t started_at;
     struct iperf_row whole, report; /* last row from 0; the UDP "Server Report" row */
     int have_whole, have_report, want_report;
+    int rows, whole_first; /* rows (not the report); whole was the stream's first row */
+    int final;             /* whole is the whole-test row (whole2) */
     double max_end;
     unsigned line_first, line_last;
     struct stream2 *next;
@@ -334,6 +546,8 @@ struct group2 {
     struct stream2 *streams, **tail;
     struct iperf_row sum;
     int have_sum, rows, udp, rtry;
+    int sum_rows, sum_first; /* [SUM] rows; sum was the first of them */
+    int no_ack;              /* a UDP client that got no Server Report says so */
     double sum_max_end;
     const char *error;
     unsigned line_first, line_last;
@@ -346,12 +560,53 @@ struct ctx2 {
     const char *version;
     int64_t listen_ports[8];
     int nlisten, emitted;
-    int role; /* 0 unknown, 1 client output, 2 server log: from the first connection */
+    int role;      /* 0 unknown, 1 client output, 2 server log: from the first connection */
+    int intervals; /* interval reports (-i): a row not from 0 seen */
+    struct diag *d;
 };
 
 static int is_whole(const struct iperf_row *r, double max_end)
 {
     return r->start == 0 && r->end > 0 && r->end >= max_end - 0.5;
+}
+
+/* A row from 0 is the whole-test row when it spans its stream's rows. With interval reports
+ * the first row from 0 is the first interval's, so it must not be the stream's first row;
+ * nor may it be in a test the input cuts off, where interval reports may have been next. */
+static int whole2(const struct ctx2 *c, int cut, const struct iperf_row *row, int have, int first,
+                  double max_end)
+{
+    return have && is_whole(row, max_end) && !(first && (c->intervals || cut));
+}
+
+static int missing2(struct ctx2 *c, const struct group2 *g, const struct test_end *e,
+                    const char *what, int64_t id)
+{
+    char buf[48];
+    return diag_error_line(c->d, c->src, e->line,
+                           "expected iperf %s of stream [%3lld] (test from line %u), got %s", what,
+                           (long long)id, g->line_first, got(e, buf, sizeof(buf)));
+}
+
+/* A test whose summary began must have all of it: every stream's whole-test row, the [SUM]
+ * row when iperf prints sums (-P), a UDP client's Server Reports (unless it said none came). */
+static int check2(struct ctx2 *c, const struct group2 *g, const struct test_end *e, int sum_final,
+                  int one_direction, int nstreams)
+{
+    for (struct stream2 *s = g->streams; s; s = s->next) {
+        if (!s->final)
+            return missing2(c, g, e, "whole-test row", s->id);
+        if (g->udp && c->role == 1 && !s->accepted && !s->reverse && !s->have_report && !g->no_ack)
+            return missing2(c, g, e, "UDP 'Server Report'", s->id);
+    }
+    if (g->sum_rows && nstreams > 1 && one_direction && !sum_final) {
+        char buf[48];
+        return diag_error_line(c->d, c->src, e->line,
+                               "expected iperf whole-test row '[SUM] 0.0...' (test from line %u), "
+                               "got %s",
+                               g->line_first, got(e, buf, sizeof(buf)));
+    }
+    return 0;
 }
 
 static struct bench_record *record2(struct ctx2 *c, const struct group2 *g, const struct stream2 *s,
@@ -381,16 +636,30 @@ static struct bench_record *record2(struct ctx2 *c, const struct group2 *g, cons
     return r;
 }
 
-static int flush2(struct ctx2 *c, struct group2 *g)
+/* Emits the test's results (cut: the input ends inside the test); a test that ended before its
+ * summary is named in a warning (unless nothing else was found: then the caller says so). */
+static int flush2(struct ctx2 *c, struct group2 *g, const struct test_end *e, int cut)
 {
-    int nstreams = 0, naccepted = 0, all_reports = 1;
+    int nstreams = 0, naccepted = 0, all_reports = 1, began = 0;
     for (struct stream2 *s = g->streams; s; s = s->next) {
         nstreams++;
         naccepted += s->accepted;
         all_reports &= s->have_report;
+        s->final = whole2(c, cut, &s->whole, s->have_whole, s->whole_first, s->max_end);
+        began |= s->final;
+    }
+    int sum_final = whole2(c, cut, &g->sum, g->have_sum, g->sum_first, g->sum_max_end);
+    if (!began && !sum_final) {
+        if (g->rows && (e->text || c->emitted))
+            diag_warn_line(c->d, c->src, g->line_first,
+                           "iperf test from line %u ends before its whole-test rows: not imported",
+                           g->line_first);
+        return 0;
     }
     int one_direction = naccepted == 0 || naccepted == nstreams;
-    if (g->have_sum && nstreams > 1 && one_direction && is_whole(&g->sum, g->sum_max_end)) {
+    if (check2(c, g, e, sum_final, one_direction, nstreams))
+        return -1;
+    if (sum_final && nstreams > 1 && one_direction) {
         struct bench_record *r = record2(c, g, g->streams, &g->sum, nstreams);
         add_figure(c->a, r, &g->sum);
         if (g->udp && all_reports && !g->streams->accepted) {
@@ -428,8 +697,6 @@ static int flush2(struct ctx2 *c, struct group2 *g)
         return 0;
     }
     for (struct stream2 *s = g->streams; s; s = s->next) {
-        if (!s->have_whole || !is_whole(&s->whole, s->max_end))
-            continue;
         struct bench_record *r = record2(c, g, s, &s->whole, 1);
         const struct iperf_row *rcv = s->have_report ? &s->report : &s->whole;
         add_figure(c->a, r, rcv);
@@ -511,17 +778,16 @@ static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, con
 static int parse2(const struct source *src, struct arena *a, struct record_sink *out,
                   struct diag *d)
 {
-    struct ctx2 c = {src, a, out, NULL, {0}, 0, 0, 0};
+    struct ctx2 c = {src, a, out, NULL, {0}, 0, 0, 0, 0, d};
     struct group2 g;
-    struct line_iter it;
+    struct lines it;
     struct line l;
     unsigned err_line = 0, last_row = 0;
     const char *err = NULL;
     int udp = 0;
     new_group2(&g, 1, 0);
-    line_iter_init(&it, src->data, src->len, 0);
-    while (line_iter_next(&it, &l.s, &l.n)) {
-        l.no = it.lineno;
+    lines_init(&it, src, src->len);
+    while (lines_next(&it, &l)) {
         const char *end = l.s + l.n, *p;
         struct iperf_row row;
         if (starts(&l, "Server listening on ") || starts(&l, "Client connecting to ")) {
@@ -546,16 +812,21 @@ static int parse2(const struct source *src, struct arena *a, struct record_sink 
                 err_line = l.no;
             }
             g.error = err;
+        } else if (find(&l, "did not receive ack")) {
+            g.no_ack = 1;
         } else if (iperf_parse_row(l.s, l.n, &row)) {
             g.rows++;
             g.line_last = l.no;
             last_row = l.no;
+            c.intervals |= row.start > 0;
             if (row.id < 0) {
+                g.sum_rows++;
                 if (row.end >= g.sum_max_end)
                     g.sum_max_end = row.end;
                 if (row.start == 0) {
                     g.sum = row;
                     g.have_sum = 1;
+                    g.sum_first = g.sum_rows == 1;
                 }
                 continue;
             }
@@ -569,9 +840,11 @@ static int parse2(const struct source *src, struct arena *a, struct record_sink 
             }
             if (row.end > s->max_end)
                 s->max_end = row.end;
+            s->rows++;
             if (row.start == 0) {
                 s->whole = row;
                 s->have_whole = 1;
+                s->whole_first = s->rows == 1;
             }
         } else if (l.n > 6 && l.s[0] == '[' && find(&l, "] Server Report:")) {
             const char *q = skip_ws(l.s + 1);
@@ -583,24 +856,27 @@ static int parse2(const struct source *src, struct arena *a, struct record_sink 
         } else if (l.n > 6 && l.s[0] == '[' && (p = find(&l, "] local ")) != NULL &&
                    find(&l, " connected with ")) {
             if (g.rows) { /* a new test begins */
-                if (flush2(&c, &g))
+                struct test_end e = {l.no, l.s, l.n};
+                if (flush2(&c, &g, &e, 0))
                     return -1;
                 new_group2(&g, l.no, udp);
             }
             connect2(&c, &g, &l, p);
         }
     }
-    if (flush2(&c, &g))
+    /* a cut report line ('[...') belongs to the last test */
+    struct test_end e = input_end(&it);
+    if (flush2(&c, &g, &e, it.cut && it.cut_s[0] == '['))
         return -1;
     if (c.emitted)
         return 0;
     if (err)
         return diag_error_line(d, src, err_line, "iperf run failed: %s", err);
     if (last_row)
-        return diag_error_line(d, src, last_row,
+        return diag_error_line(d, src, it.cut ? it.cut : last_row,
                                "no whole-test row: the run ended before iperf printed its "
                                "summary");
-    return diag_error_line(d, src, it.lineno ? it.lineno : 1, "no iperf report rows found");
+    return diag_error_line(d, src, input_end(&it).line, "no iperf report rows found");
 }
 
 /* ======================================================================================
@@ -612,12 +888,12 @@ struct marks {
 
 static void scan_marks(const struct source *src, struct marks *m)
 {
-    struct line_iter it;
+    struct lines it;
     struct line l;
     struct iperf_row row;
     memset(m, 0, sizeof(*m));
-    line_iter_init(&it, src->data, src->len > 262144 ? 262144 : src->len, 0);
-    while (line_iter_next(&it, &l.s, &l.n)) {
+    lines_init(&it, src, src->len > 262144 ? 262144 : src->len);
+    while (lines_next(&it, &l)) {
         if (starts(&l, "Connecting to host ") || starts(&l, "iperf3: ") ||
             starts(&l, "- - - - - - ") || starts(&l, "[ ID][Role]") ||
             starts(&l, "Accepted connection from ") || starts(&l, "iperf Done.") ||

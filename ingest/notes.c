@@ -108,8 +108,10 @@ static enum ntool tool_line(const char *t)
     if (!strncmp(t, "Client connecting to ", 21) || !strncmp(t, "Server listening on ", 20) ||
         !strncmp(t, "TCP window size", 15) || !strncmp(t, "UDP buffer size", 15) ||
         !strncmp(t, "------------", 12) || !strncmp(t, "[ ID]", 5) || !strncmp(t, "[SUM]", 5) ||
-        (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || !strncmp(t, "iperf Done", 10))
-        return NT_IPERF;
+        (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || !strncmp(t, "iperf Done", 10) ||
+        !strncmp(t, "Connecting to host ", 19) || !strncmp(t, "- - - - ", 8) ||
+        !strncmp(t, "Accepted connection from ", 25) || !strncmp(t, "iperf3: ", 8))
+        return NT_IPERF; /* the last four: iperf3's, so that its output is one block */
     return NT_NONE;
 }
 
@@ -264,10 +266,29 @@ static void mark_used(struct notes *nt, size_t first, size_t last)
         nt->l[i].used = 1;
 }
 
-static int import_block(struct notes *nt, size_t first, size_t last)
+/* The block's bytes with its last line's line end. Importers take a last line without one for
+ * a line the end of the input cut; a note's last line is whole (people end notes anywhere), so
+ * a block there gets a copy with the line end added. */
+static struct source block_source(const struct notes *nt, size_t first, size_t last)
 {
     const struct nline *f = &nt->l[first], *e = &nt->l[last];
-    struct source sub = {nt->src->path, nt->src->data + f->off, e->off + strlen(e->t) - f->off};
+    const char *data = nt->src->data;
+    size_t end = e->off + strlen(e->t);
+    if (end < nt->src->len && data[end] == '\r')
+        end++;
+    if (end < nt->src->len && data[end] == '\n')
+        return (struct source){nt->src->path, data + f->off, end + 1 - f->off};
+    size_t n = end - f->off;
+    char *copy = arena_alloc(nt->a, n + 2);
+    memcpy(copy, data + f->off, n);
+    memcpy(copy + n, "\n", 2);
+    return (struct source){nt->src->path, copy, n + 1};
+}
+
+static int import_block(struct notes *nt, size_t first, size_t last)
+{
+    const struct nline *f = &nt->l[first];
+    struct source sub = block_source(nt, first, last);
     const struct importer *imp = block_importer(nt, &sub);
     if (!imp)
         return notes_fio_lines(nt, first, last);
