@@ -242,7 +242,7 @@ static int csv_line(struct bon_state *st, const char *line, size_t len, size_t o
     size_t n = split_csv(st->a, line, len, off, f, 51);
     struct run r = {0};
     r.first = r.last = lineno;
-    if (n >= 8 && is_csv_version(f[0].s)) {
+    if (is_csv_version(f[0].s)) {
         int v198 = !strcmp(f[0].s, "1.98");
         if (n != (v198 ? 50u : 48u))
             return diag_error_at(st->d, st->src, off,
@@ -321,6 +321,7 @@ static size_t tokens(struct arena *a, const char *line, size_t len, struct tok *
 
 struct table {
     int active, files; /* 0 none; files: the file-creation block */
+    unsigned line;     /* of its 'Version' line */
     const char *version, *host;
     size_t val_end[6], cpu_end[6];
     int row_seen, latency_seen;
@@ -371,6 +372,7 @@ static int text_line(struct bon_state *st, struct table *tb, const char *line, s
             return -1;
         memset(tb, 0, sizeof(*tb));
         tb->active = 1;
+        tb->line = lineno;
         tb->version = t[1].s;
         tb->files = contains(line, len, "Sequential Create") || (n > 2 && strstr(t[2].s, "Create"));
         default_cols(tb);
@@ -465,10 +467,28 @@ static int has_csv(const struct source *src, struct arena *a)
             continue;
         struct field f[52];
         size_t n = split_csv(a, line, len, 0, f, 51);
-        if ((n >= 8 && is_csv_version(f[0].s)) || looks_103(f, n))
+        if (is_csv_version(f[0].s) || looks_103(f, n))
             return 1;
     }
     return 0;
+}
+
+/* The input ends inside its last line (bonnie++ ends every line): 1 and an error when that line
+ * is part of a result (a CSV result line other than a versioned one, whose field count and
+ * values show a cut; a line of a text table), 0 when it can be read as it is. */
+static int cut_result(struct bon_state *st, const struct table *tb, int csv, const char *line,
+                      size_t len, unsigned lineno)
+{
+    int part = csv ? isdigit((unsigned char)line[0]) &&
+                         !(len > 5 && !memcmp(line, "1.9", 3) && line[4] == ',')
+                   : tb->active;
+    if (!part)
+        return 0;
+    diag_error_line(st->d, st->src, lineno,
+                    "expected a whole bonnie++ %s line, got the end of the input (the line is "
+                    "cut)",
+                    csv ? "CSV" : "table");
+    return 1;
 }
 
 static int bon_parse(const struct source *src, struct arena *a, struct record_sink *out,
@@ -486,11 +506,19 @@ static int bon_parse(const struct source *src, struct arena *a, struct record_si
     line_iter_init(&it, src->data + skip, src->len - skip, 0);
     while (line_iter_next(&it, &line, &len)) {
         size_t off = (size_t)(line - src->data);
+        if (line + len == src->data + src->len && len &&
+            cut_result(&st, &tb, csv, line, len, it.lineno))
+            return -1;
         int rc = csv ? csv_line(&st, line, len, off, it.lineno)
                      : text_line(&st, &tb, line, len, off, it.lineno);
         if (rc < 0)
             return -1;
     }
+    if (!csv && tb.active && !tb.row_seen)
+        return diag_error_line(d, src, it.lineno,
+                               "expected a bonnie++ result row under the table of line %u, got "
+                               "the end of the input",
+                               tb.line);
     if (!csv && table_flush(&st, &tb) < 0)
         return -1;
     if (!st.emitted)

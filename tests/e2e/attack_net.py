@@ -55,18 +55,18 @@ def line_end(data, pred):
 def import_cut(name, data, *opts):
     """Imports data (a cut copy of fixture name, under that name) into a fresh warehouse:
     (CompletedProcess, exported results, the copy's path)."""
-    tmp = tempfile.mkdtemp(prefix="bdb-net-")
-    path = bdb.write(os.path.join(tmp, name), data)
-    p, recs = bdb.import_export(path, *opts)
+    with tempfile.TemporaryDirectory(prefix="bdb-net-") as tmp:
+        path = bdb.write(os.path.join(tmp, name), data)
+        p, recs = bdb.import_export(path, *opts)
     return p, recs, path
 
 
 def rejected_at(what, name, data, line, want):
-    """The cut copy is refused: exit 1 and `COPY:LINE: error: ...want...`."""
+    """The cut copy is refused: exit 1 and `COPY:LINE[:COL]: error: ...want...`."""
     p, recs, path = import_cut(name, data)
     t.eq(p.returncode, 1, "%s: exit status (%s)" % (what, p.stderr.strip()[-300:]))
-    t.ok(re.search(r"^%s:%d: error: .*%s" % (re.escape(path), line, re.escape(want)), p.stderr,
-                   re.M), "%s: stderr %r lacks '%s:%d: error: ...%s'" % (
+    located = r"^%s:%d(:\d+)?: error: .*%s" % (re.escape(path), line, re.escape(want))
+    t.ok(re.search(located, p.stderr, re.M), "%s: stderr %r lacks '%s:%d: error: ...%s'" % (
         what, p.stderr.strip(), os.path.basename(path), line, want))
     t.eq(recs, [], "%s: results stored" % what)
 
@@ -168,7 +168,25 @@ if p.returncode == 1:
          "note cut: no located error: %r" % p.stderr)
 
 
-# ---- 9. iperf3 text with every line prefixed (--timestamps, --title)
+# ---- 9. bonnie++: a CSV run line cut to a few fields was dropped silently, and so was a text
+# table cut before its result row
+BONNIE = os.path.join(FIX, "bonnie")
+with open(os.path.join(BONNIE, "disk-x2.csv"), "rb") as f:
+    data = f.read()
+runs = data.split(b"\n")
+cut = b"\n".join(runs[:2]) + b"\n" + b",".join(runs[2].split(b",")[:3])
+rejected_at("bonnie++ CSV run line cut to 3 fields", "disk-x2.csv", cut, 3,
+            "expected 50 fields in a bonnie++ 1.98 CSV line, got 3")
+rejected_at("bonnie++ CSV run line cut to '1.9'", "disk-x2.csv", cut[:cut.rindex(b"\n") + 4], 3,
+            "expected a whole bonnie++ CSV line, got the end of the input")
+with open(os.path.join(BONNIE, "shm-q-text.txt"), "rb") as f:
+    data = f.read()
+tables = [no for no, l in enumerate(data.split(b"\n"), 1) if l.startswith(b"Version ")]
+cut = b"\n".join(data.split(b"\n")[:tables[1] + 2]) + b"\n"
+rejected_at("bonnie++ text cut before the second table's row", "shm-q-text.txt", cut,
+            tables[1] + 2, "expected a bonnie++ result row under the table of line %d" % tables[1])
+
+# ---- 10. iperf3 text with every line prefixed (--timestamps, --title)
 PREFIX = re.compile(r"^(?:\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} |run1:  )")
 
 
@@ -195,7 +213,7 @@ for name in ("iperf3_timestamps.txt", "iperf3_title_P2.txt"):
         else:
             t.near(got, v, "%s: %s" % (name, k))
 
-# ---- 10. iperf2 -y C server log of a --dualtest run, the client banner first
+# ---- 11. iperf2 -y C server log of a --dualtest run, the client banner first
 name = "iperf2_server_dualtest.csv"
 lines = [l for l in raw(name).decode().splitlines() if l.count(",") == 8]
 want = sorted((float(f[8]) / 8, float(f[7])) for f in csv.reader(lines))

@@ -148,7 +148,11 @@ with tempfile.TemporaryDirectory() as tmp:
     bad("garbled-lat.csv", raw.replace(b"12543us", b"12543xs"),
         "error: expected a latency such as '9829us' for 'putc', got '12543xs'")
     text = open(os.path.join(FIX, "shm-q-text.txt"), "rb").read()
-    bad("cut-text.txt", text[:270],
+    bad("cut-text.txt", text[:270],  # inside the result row
+        "{path}:4: error: expected a whole bonnie++ table line, got the end of the input (the "
+        "line is cut)")
+    row_end = text.index(b"\n", 270) + 1
+    bad("cut-text-latency.txt", text[:row_end],
         "{path}:5: error: expected a 'Latency' row after the bonnie++ result row")
     bad("nothing.txt", b"hello\n", "{path}:1: error: no bonnie++ result found")
 
