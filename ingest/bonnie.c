@@ -475,13 +475,13 @@ static int has_csv(const struct source *src, struct arena *a)
 
 /* The input ends inside its last line (bonnie++ ends every line): 1 and an error when that line
  * is part of a result (a CSV result line other than a versioned one, whose field count and
- * values show a cut; a line of a text table), 0 when it can be read as it is. */
-static int cut_result(struct bon_state *st, const struct table *tb, int csv, const char *line,
-                      size_t len, unsigned lineno)
+ * values show a cut), or of text tables: those of a run without -q come before its CSV line,
+ * which has the exact figures, so rounded table figures may not stand for a cut run. */
+static int cut_result(struct bon_state *st, int csv, const char *line, size_t len, unsigned lineno)
 {
     int part = csv ? isdigit((unsigned char)line[0]) &&
                          !(len > 5 && !memcmp(line, "1.9", 3) && line[4] == ',')
-                   : tb->active;
+                   : !!*skip_ws(line);
     if (!part)
         return 0;
     diag_error_line(st->d, st->src, lineno,
@@ -506,8 +506,7 @@ static int bon_parse(const struct source *src, struct arena *a, struct record_si
     line_iter_init(&it, src->data + skip, src->len - skip, 0);
     while (line_iter_next(&it, &line, &len)) {
         size_t off = (size_t)(line - src->data);
-        if (line + len == src->data + src->len && len &&
-            cut_result(&st, &tb, csv, line, len, it.lineno))
+        if (line + len == src->data + src->len && len && cut_result(&st, csv, line, len, it.lineno))
             return -1;
         int rc = csv ? csv_line(&st, line, len, off, it.lineno)
                      : text_line(&st, &tb, line, len, off, it.lineno);

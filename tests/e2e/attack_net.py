@@ -185,6 +185,12 @@ tables = [no for no, l in enumerate(data.split(b"\n"), 1) if l.startswith(b"Vers
 cut = b"\n".join(data.split(b"\n")[:tables[1] + 2]) + b"\n"
 rejected_at("bonnie++ text cut before the second table's row", "shm-q-text.txt", cut,
             tables[1] + 2, "expected a bonnie++ result row under the table of line %d" % tables[1])
+with open(os.path.join(BONNIE, "disk-text-and-csv.txt"), "rb") as f:
+    data = f.read()
+second = data.index(b"Version ", data.index(b"Version ") + 1)
+rejected_at("bonnie++ tables and CSV cut in the second table (the table's rounded figures)",
+            "disk-text-and-csv.txt", data[:second + 5], data[:second].count(b"\n") + 1,
+            "expected a whole bonnie++ table line, got the end of the input")
 
 # ---- 10. iperf3 text with every line prefixed (--timestamps, --title)
 PREFIX = re.compile(r"^(?:\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} |run1:  )")
