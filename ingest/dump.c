@@ -2,10 +2,22 @@
 
 #include <inttypes.h>
 
+#include "../core/diag.h"
+
+/* Text from the input, with control characters escaped: a job named with ESC ]0;... must
+ * not set the terminal's title, nor a newline start a record line of its own. */
+static void text(struct buf *out, const char *v)
+{
+    diag_escape(out, v ? v : "");
+}
+
 static void str(struct buf *out, const char *key, const char *v)
 {
-    if (v)
-        buf_addf(out, "  %s=%s\n", key, v);
+    if (!v)
+        return;
+    buf_addf(out, "  %s=", key);
+    text(out, v);
+    buf_addc(out, '\n');
 }
 
 static void num(struct buf *out, const char *key, int64_t v)
@@ -16,7 +28,10 @@ static void num(struct buf *out, const char *key, int64_t v)
 
 void record_dump(struct buf *out, const struct bench_record *r)
 {
-    buf_addf(out, "record %s/%s", r->job ? r->job : "", r->direction ? r->direction : "");
+    buf_adds(out, "record ");
+    text(out, r->job);
+    buf_addc(out, '/');
+    text(out, r->direction);
     if (r->line_first)
         buf_addf(out, " lines %u-%u", r->line_first, r->line_last);
     buf_adds(out, "\n");
@@ -41,12 +56,20 @@ void record_dump(struct buf *out, const struct bench_record *r)
     num(out, "sync", r->wl.sync);
     num(out, "fsync", r->wl.fsync);
     num(out, "fdatasync", r->wl.fdatasync);
-    if (r->error || r->error_msg)
-        buf_addf(out, "  error=%d %s\n", r->error, r->error_msg ? r->error_msg : "");
+    if (r->error || r->error_msg) {
+        buf_addf(out, "  error=%d ", r->error);
+        text(out, r->error_msg);
+        buf_addc(out, '\n');
+    }
     if (r->transcribed)
         buf_adds(out, "  transcribed=1\n");
-    for (size_t i = 0; i < r->n_tags; i++)
-        buf_addf(out, "  tag.%s=%s\n", r->tags[i].key, r->tags[i].value);
+    for (size_t i = 0; i < r->n_tags; i++) {
+        buf_adds(out, "  tag.");
+        text(out, r->tags[i].key);
+        buf_addc(out, '=');
+        text(out, r->tags[i].value);
+        buf_addc(out, '\n');
+    }
     for (size_t i = 0; i < r->n_metrics; i++)
         buf_addf(out, "  %s=%.17g\n", r->metrics[i].name, r->metrics[i].value);
     if (r->n_bins)

@@ -6,6 +6,7 @@ this file's own escape()), never copied from benchdb's output. Env: BENCHDB, FIX
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -66,6 +67,17 @@ def control_characters():
              "characters in %r" % p.stdout)
         t.ok(p.stdout.startswith(escape(name) + ": format fio-json\n"), "dry run: escaped path "
              "in %r" % p.stdout)
+
+        # the records' own text (a job named with ESC and a newline, from a real fixture with
+        # only its jobname changed by python) is escaped in the dry run's record lines
+        doc = json.load(open(FIO_JSON))
+        evil_job = "job\x1b]0;pwned\x07\nname"
+        doc["jobs"][0]["jobname"] = evil_job
+        jobfile = bdb.write(os.path.join(tmp, "evil-job.json"), json.dumps(doc))
+        p, recs = bdb.dry_run(jobfile)
+        t.eq(raw_controls(p.stdout), [], "dry run of an evil job name: no raw control "
+             "characters in %r" % p.stdout)
+        t.ok("record %s/" % escape(evil_job) in p.stdout, "dry run: escaped job name")
 
         gone = name + ".missing\r"
         code, out, err = bdb.call(db, "import", "--format", "fio-json", gone)
