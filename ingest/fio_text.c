@@ -12,7 +12,15 @@
  *
  * --status-interval repeats a job's block; the last block of a job (same run, host, name,
  * group and pid) replaces the earlier ones. Client/server output takes the host from the
- * `hostname=..., fio=fio-X` banner or the `<host> ` prefix of the job's option line. */
+ * `hostname=..., fio=fio-X` banner or the `<host> ` prefix of the job's option line.
+ *
+ * A cut input is an error, never other numbers: a last line without its line end (`total=80`
+ * of `total=800`); a job block that ends before its `issued` line; a `Run status group`
+ * summary without a line for each direction of its jobs, and, in --status-interval output, a
+ * last report without its summary (an interim report's numbers are no result); fewer jobs
+ * reported than `Starting N processes` named; client/server output without the "All clients"
+ * report fio prints after several servers' reports. A copy cut right after a whole summary
+ * looks like a shorter run, which nothing tells apart. */
 #include "importer.h"
 
 #include <ctype.h>
@@ -37,11 +45,21 @@ struct job {
     const char *name, *host, *version, *error_msg, *description;
     int64_t group, jobs, pid;
     int error, v2, have_cpu, have_depths;
+    int client;      /* printed by fio --client (its run has a `hostname=..., fio=` banner) */
+    int64_t started; /* jobs the run's `Starting N processes` named, 0 when none did */
     unsigned run, line_first, line_last;
     double cpu_usr, cpu_sys;
     double issued[4];
     int have_issued;
     struct bench_record *dir[N_DIRS];
+};
+
+/* The `Run status group G (all jobs):` summary that fio prints after a report's job blocks: one
+ * line per direction of the group's jobs (`   READ: bw=...`), so a summary without one was cut. */
+struct group_summary {
+    int64_t group;
+    unsigned want, seen; /* bits 1 << D_READ .. D_MIXED: directions that ran, lines read */
+    unsigned line;       /* its `Run status group` line, 0 before it */
 };
 
 struct parser {
@@ -55,8 +73,17 @@ struct parser {
     const char *version;
     const char *banner_host;
     int n_banner_hosts;
-    unsigned run;
+    unsigned run, client_run; /* client_run: 1 + the run that has a client banner, or 0 */
+    unsigned started_run;     /* 1 + the run whose `Starting` lines added up to started */
+    int64_t started;
     int run_has_blocks;
+    int unterminated;           /* the current line is the input's last and has no line end */
+    int repeated;               /* a job's report replaced an earlier one (--status-interval) */
+    struct group_summary *sums; /* the groups of the report being read */
+    size_t n_sums, a_sums;
+    struct group_summary *sum;        /* the group whose summary lines are being read, or NULL */
+    int in_summary;                   /* a `Run status group` line was read after the job blocks */
+    unsigned report_line, report_run; /* the report's first job header, its run */
     struct opt_line *opts;
     size_t n_opts, a_opts;
     struct job *jobs;
@@ -680,6 +707,94 @@ static void option_line(struct parser *p, const char *s, const char *mark)
     p->opts[p->n_opts++] = o;
 }
 
+/* ---- the `Run status group` summaries ---- */
+
+static const char *const summary_labels[D_SYNC] = {"READ:", "WRITE:", "TRIM:", "MIXED:"};
+
+static struct group_summary *group_summary(struct parser *p, int64_t group)
+{
+    for (size_t i = 0; i < p->n_sums; i++)
+        if (p->sums[i].group == group)
+            return &p->sums[i];
+    p->sums = arena_grow(p->a, p->sums, p->n_sums, &p->a_sums, sizeof(*p->sums));
+    p->sums[p->n_sums] = (struct group_summary){group, 0, 0, 0};
+    return &p->sums[p->n_sums++];
+}
+
+/* Every group of the report being read has its summary, with a line per direction that ran;
+ * else a located error at line. */
+static int check_summaries(struct parser *p, unsigned line)
+{
+    for (size_t i = 0; i < p->n_sums; i++) {
+        const struct group_summary *g = &p->sums[i];
+        unsigned missing = g->want & ~g->seen;
+        if (!missing)
+            continue;
+        if (!g->line)
+            return diag_error_line(p->d, p->src, line,
+                                   "truncated report (line %u): no 'Run status group %lld' "
+                                   "summary after its job blocks",
+                                   p->report_line, (long long)g->group);
+        int dir = 0;
+        while (!(missing & 1u << dir))
+            dir++;
+        return diag_error_line(p->d, p->src, line,
+                               "truncated 'Run status group %lld' summary (line %u): no '%s' line",
+                               (long long)g->group, g->line, summary_labels[dir]);
+    }
+    return 0;
+}
+
+/* A job header: the first of a report when the previous report's summary began or the run
+ * changed (--status-interval prints job blocks and summaries over and over). */
+static int report_start(struct parser *p)
+{
+    if (p->n_sums && !p->in_summary && p->report_run == p->run)
+        return 0;
+    if (p->in_summary && check_summaries(p, p->lineno))
+        return -1;
+    p->n_sums = 0;
+    p->sum = NULL;
+    p->in_summary = 0;
+    p->report_line = p->lineno;
+    p->report_run = p->run;
+    return 0;
+}
+
+/* `Run status group G (all jobs):` after the job blocks of G */
+static void summary_header(struct parser *p, const char *s)
+{
+    const char *q = s + strlen("Run status group ");
+    int64_t group;
+    p->sum = NULL;
+    if (!p->n_sums || !scan_int64(&q, &group))
+        return;
+    p->in_summary = 1;
+    p->sum = group_summary(p, group);
+    p->sum->line = p->lineno;
+}
+
+/* `   READ: bw=...` in the summary being read */
+static void summary_line(struct parser *p, const char *s)
+{
+    s = skip_ws(s);
+    for (int dir = 0; dir < D_SYNC; dir++)
+        if (starts(s, summary_labels[dir]))
+            p->sum->seen |= 1u << dir;
+}
+
+/* The directions of a finished job block that its group's summary has a line for: those that
+ * ran (fio prints none for a direction with no run time). */
+static void summary_wants(struct parser *p, const struct job *j)
+{
+    struct group_summary *g = group_summary(p, j->group);
+    for (int dir = 0; dir < D_SYNC; dir++) {
+        const double *ms = j->dir[dir] ? record_get(j->dir[dir], "runtime_ms") : NULL;
+        if (ms && *ms > 0)
+            g->want |= 1u << dir;
+    }
+}
+
 /* `NAME: (groupid=G, jobs=J): err= E[ (file:..., error=...)]: pid=P: <date>` */
 static int job_header(struct parser *p, const char *s, const char *mark)
 {
@@ -689,6 +804,8 @@ static int job_header(struct parser *p, const char *s, const char *mark)
     j.host = p->prefix_host;
     j.version = p->version;
     j.run = p->run;
+    j.client = p->client_run == p->run + 1;
+    j.started = p->started_run == p->run + 1 ? p->started : 0;
     j.line_first = j.line_last = p->lineno;
     const char *q = mark + strlen(": (groupid="), *at = q;
     if (!scan_int64(&q, &j.group) || !scan_lit(&q, ", jobs=") || !scan_int64(&q, &j.jobs) ||
@@ -714,6 +831,8 @@ static int job_header(struct parser *p, const char *s, const char *mark)
         return bad(p, at, "': pid=P'");
     if (j.error && !j.error_msg)
         j.error_msg = arena_printf(p->a, "fio reported error %d for job '%s'", j.error, j.name);
+    if (report_start(p))
+        return -1;
     p->run_has_blocks = 1;
     p->jobs = arena_grow(p->a, p->jobs, p->n_jobs, &p->a_jobs, sizeof(*p->jobs));
     p->jobs[p->n_jobs] = j;
@@ -728,10 +847,13 @@ static int end_block(struct parser *p)
 {
     struct job *j = p->cur;
     p->cur = NULL;
-    if (!j->have_cpu || !j->have_depths)
+    /* the lines after `issued` (latency target) store nothing */
+    const char *missing = !j->have_cpu ? "cpu" : !j->have_depths ? "IO depths" : "issued";
+    if (!j->have_cpu || !j->have_depths || !j->have_issued)
         return diag_error_line(p->d, p->src, j->line_last,
                                "truncated report of job '%s' (line %u): no '%s' line", j->name,
-                               j->line_first, j->have_cpu ? "IO depths" : "cpu");
+                               j->line_first, missing);
+    summary_wants(p, j);
     for (size_t i = 0; i + 1 < p->n_jobs; i++) {
         struct job *o = &p->jobs[i];
         if (o->run == j->run && o->group == j->group && o->pid == j->pid &&
@@ -739,6 +861,7 @@ static int end_block(struct parser *p)
             ((!o->host && !j->host) || (o->host && j->host && !strcmp(o->host, j->host)))) {
             *o = *j; /* --status-interval: the last report is the final one */
             p->n_jobs--;
+            p->repeated = 1;
             break;
         }
     }
@@ -767,7 +890,24 @@ static int banner_line(struct parser *p, const char *s)
     f += 6;
     p->version = arena_strndup(p->a, f, strcspn(f, ", "));
     new_run_mark(p);
+    p->client_run = p->run + 1;
     return 1;
+}
+
+/* `Starting 4 processes`, `Starting 2 threads and 1 process`: how many jobs fio started. */
+static int64_t started_jobs(const char *s)
+{
+    const char *q = s + strlen("Starting ");
+    int64_t n, total = 0;
+    while (scan_int64(&q, &n) && n >= 0 && n < 1000000) {
+        total += n;
+        q = skip_ws(q);
+        while (isalpha((unsigned char)*q))
+            q++;
+        if (!scan_lit(&q, " and "))
+            break;
+    }
+    return total;
 }
 
 static int is_failure(const char *s)
@@ -778,6 +918,12 @@ static int is_failure(const char *s)
 static int outside_line(struct parser *p, const char *s)
 {
     const char *mark;
+    if (starts(s, "Run status group ")) {
+        summary_header(p, s);
+        return 0;
+    }
+    if (p->sum)
+        summary_line(p, s);
     if (starts(s, "Jobs:")) {
         /* an ETA line with a job report glued after it (no newline) */
         mark = strstr(s, ": (groupid=");
@@ -801,6 +947,10 @@ static int outside_line(struct parser *p, const char *s)
     }
     if (starts(s, "Starting ") && isdigit((unsigned char)s[9])) {
         new_run_mark(p);
+        if (p->started_run != p->run + 1)
+            p->started = 0; /* servers of one client run print one line each */
+        p->started_run = p->run + 1;
+        p->started += started_jobs(s);
         return 0;
     }
     if ((mark = strstr(s, ": (g=")) && mark > s) {
@@ -857,6 +1007,59 @@ static const struct opt_line *job_options(struct parser *p, const struct job *j)
     return find_opt(p, j->host, j->name, j->group);
 }
 
+static int is_all_clients(const struct job *j)
+{
+    return j->pid == 0 && !strcmp(j->name, "All clients");
+}
+
+/* The reports of one run: job entries (servers' with --client), the jobs they cover (`jobs=J`)
+ * and "All clients" reports. */
+struct run_reports {
+    size_t entries, aggregates;
+    int64_t jobs;
+};
+
+static struct run_reports run_reports(const struct parser *p, unsigned run)
+{
+    struct run_reports r = {0, 0, 0};
+    for (size_t i = 0; i < p->n_jobs; i++) {
+        const struct job *j = &p->jobs[i];
+        if (j->run == run && is_all_clients(j)) {
+            r.aggregates++;
+        } else if (j->run == run) {
+            r.entries++;
+            r.jobs += j->jobs;
+        }
+    }
+    return r;
+}
+
+/* Reports missing from a run whose output was cut between two whole ones:
+ * - fio reports every job it started: the `jobs=J` of a run's reports add up to the count of
+ *   its `Starting` lines (numjobs without group_reporting prints one report per thread);
+ * - fio --client prints an "All clients" report once the servers have sent more than one
+ *   (client.c: sum_stat_clients > 1), else a server's entry would be taken for the result. */
+static int check_runs(struct parser *p)
+{
+    for (size_t i = 0; i < p->n_jobs; i++) {
+        const struct job *j = &p->jobs[i];
+        if (i && p->jobs[i - 1].run == j->run)
+            continue; /* runs are in order: one check at the first job of each */
+        struct run_reports r = run_reports(p, j->run);
+        if (j->started && r.jobs < j->started)
+            return diag_error_line(p->d, p->src, p->lineno,
+                                   "truncated output: fio started %lld jobs and reported %lld "
+                                   "(the run's first report is at line %u)",
+                                   (long long)j->started, (long long)r.jobs, j->line_first);
+        if (j->client && r.entries > 1 && !r.aggregates)
+            return diag_error_line(p->d, p->src, p->lineno,
+                                   "truncated client/server output: no 'All clients' report "
+                                   "after the %zu reports of the servers (from line %u)",
+                                   r.entries, j->line_first);
+    }
+    return 0;
+}
+
 static int clones(const struct parser *p, const struct job *j)
 {
     int n = 0;
@@ -895,7 +1098,7 @@ static void fill(struct parser *p, const struct job *j, struct bench_record *r, 
     }
     if (j->description)
         record_tag(p->a, r, "description", j->description);
-    if (!strcmp(j->name, "All clients") && j->pid == 0) {
+    if (is_all_clients(j)) {
         r->host = NULL; /* the client/server aggregate, as the fio-json importer keeps it */
         record_tag(p->a, r, "aggregate", "all-clients");
     }
@@ -946,6 +1149,7 @@ static int parse_lines(struct parser *p)
         for (const char *seg = s; seg <= e;) {
             const char *cr = memchr(seg, '\r', (size_t)(e - seg));
             const char *se = cr ? cr : e;
+            p->unterminated = !cr && !nl && se > seg;
             if ((se > seg || !cr) && segment(p, seg, (size_t)(se - seg), (size_t)(seg - data)))
                 return -1;
             if (!cr)
@@ -954,9 +1158,18 @@ static int parse_lines(struct parser *p)
         }
         s = nl ? nl + 1 : end;
     }
+    if (p->unterminated) { /* fio ends every line: the input was cut inside its last one */
+        const char *what = p->cur ? arena_printf(p->a, "report of job '%s' (line %u)", p->cur->name,
+                                                 p->cur->line_first)
+                                  : "output";
+        return diag_error_at(p->d, p->src, p->src->len,
+                             "truncated %s: expected a line end, got end of file", what);
+    }
     if (p->cur && end_block(p))
         return -1;
-    return 0;
+    if ((p->in_summary || p->repeated) && check_summaries(p, p->lineno))
+        return -1;
+    return check_runs(p);
 }
 
 static int parse_records(const struct source *src, struct arena *a, struct record_sink *out,

@@ -383,5 +383,75 @@ path = write_tmp("garbled_lat.txt", "\n".join(lines[:i] + [bad] + lines[i + 1:])
 expect_error(path, "%s:%d:%d: error: expected a number, got '%s'" %
              (path, i + 1, col, bad[col - 1:].split(",")[0]))
 
+# ---- cut copies: refused with a located error, never stored with other numbers (issue 13)
+def fixture_lines(name):
+    return open(os.path.join(FIX, name), newline="").read().split("\n")
+
+
+def cut_copy(name, lines, upto, tail=""):
+    """The first `upto` lines with their line ends, then tail: a line the cut ended inside."""
+    return write_tmp(name, "".join(l + "\n" for l in lines[:upto]) + tail)
+
+
+def headers(lines, upto):
+    """(1-based line, match) of the job headers in lines[:upto]."""
+    return [(k, m) for k, m in ((k, HDR.match(l)) for k, l in enumerate(lines[:upto], 1)) if m]
+
+
+ml = fixture_lines("multi_jobs.txt")
+# cut inside a number: `total=80` of `total=800` would be stored as 80 I/Os
+i = next(k for k, l in enumerate(ml) if "issued rwts: total=" in l)
+m = re.search(r"total=(\d+)", ml[i])
+t.ok(len(m.group(1)) > 1, "multi_jobs: the issued count has digits to cut")
+tail = ml[i][:m.end(1) - 1]
+hl, hm = headers(ml, i)[-1]
+path = cut_copy("cut_in_number.txt", ml, i, tail)
+expect_error(path, "%s:%d:%d: error: truncated report of job '%s' (line %d): expected a line "
+             "end, got end of file" % (path, i + 1, len(tail) + 1, hm.group("name"), hl))
+# cut at the line end before `issued`: its I/O counts would be missing from the thread merge
+path = cut_copy("cut_before_issued.txt", ml, i)
+expect_error(path, "%s:%d: error: truncated report of job '%s' (line %d): no 'issued' line" %
+             (path, i, hm.group("name"), hl))
+# cut between two threads' whole blocks: one thread would be the job's result
+started = sum(int(n) for n in re.findall(r"(\d+) (?:thread|process)",
+                                          next(l for l in ml if l.startswith("Starting "))))
+second = headers(ml, len(ml))[1][0]
+shown = headers(ml, second - 1)
+path = cut_copy("cut_between_threads.txt", ml, second - 1)
+expect_error(path, "%s:%d: error: truncated output: fio started %d jobs and reported %d (the "
+             "run's first report is at line %d)" % (path, second - 1, started,
+                                                    sum(int(m.group("jobs")) for _, m in shown),
+                                                    shown[0][0]))
+
+# --status-interval cut in a later report: the interim report's numbers are no result
+si = fixture_lines("status_interval.txt")
+groups = [k for k, l in enumerate(si) if l.startswith("Run status group ")]
+g2, grp = groups[1], re.match(r"Run status group (\d+)", si[groups[1]]).group(1)
+w = next(k for k in range(g2, len(si)) if si[k].lstrip().startswith("WRITE:"))
+tail = si[w][:len(si[w]) // 2]
+path = cut_copy("si_cut_in_summary.txt", si, w, tail)
+expect_error(path, "%s:%d:%d: error: truncated output: expected a line end, got end of file" %
+             (path, w + 1, len(tail) + 1))
+path = cut_copy("si_cut_before_write.txt", si, w)
+expect_error(path, "%s:%d: error: truncated 'Run status group %s' summary (line %d): no 'WRITE:' "
+             "line" % (path, w, grp, g2 + 1))
+report2 = next(k for k, _ in headers(si, len(si)) if k > groups[0] + 1)
+path = cut_copy("si_cut_before_summary.txt", si, g2)
+expect_error(path, "%s:%d: error: truncated report (line %d): no 'Run status group %s' summary "
+             "after its job blocks" % (path, g2, report2, grp))
+# cut inside the next report's first line, after a whole summary
+path = cut_copy("si_cut_in_next_header.txt", si, report2 - 1, si[report2 - 1][:5])
+expect_error(path, "%s:%d:6: error: truncated output: expected a line end, got end of file" %
+             (path, report2))
+
+# --client cut before "All clients": one server's entry would be the job's result
+cs = fixture_lines("client_server.txt")
+a = next(k for k, l in enumerate(cs) if l.startswith("All clients: "))
+servers = headers(cs, a)
+path = cut_copy("cs_cut_before_all_clients.txt", cs, a)
+expect_error(path, "%s:%d: error: truncated client/server output: no 'All clients' report after "
+             "the %d reports of the servers (from line %d)" % (path, a, len(servers),
+                                                              servers[0][0]))
+
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(t.done())
