@@ -4,7 +4,8 @@
  * versions in µs (`clat`); `bw` is KiB/s everywhere, `bw_bytes` (3.2+) bytes/s; `io_bytes` was
  * KiB until fio 2.21 (detected by the absence of `io_kbytes`). Text around the JSON (warnings,
  * `fio: terminating on signal 2`, the normal report of `--output-format=normal,json`) is
- * skipped; with `--status-interval` fio prints several documents and the last one is final. */
+ * skipped; with `--status-interval` fio prints several documents and the last one is final
+ * (one without the line end fio writes after it was cut). */
 #include "importer.h"
 
 #include <cjson/cJSON.h>
@@ -540,7 +541,7 @@ static int emit_doc(struct fio_doc *doc, struct record_sink *out)
 }
 
 /* fio's own failure text, e.g. "fio: engine x not loadable": the first line starting "fio:"
- * or "error:" that is not the harmless signal notice. */
+ * or "error:" that is not the harmless signal notice. Reported (-1), or 0 when there is none. */
 static int report_failure(const struct source *src, struct diag *d)
 {
     struct line_iter it;
@@ -555,7 +556,7 @@ static int report_failure(const struct source *src, struct diag *d)
                                    (int)(n - (size_t)(msg - line)), msg);
         }
     }
-    return -1;
+    return 0;
 }
 
 /* cJSON stops at the token it could not use; nothing but blanks after it means the document
@@ -573,14 +574,14 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
 {
     size_t start = next_doc_start(src, 0);
     if (start == src->len) {
-        if (report_failure(src, d) == 0 || d->errors)
+        if (report_failure(src, d))
             return -1;
         if (src->len == 0)
             return diag_error_line(d, src, 1, "empty file: expected fio JSON output");
         return diag_error_line(d, src, 1, "expected fio JSON output (a line starting with '{')");
     }
     cJSON *final = NULL;
-    unsigned final_first = 0, final_last = 0;
+    unsigned final_first = 0, final_last = 0, reports = 0;
     size_t final_start = 0, final_stop = 0;
     int rc = 0;
     while (start < src->len) {
@@ -601,6 +602,7 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
             final_start = start;
             final_stop = stop;
             final_last = source_line(src, stop ? stop - 1 : 0);
+            reports++;
         } else {
             cJSON_Delete(root);
         }
@@ -609,6 +611,14 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
     if (rc == 0 && !final)
         rc = diag_error_line(d, src, source_line(src, next_doc_start(src, 0)),
                              "expected fio JSON output with 'jobs' or 'client_stats'");
+    /* --status-interval prints one report per interval, each ending its line: a last report
+     * with no line end after it was cut right after its '}', and may be an interim one. (A copy
+     * cut right after a line end cannot be told from a shorter run.) */
+    if (rc == 0 && reports > 1 && !memchr(src->data + final_stop, '\n', src->len - final_stop))
+        rc = diag_error_at(d, src, final_stop,
+                           "truncated --status-interval output: expected a line end after the "
+                           "last of %u reports, got end of file",
+                           reports);
     if (rc == 0) {
         struct fio_doc doc = {src, a,           d,          final,       NULL,       NULL, 0, 0,
                               0,   final_first, final_last, final_start, final_stop, 0,    0};

@@ -245,6 +245,39 @@ def test_bad_input():
         rc, out, err = bdb.call(db, "query", "SELECT count(*) AS n FROM source_file", "--format",
                                 "csv")
         t.eq(out.splitlines()[1], "1", "nothing of the bad files is stored")
+        test_cut_series(tmp)
+        test_each_file_located(tmp)
+
+
+def test_cut_series(tmp):
+    """--status-interval output cut right after a report's '}' (before its line end): the
+    interim report would be stored as the result."""
+    text = open(os.path.join(FIX, "status_interval.json")).read()
+    ends = []
+    for m in re.finditer(r"(?m)^\{", text):
+        if not ends or m.start() >= ends[-1]:
+            ends.append(json.JSONDecoder().raw_decode(text, m.start())[1])
+    t.ok(len(ends) > 2 and text[ends[1]] == "\n", "status_interval.json: reports end their line")
+    cut = bdb.write(os.path.join(tmp, "si_cut.json"), text[:ends[1]])
+    lines = text[:ends[1]].split("\n")
+    bdb.rejects(t, cut, "%s:%d:%d: error: truncated --status-interval output: expected a line end "
+                "after the last of 2 reports, got end of file" % (cut, len(lines), len(lines[-1]) + 1),
+                whole_line=True)
+
+
+def test_each_file_located(tmp):
+    """Each of several files without JSON imported at once has its own located error (after
+    the first error, one without fio's failure text was 'import failed', with no line)."""
+    failed = os.path.join(os.environ["FIXTURES"], "fio_text", "engine_failed.txt")
+    first = next((k, l) for k, l in enumerate(open(failed).read().split("\n"), 1)
+                 if l.startswith("fio: "))
+    paths = [bdb.write(os.path.join(tmp, n), "%s\nworld\n" % n) for n in ("a.txt", "b.txt")]
+    rc, out, err = bdb.call(os.path.join(tmp, "located.sqlite"), "import", "--format", "fio-json",
+                            failed, *paths)
+    t.eq(rc, 1, "fio-json files without JSON: exit status")
+    for want in ["%s:%d: error: fio run failed: %s" % (failed, first[0], first[1][5:])] + [
+            "%s:1: error: expected fio JSON output (a line starting with '{')" % p for p in paths]:
+        t.ok(want in err.splitlines(), "located error %r in %r" % (want, err))
 
 
 test_examples_and_report()

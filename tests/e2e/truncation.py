@@ -26,9 +26,6 @@ KNOWN_FAILING = {"bonnie++", "iperf-text", "iperf2-csv"}
 # Fixtures of the other importers whose cut copies still store different numbers, with why
 # (issue 13, open): printed, not counted, like KNOWN_FAILING.
 KNOWN_FAILING_FIXTURES = {
-    # --status-interval: a copy cut after an interim report holds only complete reports, and
-    # nothing in fio's report tells an interim one from the final one
-    "fio_json/status_interval.json",
     # numjobs=4 without group_reporting, cut between two threads' lines: 2 complete lines
     "jobs/mt_threads.terse",
 }
