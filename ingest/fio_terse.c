@@ -13,7 +13,11 @@
  *
  * Terse carries no workload; fio prints its normal-mode job header `name: (g=0): rw=..., bs=(R)
  * ..., ioengine=..., iodepth=N` for jobs defined before --minimal took effect (at job setup, so
- * not next to the result line): it is matched to result lines by job name and group. */
+ * not next to the result line): it is matched to result lines by job name and group.
+ *
+ * A result line without its line end was cut: an error. A copy cut between two whole lines of
+ * one job's threads (numjobs without group_reporting) cannot be told from a run with fewer
+ * threads: terse names no job count. */
 #include "importer.h"
 
 #include <ctype.h>
@@ -615,6 +619,16 @@ static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg
     }
 }
 
+/* fio ends every line: a result or description line the input ends in was cut, maybe inside the
+ * description, or inside a disk-util entry that would then be read as one. */
+static int cut_line(struct terse *t, const char *line, size_t n)
+{
+    if (line + n != t->src->data + t->src->len)
+        return 0;
+    return diag_error_at(t->d, t->src, t->src->len,
+                         "truncated terse line: expected a line end, got end of file");
+}
+
 static int parse_records(const struct source *src, struct arena *a, struct record_sink *out,
                          struct diag *d)
 {
@@ -644,6 +658,7 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
                 t.pending[k]->line_last = it.lineno;
             }
             t.pending_v2 = 0;
+            rc = cut_line(&t, line, n);
             continue;
         }
         if (!is_job_line(line, n))
@@ -653,6 +668,8 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
             job_lines++;
             rc = parse_job_line(&t, line, n);
         }
+        if (!rc)
+            rc = cut_line(&t, line, n);
     }
     if (!rc)
         rc = flush_pending(&t, out);
@@ -663,8 +680,8 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
     if (!job_lines && fio_line)
         return diag_error_line(d, src, fio_line, "fio run failed: %s",
                                printable(a, fio_msg, fio_len, 300));
-    if (!job_lines)
-        return diag_error_line(d, src, 0, "no fio terse result line found");
+    if (!job_lines) /* at the last line, where one was still expected */
+        return diag_error_line(d, src, it.lineno ? it.lineno : 1, "no fio terse result line found");
     if (t.failed_line) {
         const char *msg = error_msg_for(&t, t.failed_err);
         if (!t.emitted)

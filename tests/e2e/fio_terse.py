@@ -210,12 +210,37 @@ def test_bad_input(tmp):
                  "error %s: %s" % (no, f[2], f[4], msg))
 
 
+def test_cut_copies(tmp):
+    """A copy cut inside its last line is refused: fio ends every line, and what the cut left
+    of a disk-util entry or a description would be read as a description."""
+    jobs = os.path.join(os.path.dirname(FIX), "jobs")
+    threads = open(os.path.join(jobs, "mt_threads.terse"), encoding="utf-8").read()
+    cut = threads[:threads.rindex(";vda;") + len(";vda")]
+    lines = cut.split("\n")
+    expect_error(tmp, "cut_disk.terse", cut, "%d:%d: error: truncated terse line: expected a line "
+                 "end, got end of file" % (len(lines), len(lines[-1]) + 1))
+    desc = open(os.path.join(FIX, "terse5_description.out"), encoding="utf-8").read()
+    last = desc.rstrip("\n").split("\n")[-1]
+    t.ok(last.endswith(";v5 description"), "terse5_description.out ends with its description")
+    cut = desc[:desc.rindex("v5 description") + len("v5 desc")]
+    lines = cut.split("\n")
+    expect_error(tmp, "cut_desc.out", cut, "%d:%d: error: truncated terse line: expected a line "
+                 "end, got end of file" % (len(lines), len(lines[-1]) + 1))
+    # cut inside the job header line that comes before the result lines, imported as terse
+    hdr = open(os.path.join(FIX, "terse3_2jobs_header.out"), encoding="utf-8").read()
+    t.ok(HEADER.match(hdr.split("\n")[0]) is not None, "terse3_2jobs_header.out: header first")
+    path = bdb.write(os.path.join(tmp, "cut_header.out"), hdr[:len(hdr.split("\n")[0]) // 2])
+    bdb.rejects(t, path, "%s:1: error: no fio terse result line found" % path, "--format",
+                "fio-terse", whole_line=True)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_fixtures(tmp)
         test_spot_values(tmp)
         test_crlf_bom(tmp)
         test_bad_input(tmp)
+        test_cut_copies(tmp)
     return t.done()
 
 
