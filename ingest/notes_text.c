@@ -620,6 +620,8 @@ static size_t table_cells(struct notes *nt, const struct row *rows, size_t n_row
     for (size_t r = 0; r < n_rows; r++) {
         struct workload ignore;
         const char *dir = NULL;
+        if (!rows[r].n) /* a row of bare pipes ("|") has no label cell */
+            continue;
         workload_init(&ignore);
         words_workload(nt->a, rows[r].cell[0], &ignore, &dir);
         for (size_t c = 1; c < rows[r].n && dir && n < 256; c++) {
@@ -725,6 +727,10 @@ int notes_tables(struct notes *nt)
         size_t n_rows, first = i, last;
         if (!sep || nt->l[i].used || (last = table_rows(nt, i, sep, rows, &n_rows)) == i)
             continue;
+        if (!n_rows) { /* only rule lines ("|", "|---|"): no header, no cells */
+            i = last;
+            continue;
+        }
         struct row hdr = rows[0];
         const struct row *body = rows + 1;
         size_t n_body = n_rows - 1;
