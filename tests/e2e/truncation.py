@@ -12,19 +12,15 @@ failure output), and a cut copy of it has nothing to compare with. The expected 
 whole file's import, not benchdb's output for the cut copy.
 
 The cut copy keeps the file's name (fio logs tell their kind by it), each in a directory of its
-own. Failures are reported per importer; those of the importers in KNOWN_FAILING are printed but
-not counted, so that the test guards the importers that pass while the others are fixed."""
+own. Failures are reported per importer; every importer must pass."""
 import multiprocessing, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
-# Importers that still store different numbers for some cut copies (issue 13, being fixed):
-# remove a name as soon as the test reports that its importer passes.
-KNOWN_FAILING = {"bonnie++", "iperf-text", "iperf2-csv"}
-# Fixtures of the other importers whose cut copies still store different numbers, with why
-# (issue 13, open): printed, not counted, like KNOWN_FAILING.
+# Fixtures whose cut copies can store different numbers because no content can tell the cut,
+# with why: printed, not counted.
 KNOWN_FAILING_FIXTURES = {
     # numjobs=4 without group_reporting, cut between two threads' lines: 2 complete lines, and
     # terse names no job count (no `Starting N processes`, no `jobs=N`; the disk-util entries
@@ -154,15 +150,8 @@ def main():
                     print("  known: " + f)
                 fs.clear()
         failures = [f for _, fs in per_importer[fmt] for f in fs]
-        known = fmt in KNOWN_FAILING
-        print("%s: %d fixtures, %d cut copies failing%s" % (
-            fmt, len(per_importer[fmt]), len(failures), " (known)" if known else ""))
-        if known:
-            for f in failures:
-                print("  known: " + f)
-            if not failures:
-                print("  %s now passes: remove it from KNOWN_FAILING" % fmt)
-            continue
+        print("%s: %d fixtures, %d cut copies failing" % (
+            fmt, len(per_importer[fmt]), len(failures)))
         for path, fs in per_importer[fmt]:
             t.ok(not fs, "%s:\n    %s" % (os.path.relpath(path, FIXTURES), "\n    ".join(fs)))
     t.ok(bool(per_importer), "no fixture imported whole")
