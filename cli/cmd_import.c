@@ -250,14 +250,23 @@ static int parse_input(const struct importer *imp, const struct source *src,
     return imp->parse(src, a, sink, d);
 }
 
+/* A dry run's sink: each record checked as the database's sink checks it, then printed. */
+struct dry_sink {
+    size_t count;
+    const struct source *src;
+    struct diag *d;
+};
+
 static int print_record(void *ctx, const struct bench_record *r)
 {
-    size_t *count = ctx;
+    struct dry_sink *ds = ctx;
+    if (record_check(r, ds->src, ds->d))
+        return -1;
     struct buf b = BUF_INIT;
     record_dump(&b, r);
     fputs(b.data, stdout);
     buf_release(&b);
-    (*count)++;
+    ds->count++;
     return 0;
 }
 
@@ -299,10 +308,10 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
                    const struct source *src, struct import_stream *in)
 {
     struct arena a = ARENA_INIT;
-    size_t count = 0;
-    struct record_sink sink = {print_record, &count};
     struct unused_notes u = {&app->diag, o->verbose, 0};
     struct diag d = {count_note, &u, 0, 0, 1};
+    struct dry_sink ds = {0, src, &d};
+    struct record_sink sink = {print_record, &ds};
     struct buf name = BUF_INIT;
     diag_escape(&name, src->path);
     printf("%s: format %s\n", name.data, imp->name);
@@ -314,7 +323,7 @@ static int dry_run(struct app *app, const struct import_opts *o, const struct im
     if (rc == 0)
         printf("%s: %zu result%s; %zu line%s look%s like measurements but %s not used (dry run: "
                "nothing stored)\n",
-               name.data, count, count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
+               name.data, ds.count, ds.count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
                u.count == 1 ? "s" : "", u.count == 1 ? "was" : "were");
     buf_release(&name);
     return rc;

@@ -45,6 +45,9 @@ def expect_rejected(name, data, line, metric):
         want = "%s:%d: error: expected a non-negative number for '%s'" % (path, line, metric)
         t.ok(want in p.stderr, "%s: stderr %r lacks %r" % (name, p.stderr.strip(), want))
         t.eq(len(bdb.export(db)), 0, "%s (%s): results stored" % (name, metric))
+        dry, _ = bdb.dry_run(path)  # a dry run shows what import would do: the same error
+        t.eq(dry.returncode, 1, "%s (%s): dry run's exit status" % (name, metric))
+        t.ok(want in dry.stderr, "%s: dry run's stderr %r lacks %r" % (name, dry.stderr, want))
 
 
 def accepted(name, data):
