@@ -452,7 +452,16 @@ struct tests {
 };
 
 /* Why the results of one side of a factor are suspect ("cached, short"), into out. */
-static void suspect_words(struct buf *out, const char *side, const struct result_set *rs)
+static unsigned suspect_bits(const struct result_set *rs)
+{
+    unsigned bits = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        bits |= rs->v[i]->suspect;
+    return bits;
+}
+
+/* "nfs-csi cached, short runs": who is suspect and why ("both" when the sides agree). */
+static void suspect_words(struct buf *out, const char *who, unsigned bits)
 {
     static const struct {
         unsigned bit;
@@ -461,12 +470,9 @@ static void suspect_words(struct buf *out, const char *side, const struct result
                  {SUSPECT_SHORT, "short runs"},
                  {SUSPECT_TRANSCRIBED, "typed without workload"},
                  {SUSPECT_IMPOSSIBLE, "breaks Little's law"}};
-    unsigned bits = 0;
-    for (size_t i = 0; i < rs->n; i++)
-        bits |= rs->v[i]->suspect;
     if (!bits)
         return;
-    buf_addf(out, "%s%s ", out->len ? "; " : "", side);
+    buf_addf(out, "%s%s ", out->len ? "; " : "", who);
     const char *sep = "";
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (bits & words[i].bit) {
@@ -481,8 +487,13 @@ static void add_test(struct report *r, struct tests *t, struct cell *c, const st
 {
     ALLOC_GROW(t->v, t->n, t->a);
     struct buf caution = BUF_INIT;
-    for (int s = 0; s < 2; s++)
-        suspect_words(&caution, names[s], sets[s]);
+    unsigned base = suspect_bits(sets[0]), cand = suspect_bits(sets[1]);
+    if (base == cand) {
+        suspect_words(&caution, "both", base);
+    } else {
+        suspect_words(&caution, names[0], base);
+        suspect_words(&caution, names[1], cand);
+    }
     t->v[t->n++] = (struct test){c, m, caution.len ? arena_strdup(&r->arena, caution.data) : NULL};
     buf_release(&caution);
 }

@@ -134,10 +134,12 @@ def fio_suspects(job, direction):
 
 def caution(sides):
     """The '; caution: ...' the report appends to a factor: sides is [(name, [word lists of its
-    results])] for the baseline and the candidate; '' when no result is suspect."""
-    parts = []
-    for name, lists in sides:
-        words = [w for w in ("cached", "short runs") if any(w in l for l in lists)]
-        if words:
-            parts.append("%s %s" % (name, ", ".join(words)))
+    results])] for the baseline and the candidate ('both' when their words agree); '' when no
+    result is suspect."""
+    words = [[w for w in ("cached", "short runs") if any(w in l for l in lists)]
+             for _, lists in sides]
+    if words[0] == words[1]:
+        parts = ["both " + ", ".join(words[0])] if words[0] else []
+    else:
+        parts = ["%s %s" % (name, ", ".join(w)) for (name, _), w in zip(sides, words) if w]
     return "; caution: " + "; ".join(parts) if parts else ""
