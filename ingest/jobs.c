@@ -452,7 +452,8 @@ static size_t summed_entries(const struct jobs *j, const struct bench_record *ag
     return n;
 }
 
-/* All clients of one job: the result, named and described as its job; the servers' entries are
+/* All clients of one job: the result, described as its job (workload, group, common host) but
+ * keeping the name fio printed, so the export says which line it is; the servers' entries are
  * its parts. Summing several jobs it describes none, and is a part itself. */
 static void mark_clients(struct jobs *j, size_t at, size_t *idx)
 {
@@ -469,7 +470,6 @@ static void mark_clients(struct jobs *j, size_t at, size_t *idx)
         }
     }
     struct bench_record *res = record_copy(j->a, agg);
-    res->job = job->job;
     res->wl = job->wl;
     res->groupid = job->groupid;
     res->host = common_host(j, idx, n);

@@ -228,8 +228,10 @@ for f in ("_local_generated/fio_json/fio-3.33_local_client_server_1host.json",
         got = [r for r in jobs if r["direction"] == dd]
         names = {e["jobname"] for e in servers if e[dd]["io_bytes"] > 0}
         t.ok(len(got) == 1 and got[0]["tags"].get("aggregate") == "all-clients" and
-             [got[0]["job"]] == list(names), "%s %s: All clients is the result of %s" %
-             (name, dd, names))
+             got[0]["job"] == "All clients" and len(names) == 1 and
+             got[0]["rw"] == [e for e in servers if e["jobname"] in names][0]
+             ["job options"].get("rw", got[0]["rw"]),
+             "%s %s: All clients (fio's name kept) is the result of %s" % (name, dd, names))
         if got:
             t.near(got[0]["bw_bytes_s"], agg[dd]["bw_bytes"], "%s %s: fio's sum" % (name, dd))
 
