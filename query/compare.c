@@ -500,10 +500,9 @@ static void add_test(struct report *r, struct tests *t, struct cell *c, const st
 
 static int has_metric(const struct workload_group *w, size_t nsides, enum result_metric m)
 {
-    double v;
     for (size_t s = 0; s < nsides; s++)
         for (size_t i = 0; i < w->sides[s].n; i++)
-            if (side_values(&(struct result_set){&w->sides[s].v[i], 1, 1}, m, 1, &v))
+            if (!isnan(w->sides[s].v[i]->m[m]))
                 return 1;
     return 0;
 }
@@ -769,10 +768,13 @@ static int recommend(struct db *db, const struct compare_opts *o, const struct s
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
     struct side_results res;
+    struct suspect_basis basis = {{NULL, 0, 0, ARENA_INIT}, NULL};
     struct groups g = {NULL, 0, 0, o->nvalues, 0, {NULL, 0, 0}};
     int rc = query_side_results(db, o, &res, d);
     if (rc == 0)
-        rc = query_flag_suspects(db, o, &res, d);
+        rc = suspect_basis_load(db, o, &res, &basis, d);
+    if (rc == 0)
+        query_flag_suspects(&basis, &res);
     for (size_t i = 0; rc == 0 && i < res.n; i++)
         add_result(&g, &res.v[i]);
     if (rc == 0) {
@@ -784,13 +786,14 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     if (rc == 0) {
         comparison_table(r, o, &g);
         unmatched_section(r, o, &g);
-        rc = query_insights(db, o, &res, r, d);
+        query_insights(o, &res, &basis, r);
     }
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
     if (rc == 0)
         report_section(r, "Method", method_note);
     groups_release(&g);
+    suspect_basis_release(&basis);
     side_results_release(&res);
     return rc;
 }

@@ -32,7 +32,6 @@ struct insight_ctx {
     size_t n;
     const unsigned char *net; /* network_sides() */
     const struct links *links;
-    const struct id_set *cached; /* stated as cached */
 };
 
 static const struct column insight_cols[] = {
@@ -145,7 +144,8 @@ static void buffered(struct insight_ctx *c)
 
 static int is_stated_cached(const struct insight_ctx *c, const struct side_result *r)
 {
-    return id_set_has(c->cached, r->id);
+    (void)c;
+    return r->stated_cached;
 }
 
 static void stated(struct insight_ctx *c)
@@ -408,40 +408,27 @@ static void spread(struct insight_ctx *c)
     emit(c, &f);
 }
 
-int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *all,
-                   struct report *r, struct diag *d)
+void query_insights(const struct compare_opts *o, const struct side_results *all,
+                    const struct suspect_basis *b, struct report *r)
 {
-    struct links links;
-    struct id_set cached = {NULL, 0, 0};
-    int rc = query_links(db, &links, d);
-    if (rc == 0)
-        rc = query_stated_cached(db, &cached, d);
-    unsigned char *net = network_sides(o, all);
-    if (rc == 0) {
-        struct section *s = report_section(
-            r, "Insights", "Findings from the data itself, each with its evidence (file:line).");
-        struct insight_ctx c = {
-            r,      report_table(r, s, "insights", insight_cols, 3), o, all->v, all->n, net, &links,
-            &cached};
-        network_table(&c);
-        failed_jobs(&c);
-        buffered(&c);
-        stated(&c);
-        below_device(&c);
-        above_link(&c);
-        little(&c);
-        transcribed(&c);
-        sync_engine_depth(&c);
-        tail_latency(&c);
-        spread(&c);
-        short_runs(&c);
-        sync_writes(&c);
-        if (!c.t->nrows)
-            s->prose = "Nothing to note: no cache effects, impossible numbers, tail latency, "
-                       "errors, short runs or disagreeing repeats were found.";
-    }
-    free(net);
-    free(cached.v);
-    links_release(&links);
-    return rc;
+    struct section *s = report_section(
+        r, "Insights", "Findings from the data itself, each with its evidence (file:line).");
+    struct insight_ctx c = {
+        r, report_table(r, s, "insights", insight_cols, 3), o, all->v, all->n, b->net, &b->links};
+    network_table(&c);
+    failed_jobs(&c);
+    buffered(&c);
+    stated(&c);
+    below_device(&c);
+    above_link(&c);
+    little(&c);
+    transcribed(&c);
+    sync_engine_depth(&c);
+    tail_latency(&c);
+    spread(&c);
+    short_runs(&c);
+    sync_writes(&c);
+    if (!c.t->nrows)
+        s->prose = "Nothing to note: no cache effects, impossible numbers, tail latency, "
+                   "errors, short runs or disagreeing repeats were found.";
 }

@@ -39,15 +39,6 @@ int query_links(struct db *db, struct links *out, struct diag *d);
 void links_release(struct links *l);
 const struct link *link_of(const struct links *l, const char *host);
 
-/* Result ids, sorted. */
-struct id_set {
-    int64_t *v;
-    size_t n, a;
-};
-/* The results tagged cached (notes whose author wrote "(cached)", or --tag cached=...). */
-int query_stated_cached(struct db *db, struct id_set *out, struct diag *d);
-int id_set_has(const struct id_set *s, int64_t id);
-
 /* Per compared value: 1 when it is a storage class whose results carry a network mount. */
 unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res);
 /* The result is on a network filesystem: its own mount, or (fstype unknown) its class's. */
@@ -68,18 +59,28 @@ int little_in_flight(const struct side_result *r, double *in_flight, double *bou
 /* Typed by a person without the workload (no rw or no block size). */
 int suspect_transcribed(const struct side_result *r);
 
+/* What the suspicion rules read besides a result itself, loaded once per report for the
+ * flags and the insights: each host's fastest link and which compared values are on a network
+ * filesystem. */
+struct suspect_basis {
+    struct links links;
+    unsigned char *net; /* network_sides() */
+};
+int suspect_basis_load(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                       struct suspect_basis *out, struct diag *d);
+void suspect_basis_release(struct suspect_basis *b);
+
 /* Sets res->v[i].suspect (enum suspect): cached, short, transcribed without context,
  * impossible. Called before the comparison, the insights and the recommendations. */
-int query_flag_suspects(struct db *db, const struct compare_opts *o, struct side_results *res,
-                        struct diag *d);
+void query_flag_suspects(const struct suspect_basis *b, struct side_results *res);
 
 /* ---- findings (insights.c) ---- */
 
 /* Cache effects, impossible numbers, synchronous engines, tail latency, failed jobs, short
  * runs, disagreeing repeats, sync writes and network storage against its link, each with its
  * evidence. */
-int query_insights(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                   struct report *r, struct diag *d);
+void query_insights(const struct compare_opts *o, const struct side_results *res,
+                    const struct suspect_basis *b, struct report *r);
 
 /* ---- recommendations (recommend.c) ---- */
 

@@ -93,7 +93,9 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              "(SELECT value FROM tag WHERE result_id = r.id AND key = 'os'), "
              "(SELECT value FROM tag WHERE result_id = r.id AND key = 'label'), "
              "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), "
-             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol')",
+             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
+             "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'cached' AND "
+             "lower(value) NOT IN ('0', 'no', 'false'))",
              kx);
     if (param)
         add_bind(b, param);
@@ -227,8 +229,9 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
     r->size = sqlite3_column_int64(st, 28);
     r->started_at = sqlite3_column_int64(st, 29);
     r->protocol = text(a, st, 30);
+    r->stated_cached = sqlite3_column_int(st, 31);
     for (int i = 0; i < RM_COUNT; i++) {
-        int col = 31 + i;
+        int col = 32 + i;
         r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }
@@ -367,17 +370,22 @@ int result_is_network(const struct side_result *r)
     return !strcmp(r->tool, "iperf") || !strcmp(r->tool, "iperf3");
 }
 
+void network_test_label(struct buf *out, const char *tool, const char *protocol, int64_t streams)
+{
+    buf_adds(out, tool && *tool ? tool : "iperf");
+    if (protocol) {
+        buf_addc(out, ' ');
+        for (const char *p = protocol; *p; p++)
+            buf_addc(out, *p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+    }
+    if (streams > 0)
+        buf_addf(out, ", %" PRId64 " stream%s", streams, streams == 1 ? "" : "s");
+}
+
 /* "iperf3 TCP, 4 streams (send)": what a network engineer calls the test. */
 static void network_name(struct buf *out, const struct side_result *r)
 {
-    buf_adds(out, r->tool);
-    if (r->protocol) {
-        buf_addc(out, ' ');
-        for (const char *p = r->protocol; *p; p++)
-            buf_addc(out, *p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
-    }
-    if (r->numjobs > 0)
-        buf_addf(out, ", %" PRId64 " stream%s", r->numjobs, r->numjobs == 1 ? "" : "s");
+    network_test_label(out, r->tool, r->protocol, r->numjobs);
     if (*r->direction)
         buf_addf(out, " (%s)", r->direction);
 }

@@ -46,6 +46,7 @@ struct side_result {
     int aggregate;      /* fio's "All clients" sum of a client/server run */
     int part;           /* a thread or client of a job result stored beside it: never compared */
     int transcribed;    /* typed by a person (notes) */
+    int stated_cached;  /* tag cached (not 0/no/false): its author says a cache answered */
     unsigned suspect;   /* enum suspect bits */
     unsigned derived;   /* bit (1 << RM_x): m[x] computed from other metrics, not measured */
     double m[RM_COUNT]; /* NAN when absent */
@@ -68,6 +69,9 @@ void side_results_release(struct side_results *res);
 /* A sync-write test: a write (or the write half of a mix) with fsync/fdatasync or O_SYNC.
  * Reads are never sync writes, whatever sync= says. */
 int result_is_sync(const struct side_result *r);
+/* "iperf3 TCP, 4 streams": a network test as a network engineer names it (streams <= 0:
+ * unknown, not named). */
+void network_test_label(struct buf *out, const char *tool, const char *protocol, int64_t streams);
 /* An iperf/iperf3 network test. */
 int result_is_network(const struct side_result *r);
 /* fio's synchronous engines (sync, psync, vsync, pvsync, pvsync2): one I/O in flight per job,

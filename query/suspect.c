@@ -27,16 +27,16 @@ const double LITTLE_TOLERANCE = 1.25;
 
 static const char *link_label(struct arena *a, sqlite3_stmt *st)
 {
-    const char *tool = (const char *)sqlite3_column_text(st, 4);
-    const char *proto = (const char *)sqlite3_column_text(st, 5);
     const char *dir = (const char *)sqlite3_column_text(st, 7);
-    int streams = sqlite3_column_int(st, 6);
-    char up[8] = "";
-    for (size_t i = 0; proto && proto[i] && i + 1 < sizeof(up); i++)
-        up[i] = (char)(proto[i] >= 'a' && proto[i] <= 'z' ? proto[i] - 'a' + 'A' : proto[i]);
-    return arena_printf(a, "%s%s%s, %d stream%s%s", tool ? tool : "iperf", *up ? " " : "", up,
-                        streams > 0 ? streams : 1, streams > 1 ? "s" : "",
-                        dir && !strcmp(dir, "receive") ? ", reverse" : "");
+    int64_t streams = sqlite3_column_int64(st, 6);
+    struct buf b = BUF_INIT;
+    network_test_label(&b, (const char *)sqlite3_column_text(st, 4),
+                       (const char *)sqlite3_column_text(st, 5), streams > 0 ? streams : 1);
+    if (dir && !strcmp(dir, "receive"))
+        buf_adds(&b, ", reverse");
+    const char *label = arena_strdup(a, b.data);
+    buf_release(&b);
+    return label;
 }
 
 int query_links(struct db *db, struct links *out, struct diag *d)
@@ -190,42 +190,12 @@ int suspect_transcribed(const struct side_result *r)
 
 /* ---- flagging ---- */
 
-int query_stated_cached(struct db *db, struct id_set *out, struct diag *d)
-{
-    sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
-    memset(out, 0, sizeof(*out));
-    if (sqlite3_prepare_v2(h,
-                           "SELECT result_id FROM tag WHERE key = 'cached' AND "
-                           "lower(value) NOT IN ('0', 'no', 'false') ORDER BY result_id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read tags: %s", sqlite3_errmsg(h));
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        ALLOC_GROW(out->v, out->n, out->a);
-        out->v[out->n++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-int id_set_has(const struct id_set *s, int64_t id)
-{
-    return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_id);
-}
-
-static unsigned suspicion(const struct side_result *r, const unsigned char *net,
-                          const struct links *links, int stated)
+static unsigned suspicion(const struct side_result *r, const struct suspect_basis *b)
 {
     unsigned s = 0;
     double in_flight, bound;
-    if (stated || suspect_buffered(r) || suspect_below_device(r, net) ||
-        (result_on_network(r, net) && suspect_above_link(r, link_of(links, r->host))))
+    if (r->stated_cached || suspect_buffered(r) || suspect_below_device(r, b->net) ||
+        (result_on_network(r, b->net) && suspect_above_link(r, link_of(&b->links, r->host))))
         s |= SUSPECT_CACHED;
     if (r->m[RM_RUNTIME] < MIN_RUNTIME_MS)
         s |= SUSPECT_SHORT;
@@ -236,21 +206,21 @@ static unsigned suspicion(const struct side_result *r, const unsigned char *net,
     return s;
 }
 
-int query_flag_suspects(struct db *db, const struct compare_opts *o, struct side_results *res,
-                        struct diag *d)
+int suspect_basis_load(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                       struct suspect_basis *out, struct diag *d)
 {
-    struct links links;
-    struct id_set cached = {NULL, 0, 0};
-    int rc = query_links(db, &links, d);
-    if (rc == 0)
-        rc = query_stated_cached(db, &cached, d);
-    unsigned char *net = network_sides(o, res);
-    for (size_t i = 0; rc == 0 && i < res->n; i++) {
-        struct side_result *r = &res->v[i];
-        r->suspect = suspicion(r, net, &links, id_set_has(&cached, r->id));
-    }
-    free(net);
-    free(cached.v);
-    links_release(&links);
-    return rc;
+    out->net = network_sides(o, res);
+    return query_links(db, &out->links, d);
+}
+
+void suspect_basis_release(struct suspect_basis *b)
+{
+    free(b->net);
+    links_release(&b->links);
+}
+
+void query_flag_suspects(const struct suspect_basis *b, struct side_results *res)
+{
+    for (size_t i = 0; i < res->n; i++)
+        res->v[i].suspect = suspicion(&res->v[i], b);
 }
