@@ -308,6 +308,15 @@ static int cmp_groups(const void *a, const void *b)
 
 /* ---- the factor ---- */
 
+/* The test on the log ratio (p, corrected for the report's other tests) and the interval of
+ * the ratio must agree: a difference that one of them cannot tell from none is not
+ * significant. Uncorrected they agree by construction; corrected, the test is the stricter. */
+static enum verdict compare_verdict(const struct cell *factor, double p)
+{
+    int interval_says = !(factor->lo <= 1 && factor->hi >= 1);
+    return p < ALPHA && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+}
+
 void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
                     int higher_is_better, struct cell *out)
 {
@@ -329,16 +338,8 @@ void compare_factor(const struct sample_stats *base, const struct sample_stats *
     out->verdict = compare_verdict(out, out->p);
 }
 
-/* The test on the log ratio (p, corrected for the report's other tests) and the interval of
- * the ratio must agree: a difference that one of them cannot tell from none is not
- * significant. Uncorrected they agree by construction; corrected, the test is the stricter. */
-enum verdict compare_verdict(const struct cell *factor, double p)
-{
-    int interval_says = !(factor->lo <= 1 && factor->hi >= 1);
-    return p < ALPHA && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
-}
-
-int compare_equivalent(const struct cell *factor)
+/* The factor's whole 95 % interval lies within 1 +- 5 %: equivalent. */
+static int compare_equivalent(const struct cell *factor)
 {
     return factor->verdict != VERDICT_SINGLE_RUN && factor->lo >= 1 / (1 + EQUIVALENCE_MARGIN) &&
            factor->hi <= 1 + EQUIVALENCE_MARGIN;

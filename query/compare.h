@@ -23,10 +23,5 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
  * interval and verdict. Exposed for the unit tests. */
 void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
                     int higher_is_better, struct cell *out);
-/* The verdict of a factor cell given its test's p-value (corrected for the report's other
- * tests): significant when p < 0.05 and the factor's interval excludes 1. */
-enum verdict compare_verdict(const struct cell *factor, double p);
-/* The factor's whole 95 % interval lies within 1 +- 5 %: equivalent. */
-int compare_equivalent(const struct cell *factor);
 
 #endif
