@@ -164,16 +164,16 @@ static void below_device(struct insight_ctx *c)
     struct finding f = {"Faster than the device", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];
-        if (result_usable(r) && suspect_below_device(r, c->net) && evidence(&f, r))
-            detail(&f, "%s, %s on %s: mean completion latency %s", c->o->values[r->side],
-                   workload(c, r), r->fstype ? r->fstype : "a network filesystem",
-                   fmt_value(c->r, r->m[RM_LAT_MEAN], UNIT_NS));
+        if (result_usable(r) && suspect_below_device(r) && evidence(&f, r))
+            detail(&f, "%s, %s on %s: completion latency %s", c->o->values[r->side], workload(c, r),
+                   r->fstype ? r->fstype : "an unrecorded filesystem",
+                   fmt_value(c->r, read_latency(r), UNIT_NS));
     }
     buf_addf(&f.text,
-             "%zu random-read result%s on a disk or network filesystem with a mean completion "
-             "latency under %s: below what the device can do (flash answers a read in 50-100 "
-             "µs, a network adds its round trip; only Optane-class media come near), so memory "
-             "answered.",
+             "%zu random-read result%s with a completion latency (mean, else median) under %s "
+             "on storage not known to be memory: below what any device can do (flash answers "
+             "a read in 50-100 µs, a network adds its round trip; only Optane-class media come "
+             "near), so memory answered.",
              f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_READ_NS, UNIT_NS));
     emit(c, &f);
 }

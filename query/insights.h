@@ -47,9 +47,11 @@ int result_on_network(const struct side_result *r, const unsigned char *net_side
 /* Buffered (direct=0) random I/O, or a buffered sequential write without fsync/fdatasync/O_SYNC
  * (fio's end_fsync is not stored, so a final flush cannot be seen). */
 int suspect_buffered(const struct side_result *r);
-/* A random read on a disk or network filesystem whose mean completion latency is below
- * MIN_DEVICE_READ_NS (tmpfs and ramfs are memory: never). */
-int suspect_below_device(const struct side_result *r, const unsigned char *net_sides);
+/* A random read's completion latency: its mean, else its median (typed notes give one). */
+double read_latency(const struct side_result *r);
+/* A random read below MIN_DEVICE_READ_NS on anything but a memory filesystem (tmpfs, ramfs):
+ * a disk, a network filesystem, or storage whose type was not recorded. */
+int suspect_below_device(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */
 int suspect_above_link(const struct side_result *r, const struct link *l);
