@@ -737,8 +737,8 @@ static const char method_note[] =
     "Failed jobs (fio error != 0) are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
     "latency, runs under 5 s are short, repeats whose bandwidth varies by more than 25 % "
     "(coefficient of variation) disagree. Buffered random I/O and buffered sequential writes "
-    "without fsync are probably cached, as are random reads under 10 µs on anything but a memory "
-    "filesystem (no device answers that fast) and network-filesystem results above the link measured for their host (bit/s, "
+    "without fsync are probably cached, as is random I/O completing in under 10 µs on anything but a "
+    "memory filesystem (no device answers that fast; fsync jobs' writes excepted) and network-filesystem results above the link measured for their host (bit/s, "
     "or IOPS above its packet rate); IOPS x mean latency above 1.25x iodepth x numjobs (one per "
     "job for synchronous engines) breaks Little's law. Such suspect results are left out of "
     "the recommendations.";

@@ -167,14 +167,14 @@ static void below_device(struct insight_ctx *c)
         if (result_usable(r) && suspect_below_device(r) && evidence(&f, r))
             detail(&f, "%s, %s on %s: completion latency %s", c->o->values[r->side], workload(c, r),
                    r->fstype ? r->fstype : "an unrecorded filesystem",
-                   fmt_value(c->r, read_latency(r), UNIT_NS));
+                   fmt_value(c->r, io_latency(r), UNIT_NS));
     }
     buf_addf(&f.text,
-             "%zu random-read result%s with a completion latency (mean, else median) under %s "
+             "%zu random-I/O result%s with a completion latency (mean, else median) under %s "
              "on storage not known to be memory: below what any device can do (flash answers "
              "a read in 50-100 µs, a network adds its round trip; only Optane-class media come "
              "near), so memory answered.",
-             f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_READ_NS, UNIT_NS));
+             f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_IO_NS, UNIT_NS));
     emit(c, &f);
 }
 

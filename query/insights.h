@@ -16,7 +16,7 @@ struct side_results;
 /* Runs shorter than this are too short to trust (caches, ramp-up, timer resolution). */
 extern const double MIN_RUNTIME_MS;
 /* A random read answered faster than this by a disk or network filesystem came from memory. */
-extern const double MIN_DEVICE_READ_NS;
+extern const double MIN_DEVICE_IO_NS;
 /* The fewest bits one I/O puts on an Ethernet link: a minimum frame with its overhead. */
 extern const double ETHERNET_FRAME_BITS;
 /* Little's law may be exceeded by this factor before the numbers are called impossible. */
@@ -47,10 +47,10 @@ int result_on_network(const struct side_result *r, const unsigned char *net_side
 /* Buffered (direct=0) random I/O, or a buffered sequential write without fsync/fdatasync/O_SYNC
  * (fio's end_fsync is not stored, so a final flush cannot be seen). */
 int suspect_buffered(const struct side_result *r);
-/* A random read's completion latency: its mean, else its median (typed notes give one). */
-double read_latency(const struct side_result *r);
-/* A random read below MIN_DEVICE_READ_NS on anything but a memory filesystem (tmpfs, ramfs):
- * a disk, a network filesystem, or storage whose type was not recorded. */
+/* A result's completion latency: its mean, else its median (typed notes give one). */
+double io_latency(const struct side_result *r);
+/* Random I/O (not an fsync job's writes) below MIN_DEVICE_IO_NS on anything but a memory
+ * filesystem (tmpfs, ramfs): a disk, a network filesystem, or storage of unrecorded type. */
 int suspect_below_device(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */

@@ -13,7 +13,7 @@
 const double MIN_RUNTIME_MS = 5000.0;
 /* NAND flash answers a 4k read in 50-100 µs, a network filesystem adds a round trip on top;
  * only Optane-class media come near 10 µs. Below it the page cache (or a client cache) did. */
-const double MIN_DEVICE_READ_NS = 10000.0;
+const double MIN_DEVICE_IO_NS = 10000.0;
 /* Each NFS (or SMB, ...) I/O needs at least one packet; the smallest Ethernet frame takes 84
  * bytes on the wire (64 frame + 8 preamble + 12 inter-frame gap): link bit/s / 672 is its
  * highest packet rate. */
@@ -134,18 +134,19 @@ static int memory_fs(const char *fstype)
     return !strcmp(fstype, "tmpfs") || !strcmp(fstype, "ramfs");
 }
 
-double read_latency(const struct side_result *r)
+double io_latency(const struct side_result *r)
 {
     return isnan(r->m[RM_LAT_MEAN]) ? r->m[RM_P50] : r->m[RM_LAT_MEAN];
 }
 
-/* No persistent device reads under MIN_DEVICE_READ_NS, so only a filesystem known to live in
- * memory may: on a disk or network filesystem, or one whose type was not recorded (a typed
- * note's "NVMe: 980 ns median"), memory answered. */
+/* No persistent device completes an I/O under MIN_DEVICE_IO_NS, so only a filesystem known to
+ * live in memory may: on a disk or network filesystem, or one whose type was not recorded (a
+ * typed note's "NVMe: 980 ns median"), memory answered. Writes of fsync/fdatasync jobs are
+ * left alone: their write() is meant to land in the page cache, the fsync latency is the
+ * device's. */
 int suspect_below_device(const struct side_result *r)
 {
-    int read = !strcmp(r->direction, "read") || (!*r->direction && !strcmp(r->rw, "randread"));
-    if (!read || !is_random(r) || !(read_latency(r) < MIN_DEVICE_READ_NS))
+    if (!is_random(r) || r->fsync > 0 || r->fdatasync > 0 || !(io_latency(r) < MIN_DEVICE_IO_NS))
         return 0;
     return !(r->fstype && memory_fs(r->fstype));
 }
