@@ -71,7 +71,7 @@ static const char *const pivot[RM_COUNT][2] = {
     {"sync_lat_p50_ns", NULL},
 };
 
-static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
+static int build_sql(struct db *db, const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
 {
     const char *param;
@@ -99,17 +99,14 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              kx);
     if (param)
         add_bind(b, param);
-    static const char metric_sql[] = "(SELECT value FROM metric WHERE result_id = r.id AND "
-                                     "name = '%s')";
     for (size_t i = 0; i < RM_COUNT; i++) {
         buf_adds(sql, ", coalesce(");
-        buf_addf(sql, metric_sql, pivot[i][0]);
+        if (db_metric_expr(db, sql, "r", pivot[i][0], d))
+            return -1;
         buf_adds(sql, ", ");
-        if (pivot[i][1])
-            buf_addf(sql, metric_sql, pivot[i][1]);
-        else
-            buf_adds(sql, "NULL");
-        buf_adds(sql, ")");
+        if (pivot[i][1] && db_metric_expr(db, sql, "r", pivot[i][1], d))
+            return -1;
+        buf_adds(sql, pivot[i][1] ? ")" : "NULL)");
     }
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
                   "JOIN source_file s ON s.id = run.source_id "
@@ -247,7 +244,7 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     out->intern = xcalloc(1, sizeof(*out->intern));
-    int rc = build_sql(o, &out->strings, &sql, &b, d);
+    int rc = build_sql(db, o, &out->strings, &sql, &b, d);
     if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
     for (size_t i = 0; rc == 0 && i < b.n; i++)
@@ -322,13 +319,21 @@ int query_metric_values(struct db *db, const struct side_results *res, const cha
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT value FROM metric WHERE result_id = ? AND name = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT ");
+    int rc = db_metric_expr(db, &sql, "r", name, d);
+    buf_adds(&sql, " FROM result r WHERE r.id = ?");
+    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
+    buf_release(&sql);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < res->n; i++) {
         sqlite3_bind_int64(st, 1, res->v[i].id);
-        out[i] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
+        /* a NULL column: the metric is unknown (absent), never 0 */
+        out[i] = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+                     ? sqlite3_column_double(st, 0)
+                     : NAN;
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);

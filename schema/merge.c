@@ -40,10 +40,9 @@ static const struct copy {
     {"source_file", FROM_NEW_SOURCES},
     {"run", "source_id IN (SELECT id FROM temp.merge_src)"},
     {"result", "id IN (SELECT id FROM temp.merge_result)"},
-    {"metric", FROM_NEW_RESULTS},
     {"tag", FROM_NEW_RESULTS},
-    {"latency_bin", FROM_NEW_RESULTS},
-    {"series_point", FROM_NEW_RESULTS},
+    {"histogram", FROM_NEW_RESULTS},
+    {"series", FROM_NEW_RESULTS},
     {"label_history", FROM_NEW_RESULTS},
     {"source_chunk", "source_id IN (SELECT id FROM temp.merge_src)"},
 };
