@@ -10,6 +10,13 @@
 #include "../core/mount.h"
 #include "../core/xalloc.h"
 
+/* A report reads the warehouse through a memory map: a million results read page by page
+ * with pread cost a fifth of its time. Only for reading commands: a mapped file that an I/O
+ * error or another process cuts short kills the process (SIGBUS) instead of failing a
+ * statement, which a writer must not risk. 2 GiB is the most Debian's SQLite maps; the rest
+ * of a bigger file is read as before. */
+#define READ_MMAP_PRAGMA "PRAGMA mmap_size = 2147418112"
+
 /* How long a writer waits for another process's transaction before giving up. */
 enum { BUSY_TIMEOUT_MS = 30000 };
 
@@ -126,9 +133,11 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
 
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
-    int flags = mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
-                : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
-                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    /* each connection is used by one thread at a time: SQLite's own locking only costs */
+    int flags = SQLITE_OPEN_NOMUTEX |
+                (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
+                 : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
+                                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
@@ -146,7 +155,8 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
      * tables and statement journals stay in memory, never spilled to a file */
     if (db_schema_check(db, "main", path, &version, d) || exec(db, "PRAGMA foreign_keys = ON", d) ||
         exec(db, "PRAGMA temp_store = MEMORY", d) || (mode != DB_READ_ONLY && set_wal(db, d)) ||
-        (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
+        (mode != DB_READ_ONLY && db_migrate(db->h, d)) ||
+        (mode == DB_READ_ONLY && exec(db, READ_MMAP_PRAGMA, d))) {
         db_close(db);
         return -1;
     }
