@@ -371,7 +371,8 @@ static const char *factor_phrase(struct arena *a, const struct cell *c, const st
     }
     if (c->verdict == VERDICT_SINGLE_RUN) {
         buf_adds(&b, " (single run)");
-    } else if (c->verdict == VERDICT_SIGNIFICANT && isfinite(c->lo) && isfinite(c->hi)) {
+    } else if (c->verdict == VERDICT_SIGNIFICANT && !compare_equivalent(c) && isfinite(c->lo) &&
+               isfinite(c->hi)) { /* an equivalence is its interval's statement already */
         double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
         buf_adds(&b, " (95% CI ");
         add_sig3(&b, lo);
