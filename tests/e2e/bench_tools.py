@@ -104,9 +104,9 @@ def check_table():
             ("json", "floor"): [(0.5, 1), (0.4, 1), (0.6, 1)],
             ("json", "naive"): [(1.0, 1), (1.0, 1), (1.0, 1)],
             ("rss100", "old"): [(0.1, 2500)], ("rss100", "new"): [(0.1, 2000)],
-            ("report", "old"): [(9.0, 1)], ("report", "new"): [(4.0, 1)],
+            ("report", "old"): [(9.0, 350000)], ("report", "new"): [(4.0, 950000)],
             ("report", "sqlite3"): [(2.0, 1)],
-            ("log", "new"): [(3.0, 1)], ("log", "dd"): [(2.0, 1)]}
+            ("log", "new"): [(3.0, 24000)], ("log", "dd"): [(2.0, 1)]}
     for (item, who), rs in runs.items():
         lines += ["time\t%s\t%s\t%s\t%d\t0" % (item, who, s, kb) for s, kb in rs]
     lines += ["time\tlog\told\t7.5\t100\t3", "time\tplus\tfloor\t0.1\t1\t0"]
@@ -120,10 +120,10 @@ def check_table():
     row = cell_row(text, "import 10 small fio JSON files (new: default -j)", "naive.py")
     c.eq(row and row[5], "%.2fx" % (1.0 / 0.8), "table: json import against naive.py")
     row = cell_row(text, "report --compare on 48 results")
-    c.eq(row and row[2:6], ["9.00 s", "%.2fx" % (9 / 2), "4.00 s", "%.2fx" % (4 / 2)],
-         "table: report against sqlite3 (times slower)")
+    c.eq(row and row[2:6], ["9.00 s, 358.4 MB peak", "%.2fx" % (9 / 2), "4.00 s, 972.8 MB peak",
+                            "%.2fx" % (4 / 2)], "table: report against sqlite3 (times slower)")
     row = cell_row(text, "import a 8 MiB fio latency log")
-    c.eq(row and row[2:6], ["failed (exit 3)", "", "3.00 s", "%.2fx" % (3 / 2)],
+    c.eq(row and row[2:6], ["failed (exit 3)", "", "3.00 s, 24.6 MB peak", "%.2fx" % (3 / 2)],
          "table: a failed run says so and has no ratio")
     row = cell_row(text, "import 2 json+ files (new: -j 1)")
     c.eq(row and row[2:6], ["-", "", "-", ""], "table: runs not made are '-'")
