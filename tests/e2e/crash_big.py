@@ -9,7 +9,6 @@ Env: BENCHDB, FIXTURES, SRCDIR."""
 import hashlib
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,19 +24,6 @@ FIX = os.environ.get("FIXTURES") or os.path.join(SRC, "tests", "fixtures")
 THRESHOLD = 5_000_000
 os.environ["BENCHDB_STREAM_THRESHOLD"] = str(THRESHOLD)
 t = Checks("crash_big")
-
-
-def rows(db, sql):
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
-def sha_of(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def kill_while_storing(db, tmp, path):
@@ -66,12 +52,12 @@ def kill_while_storing(db, tmp, path):
 
 
 def check_consistent(db, small):
-    t.eq(rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity")
-    t.eq(rows(db, "PRAGMA foreign_key_check"), [], "foreign keys hold")
-    t.eq(rows(db, "SELECT path, sha256 FROM source_file"), [(small, sha_of(small))],
+    t.eq(bdb.sql_rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity")
+    t.eq(bdb.sql_rows(db, "PRAGMA foreign_key_check"), [], "foreign keys hold")
+    t.eq(bdb.sql_rows(db, "SELECT path, sha256 FROM source_file"), [(small, bdb.file_sha256(small))],
          "only the file imported before is stored")
-    t.eq(rows(db, "SELECT count(*) FROM source_chunk"), [(0,)], "no chunk of the killed import")
-    t.eq(hashlib.sha256(bdb.stored_bytes(db, 1)).hexdigest(), sha_of(small),
+    t.eq(bdb.sql_rows(db, "SELECT count(*) FROM source_chunk"), [(0,)], "no chunk of the killed import")
+    t.eq(hashlib.sha256(bdb.stored_bytes(db, 1)).hexdigest(), bdb.file_sha256(small),
          "the earlier file's bytes are intact")
 
 
@@ -89,15 +75,15 @@ def main():
 
         code, out, err = bdb.call(db, "import", big)
         t.eq(code, 0, "the log imports again after the kill: " + err)
-        got = rows(db, "SELECT id, sha256, size_bytes FROM source_file WHERE path = '%s'" % big)
-        want = (sha_of(big), os.path.getsize(big))
+        got = bdb.sql_rows(db, "SELECT id, sha256, size_bytes FROM source_file WHERE path = '%s'" % big)
+        want = (bdb.file_sha256(big), os.path.getsize(big))
         t.eq([g[1:] for g in got], [want], "stored once, with its sha256 and size")
         if got:
             data = bdb.stored_bytes(db, got[0][0])
             t.eq(hashlib.sha256(data).hexdigest(), want[0], "its chunks decode to the file")
-        t.eq(rows(db, "SELECT count(*) FROM source_chunk WHERE codec = 'zstd'"),
-             rows(db, "SELECT count(*) FROM source_chunk"), "every chunk compressed")
-        t.eq(rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity after the rerun")
+        t.eq(bdb.sql_rows(db, "SELECT count(*) FROM source_chunk WHERE codec = 'zstd'"),
+             bdb.sql_rows(db, "SELECT count(*) FROM source_chunk"), "every chunk compressed")
+        t.eq(bdb.sql_rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity after the rerun")
     return t.done()
 
 

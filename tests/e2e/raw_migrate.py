@@ -48,23 +48,10 @@ def old_release():
     return exe
 
 
-def rows(db, sql, *args):
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
-
-
-def sha_of(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def check_bytes(db, want, what):
     """Every source's bytes, as stored, hash to its file's sha256."""
     got = {path: hashlib.sha256(bdb.stored_bytes(db, sid)).hexdigest()
-           for sid, path in rows(db, "SELECT id, path FROM source_file")}
+           for sid, path in bdb.sql_rows(db, "SELECT id, path FROM source_file")}
     t.eq(got, want, what + ": every source's stored bytes are its file's")
 
 
@@ -77,7 +64,7 @@ def make_old_warehouse(old, tmp, db):
     p = subprocess.run([old, "--db", db, "import"] + files, capture_output=True, text=True,
                        env=env)
     t.eq(p.returncode, 0, "the old release imports: " + p.stderr[-300:])
-    return {f: sha_of(f) for f in files}
+    return {f: bdb.file_sha256(f) for f in files}
 
 
 def main():
@@ -88,17 +75,17 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bdb-rawmig-") as tmp:
         db = os.path.join(tmp, "old.sqlite")
         want = make_old_warehouse(old, tmp, db)
-        t.eq(rows(db, "PRAGMA user_version"), [(1,)], "the old warehouse is schema 1")
-        chunks = rows(db, "SELECT count(*), sum(length(data)) FROM source_chunk")[0]
+        t.eq(bdb.sql_rows(db, "PRAGMA user_version"), [(1,)], "the old warehouse is schema 1")
+        chunks = bdb.sql_rows(db, "SELECT count(*), sum(length(data)) FROM source_chunk")[0]
         t.ok(chunks[0] >= 3, "the big log is in chunks (%d)" % chunks[0])
         check_bytes(db, want, "before the upgrade")
 
         code, out, err = bdb.call(db, "runs")
         t.eq(code, 0, "a command upgrades it: " + err)
-        t.eq(rows(db, "PRAGMA user_version"), [(3,)], "upgraded to schema 3")
-        t.eq(rows(db, "SELECT count(*) FROM source_file WHERE raw_codec IS NOT NULL"), [(0,)],
+        t.eq(bdb.sql_rows(db, "PRAGMA user_version"), [(3,)], "upgraded to schema 3")
+        t.eq(bdb.sql_rows(db, "SELECT count(*) FROM source_file WHERE raw_codec IS NOT NULL"), [(0,)],
              "raw is not rewritten")
-        t.eq(rows(db, "SELECT count(*), sum(length(data)) FROM source_chunk WHERE codec IS NULL "
+        t.eq(bdb.sql_rows(db, "SELECT count(*), sum(length(data)) FROM source_chunk WHERE codec IS NULL "
                       "AND size_bytes IS NULL"), [chunks], "chunks are not rewritten")
         check_bytes(db, want, "after the upgrade")
 
@@ -112,25 +99,25 @@ def main():
         con.execute("UPDATE result SET runtime_s = coalesce(runtime_s, 0) + 1")
         con.commit()
         con.close()
-        before = rows(db, "SELECT id FROM source_file ORDER BY id")
+        before = bdb.sql_rows(db, "SELECT id FROM source_file ORDER BY id")
         code, out, err = bdb.call(db, "reparse")
         t.eq(code, 0, "reparse of the upgraded warehouse: " + err)
-        after = rows(db, "SELECT id FROM source_file ORDER BY id")
+        after = bdb.sql_rows(db, "SELECT id FROM source_file ORDER BY id")
         t.eq(len(after), len(before), "as many sources")
         t.ok(not set(after) & set(before), "every source was re-derived (new ids)")
         check_bytes(db, want, "after reparse moved the bytes")
         code, out, err = bdb.call(db, "reparse")
         t.ok(code == 0 and all("unchanged" in x for x in out.splitlines()),
              "a second reparse changes nothing: %r" % out[-300:])
-        t.eq(rows(db, "PRAGMA foreign_key_check"), [], "foreign keys hold")
-        t.eq(rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity")
+        t.eq(bdb.sql_rows(db, "PRAGMA foreign_key_check"), [], "foreign keys hold")
+        t.eq(bdb.sql_rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity")
 
         new = os.path.join(FIX, "fio_json", "unified_mixed.json")
         code, out, err = bdb.call(db, "import", new)
         t.eq(code, 0, "an upgraded warehouse takes new imports: " + err)
-        t.eq(rows(db, "SELECT raw_codec FROM source_file WHERE path = ?", new), [("zstd",)],
+        t.eq(bdb.sql_rows(db, "SELECT raw_codec FROM source_file WHERE path = ?", new), [("zstd",)],
              "a new import is stored compressed")
-        want[new] = sha_of(new)
+        want[new] = bdb.file_sha256(new)
         check_bytes(db, want, "with the new import")
     return t.done()
 

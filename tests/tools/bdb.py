@@ -127,3 +127,21 @@ def stored_bytes(db, source_id):
         return b"".join(_decode(data, c) for data, c in rows)
     finally:
         con.close()
+
+
+def sql_rows(db, sql, *args):
+    """The rows of sql over the warehouse, read with python's sqlite3 (independent of
+    benchdb)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def file_sha256(path):
+    """The sha256 (hex) of the file's bytes."""
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
