@@ -278,6 +278,11 @@ static int attach(struct db *db, const char *other_path, struct diag *d)
         return 0;
     if (readable && theirs == 0)
         diag_error(d, "'%s' is not a benchdb database (no schema)", other_path);
+    else if (readable && theirs < ours)
+        diag_error(d,
+                   "'%s' has schema version %d and this warehouse %d: upgrade it first (any "
+                   "benchdb command upgrades it, e.g. 'benchdb --db %s runs')",
+                   other_path, theirs, ours, other_path);
     else if (readable)
         diag_error(d, "'%s' has schema version %d and this warehouse %d: both must be equal",
                    other_path, theirs, ours);

@@ -79,6 +79,17 @@ def main():
         t.ok(all(before[k] for k in ("metric", "latency_bin", "series_point", "label_history")),
              "the fixture has every kind of stored data")
 
+        # merge reads it as it is (attached read-only): it must be upgraded first, and says so
+        into = os.path.join(tmp, "into.sqlite")
+        code, _, err = bdb.call(into, "import", os.path.join(FIXTURE, "..", "fio_json",
+                                                             "status_interval.json"))
+        t.eq(code, 0, "a current warehouse: " + err)
+        code, _, err = bdb.call(into, "merge", db)
+        t.eq(code, 3, "merging a schema 1 warehouse is refused")
+        t.ok("has schema version 1 and this warehouse" in err and "upgrade it first" in err,
+             "the refusal says why and what to do: " + err)
+        t.eq(rows(db, "PRAGMA user_version"), [(1,)], "merge left it as it was")
+
         # a read-only command upgrades it
         code, out, err = bdb.call(db, "runs")
         t.eq(code, 0, "runs on a schema 1 warehouse: " + err)
@@ -101,6 +112,11 @@ def main():
         lines = out.splitlines()
         t.ok(lines and all("unchanged" in line for line in lines),
              "reparse finds every migrated value as this release derives it: %r" % out[-400:])
+
+        code, out, err = bdb.call(into, "merge", db)
+        t.eq(code, 0, "once upgraded it merges: " + err)
+        t.ok("merged %d sources" % len(rows(db, "SELECT id FROM source_file")) in err + out,
+             "every source merged: " + err + out)
 
         fresh = os.path.join(tmp, "fresh.sqlite")
         p = subprocess.run(["bash", os.path.join(FIXTURE, "gen.sh"), bdb.BENCHDB, fresh],
