@@ -20,24 +20,42 @@ struct bench_record *record_new(struct arena *a, const char *tool)
     return r;
 }
 
+/* The bit of name in metric_names_seen (FNV-1a). */
+static uint64_t name_bit(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 16777619u;
+    return (uint64_t)1 << (h & 63);
+}
+
+static struct metric *find_metric(const struct bench_record *r, const char *name, uint64_t bit)
+{
+    if (!(r->metric_names_seen & bit))
+        return NULL;
+    for (size_t i = 0; i < r->n_metrics; i++)
+        if (!strcmp(r->metrics[i].name, name))
+            return &r->metrics[i];
+    return NULL;
+}
+
 void record_metric(struct arena *a, struct bench_record *r, const char *name, double value)
 {
-    for (size_t i = 0; i < r->n_metrics; i++) {
-        if (!strcmp(r->metrics[i].name, name)) {
-            r->metrics[i].value = value;
-            return;
-        }
+    uint64_t bit = name_bit(name);
+    struct metric *m = find_metric(r, name, bit);
+    if (m) {
+        m->value = value;
+        return;
     }
     r->metrics = arena_grow(a, r->metrics, r->n_metrics, &r->a_metrics, sizeof(*r->metrics));
     r->metrics[r->n_metrics++] = (struct metric){name, value};
+    r->metric_names_seen |= bit;
 }
 
 const double *record_get(const struct bench_record *r, const char *name)
 {
-    for (size_t i = 0; i < r->n_metrics; i++)
-        if (!strcmp(r->metrics[i].name, name))
-            return &r->metrics[i].value;
-    return NULL;
+    const struct metric *m = find_metric(r, name, name_bit(name));
+    return m ? &m->value : NULL;
 }
 
 void record_tag(struct arena *a, struct bench_record *r, const char *key, const char *value)
@@ -93,8 +111,38 @@ void record_point(struct arena *a, struct bench_record *r, double t_ms, double v
     r->series[r->n_series++] = (struct series_point){t_ms, value};
 }
 
+/* fio's default percentile list (and what notes and logs mostly name), with their names
+ * ready: formatting a name costs more than parsing the number it came from. */
+static const double common_pcts[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+#define PCT_NAMES(k)                                                                               \
+    {                                                                                              \
+        k "_p1_ns", k "_p5_ns", k "_p10_ns", k "_p20_ns", k "_p30_ns", k "_p40_ns", k "_p50_ns",   \
+            k "_p60_ns", k "_p70_ns", k "_p80_ns", k "_p90_ns", k "_p95_ns", k "_p99_ns",          \
+            k "_p99_5_ns", k "_p99_9_ns", k "_p99_95_ns", k "_p99_99_ns"                           \
+    }
+static const char *const common_kinds[] = {"clat", "lat", "slat", "sync_lat"};
+static const char *const common_names[][sizeof(common_pcts) / sizeof(common_pcts[0])] = {
+    PCT_NAMES("clat"), PCT_NAMES("lat"), PCT_NAMES("slat"), PCT_NAMES("sync_lat")};
+
+static const char *common_percentile_name(const char *kind, double pct)
+{
+    for (size_t k = 0; k < sizeof(common_kinds) / sizeof(common_kinds[0]); k++) {
+        if (strcmp(kind, common_kinds[k]))
+            continue;
+        for (size_t i = 0; i < sizeof(common_pcts) / sizeof(common_pcts[0]); i++)
+            if (common_pcts[i] == pct)
+                return common_names[k][i];
+        return NULL;
+    }
+    return NULL;
+}
+
 const char *record_percentile_name(struct arena *a, const char *kind, double pct)
 {
+    const char *common = common_percentile_name(kind, pct);
+    if (common)
+        return common;
     char num[32];
     snprintf(num, sizeof(num), "%.6f", pct);
     char *dot = strchr(num, '.');

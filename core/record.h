@@ -62,6 +62,9 @@ struct bench_record {
     const char *storage_class, *mount, *sec;
     struct metric *metrics;
     size_t n_metrics, a_metrics;
+    /* A bit per hash of each name record_metric added: a name whose bit is clear is absent,
+     * so adding ~50 metrics does not compare each name with all the others. */
+    uint64_t metric_names_seen;
     struct kv *tags;
     size_t n_tags, a_tags;
     const char *bins_metric; /* which latency the bins describe: "clat", "lat", "slat" */

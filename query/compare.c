@@ -162,15 +162,11 @@ static void add_to(struct result_set *s, const struct side_result *r)
 
 static struct workload_group *find_group(struct groups *g, const struct side_result *r)
 {
-    struct buf key = BUF_INIT;
-    result_workload_key(&key, r);
-    for (size_t i = 0; i < g->n; i++) {
-        if (!strcmp(g->v[i].key, key.data)) {
-            buf_release(&key);
+    for (size_t i = g->n; i-- > 0;) /* the last group first: results come in runs of one */
+        if (!strcmp(g->v[i].key, r->workload))
             return &g->v[i];
-        }
-    }
-    struct buf name = BUF_INIT;
+    struct buf key = BUF_INIT, name = BUF_INIT;
+    result_workload_key(&key, r);
     result_workload_name(&name, r);
     return new_group(g, buf_detach(&key, NULL), buf_detach(&name, NULL));
 }
@@ -375,7 +371,8 @@ static const char *factor_phrase(struct arena *a, const struct cell *c, const st
     }
     if (c->verdict == VERDICT_SINGLE_RUN) {
         buf_adds(&b, " (single run)");
-    } else if (c->verdict == VERDICT_SIGNIFICANT && isfinite(c->lo) && isfinite(c->hi)) {
+    } else if (c->verdict == VERDICT_SIGNIFICANT && !compare_equivalent(c) && isfinite(c->lo) &&
+               isfinite(c->hi)) { /* an equivalence is its interval's statement already */
         double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
         buf_adds(&b, " (95% CI ");
         add_sig3(&b, lo);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/fmt.h"
@@ -37,32 +38,80 @@ static int has(const struct names *m, const char *s)
     return 0;
 }
 
-/* The core metrics, then every other metric name in the warehouse, sorted. */
-static int metric_names(sqlite3 *h, struct names *m)
-{
-    size_t ncore = sizeof(core_metrics) / sizeof(core_metrics[0]);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metric ORDER BY name", -1, &st, NULL))
-        return -1;
-    m->v = sqlite3_malloc64(sizeof(char *) * ncore);
-    for (size_t i = 0; i < ncore; i++)
-        m->v[m->n++] = sqlite3_mprintf("%s", core_metrics[i]);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (has(m, name))
-            continue;
-        m->v = sqlite3_realloc64(m->v, sizeof(char *) * (m->n + 1));
-        m->v[m->n++] = sqlite3_mprintf("%s", name);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
 static void names_free(struct names *m)
 {
     for (size_t i = 0; i < m->n; i++)
         sqlite3_free(m->v[i]);
     sqlite3_free(m->v);
+}
+
+static void names_add(struct names *m, const char *name)
+{
+    m->v = sqlite3_realloc64(m->v, sizeof(char *) * (m->n + 1));
+    m->v[m->n++] = sqlite3_mprintf("%s", name);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The metrics some result has: metric columns holding a value (one pass over result), then
+ * the members of metrics_extra. */
+static int stored_names(sqlite3 *h, struct names *out)
+{
+    struct names cols = {0};
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h,
+                           "SELECT name FROM pragma_table_info('result') WHERE type = 'REAL' "
+                           "ORDER BY cid",
+                           -1, &st, NULL))
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        names_add(&cols, (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT 0");
+    for (size_t i = 0; i < cols.n; i++)
+        buf_addf(&sql, ", count(%s)", cols.v[i]);
+    buf_adds(&sql, " FROM result");
+    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ? -1 : 0;
+    buf_release(&sql);
+    if (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+        for (size_t i = 0; i < cols.n; i++)
+            if (sqlite3_column_int64(st, (int)i + 1))
+                names_add(out, cols.v[i]);
+    sqlite3_finalize(st);
+    names_free(&cols);
+    if (rc ||
+        sqlite3_prepare_v2(h,
+                           "SELECT DISTINCT j.key FROM result r, json_each(r.metrics_extra) j "
+                           "WHERE r.metrics_extra IS NOT NULL",
+                           -1, &st, NULL))
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        names_add(out, (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The core metrics, then every other metric name in the warehouse, sorted. */
+static int metric_names(sqlite3 *h, struct names *m)
+{
+    struct names stored = {0};
+    if (stored_names(h, &stored)) {
+        names_free(&stored);
+        return -1;
+    }
+    if (stored.n)
+        qsort(stored.v, stored.n, sizeof(*stored.v), cmp_name);
+    for (size_t i = 0; i < sizeof(core_metrics) / sizeof(core_metrics[0]); i++)
+        names_add(m, core_metrics[i]);
+    for (size_t i = 0; i < stored.n; i++)
+        if (!has(m, stored.v[i]))
+            names_add(m, stored.v[i]);
+    names_free(&stored);
+    return 0;
 }
 
 struct row {
@@ -71,23 +120,15 @@ struct row {
     int *present;
 };
 
-static void load_details(sqlite3_stmt *mst, sqlite3_stmt *tst, int64_t id,
-                         const struct names *names, struct row *row)
+/* The row's metrics: the columns after the fixed fields, one per name (NULL: absent). */
+static void load_details(sqlite3_stmt *st, sqlite3_stmt *tst, int64_t id, const struct names *names,
+                         struct row *row)
 {
-    for (size_t i = 0; i < names->n; i++)
-        row->present[i] = 0;
-    sqlite3_bind_int64(mst, 1, id);
-    while (sqlite3_step(mst) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(mst, 0);
-        for (size_t i = 0; i < names->n; i++) {
-            if (!strcmp(names->v[i], name)) {
-                row->metric[i] = sqlite3_column_double(mst, 1);
-                row->present[i] = 1;
-                break;
-            }
-        }
+    for (size_t i = 0; i < names->n; i++) {
+        int col = N_FIELDS + (int)i;
+        row->present[i] = sqlite3_column_type(st, col) != SQLITE_NULL;
+        row->metric[i] = row->present[i] ? sqlite3_column_double(st, col) : NAN;
     }
-    sqlite3_reset(mst);
     sqlite3_bind_int64(tst, 1, id);
     row->tag_keys.n = row->tag_vals.n = 0;
     while (sqlite3_step(tst) == SQLITE_ROW) {
@@ -188,23 +229,30 @@ static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names
     buf_adds(out, "\r\n");
 }
 
+/* The fixed fields of every result, then its value of each metric in names. */
+static int select_sql(struct db *db, const struct names *names, struct buf *sql, struct diag *d)
+{
+    buf_adds(sql, "SELECT ");
+    for (int i = 0; i < N_FIELDS; i++)
+        buf_addf(sql, "%sv.%s", i ? ", " : "", fields[i]);
+    for (size_t i = 0; i < names->n; i++) {
+        buf_adds(sql, ", ");
+        if (db_metric_expr(db, sql, "v", names->v[i], d))
+            return -1;
+    }
+    buf_adds(sql, " FROM v_result v ORDER BY v.result_id");
+    return 0;
+}
+
 int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     struct names names = {0};
-    sqlite3_stmt *st = NULL, *mst = NULL, *tst = NULL;
+    sqlite3_stmt *st = NULL, *tst = NULL;
     int rc = -1;
-    if (metric_names(h, &names) ||
-        sqlite3_prepare_v2(h,
-                           "SELECT result_id, source, sha256, format, tool, tool_version, host, "
-                           "peer, storage_class, sec, mount_options, job, direction, rw, "
-                           "bs_bytes, iodepth, numjobs, direct, sync, fsync, fdatasync, "
-                           "ioengine, size_bytes, rwmixread, runtime_s, error, error_msg, "
-                           "line_first, line_last, transcribed, started_at, imported_at "
-                           "FROM v_result ORDER BY result_id",
-                           -1, &st, NULL) ||
-        sqlite3_prepare_v2(h, "SELECT name, value FROM metric WHERE result_id = ?", -1, &mst,
-                           NULL) ||
+    struct buf sql = BUF_INIT;
+    if (metric_names(h, &names) || select_sql(db, &names, &sql, d) ||
+        sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ||
         sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,
                            &tst, NULL)) {
         diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
@@ -217,7 +265,7 @@ int query_export(struct db *db, enum export_format fmt, struct buf *out, struct 
         csv_header(out, &names);
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        load_details(mst, tst, sqlite3_column_int64(st, 0), &names, &row);
+        load_details(st, tst, sqlite3_column_int64(st, 0), &names, &row);
         if (fmt == EXPORT_CSV)
             csv_row(out, st, &names, &row);
         else
@@ -233,8 +281,8 @@ int query_export(struct db *db, enum export_format fmt, struct buf *out, struct 
     rc = 0;
 out:
     sqlite3_finalize(st);
-    sqlite3_finalize(mst);
     sqlite3_finalize(tst);
     names_free(&names);
+    buf_release(&sql);
     return rc;
 }

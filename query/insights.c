@@ -363,22 +363,15 @@ static void sync_writes(struct insight_ctx *c)
 /* The bandwidths of r's repeats on its side (r's workload), marked done; their count. */
 static size_t repeats(const struct insight_ctx *c, size_t i, char *done, double *v)
 {
-    struct buf key = BUF_INIT, other = BUF_INIT;
-    result_workload_key(&key, &c->res[i]);
     size_t k = 0;
     for (size_t j = i; j < c->n; j++) {
         const struct side_result *r = &c->res[j];
-        if (r->side != c->res[i].side || !result_usable(r) || isnan(r->m[RM_BW]))
-            continue;
-        buf_reset(&other);
-        result_workload_key(&other, r);
-        if (strcmp(key.data, other.data))
+        if (r->side != c->res[i].side || !result_usable(r) || isnan(r->m[RM_BW]) ||
+            r->workload != c->res[i].workload) /* interned: one pointer per workload */
             continue;
         done[j] = 1;
         v[k++] = r->m[RM_BW];
     }
-    buf_release(&key);
-    buf_release(&other);
     return k;
 }
 

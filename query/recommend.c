@@ -117,15 +117,26 @@ static int known_metric(const char *m)
            family(m, "rtt_", "_ns", 0);
 }
 
+static void ignore_line(void *ctx, enum diag_level level, const char *line)
+{
+    (void)ctx, (void)level, (void)line;
+}
+
 static int stored_metric(struct db *db, const char *m)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db_handle(db), "SELECT 1 FROM metric WHERE name = ? LIMIT 1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, m, -1, SQLITE_STATIC);
-    int found = sqlite3_step(st) == SQLITE_ROW;
+    struct diag quiet = DIAG_INIT;
+    quiet.emit = ignore_line; /* a name that cannot be a metric is simply not stored */
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT 1 FROM result r WHERE ");
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (db_metric_expr(db, &sql, "r", m, &quiet) == 0) {
+        buf_adds(&sql, " IS NOT NULL LIMIT 1");
+        found = sqlite3_prepare_v2(db_handle(db), sql.data, -1, &st, NULL) == SQLITE_OK &&
+                sqlite3_step(st) == SQLITE_ROW;
+    }
     sqlite3_finalize(st);
+    buf_release(&sql);
     return found;
 }
 

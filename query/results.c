@@ -4,8 +4,10 @@
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/scan.h"
 #include "../core/xalloc.h"
@@ -71,7 +73,14 @@ static const char *const pivot[RM_COUNT][2] = {
     {"sync_lat_p50_ns", NULL},
 };
 
-static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
+/* The tags a comparison reads, in one subquery (one index seek per result, not one per tag):
+ * each as "<bytes of key>:<key><bytes of value>:<value>", which any text survives. */
+#define TAGS_SQL                                                                                   \
+    "(SELECT group_concat(length(CAST(key AS BLOB)) || ':' || key || "                             \
+    "length(CAST(value AS BLOB)) || ':' || value, '') FROM tag WHERE result_id = r.id "            \
+    "AND key IN ('aggregate', 'part', 'os', 'label', 'protocol', 'cached'))"
+
+static int build_sql(struct db *db, const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
 {
     const char *param;
@@ -87,29 +96,19 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
              "coalesce(r.line_first, 0), coalesce(r.bs_bytes, -1), coalesce(r.iodepth, -1), "
              "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
              "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
-             "r.error, EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'aggregate'), "
-             "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'part'), r.transcribed, "
-             "run.tool_version, r.ioengine, m.options, m.fstype, "
-             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'os'), "
-             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'label'), "
-             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), "
-             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
-             "EXISTS (SELECT 1 FROM tag WHERE result_id = r.id AND key = 'cached' AND "
-             "lower(value) NOT IN ('0', 'no', 'false'))",
+             "r.error, r.transcribed, run.tool_version, r.ioengine, m.options, m.fstype, "
+             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), " TAGS_SQL,
              kx);
     if (param)
         add_bind(b, param);
-    static const char metric_sql[] = "(SELECT value FROM metric WHERE result_id = r.id AND "
-                                     "name = '%s')";
     for (size_t i = 0; i < RM_COUNT; i++) {
         buf_adds(sql, ", coalesce(");
-        buf_addf(sql, metric_sql, pivot[i][0]);
+        if (db_metric_expr(db, sql, "r", pivot[i][0], d))
+            return -1;
         buf_adds(sql, ", ");
-        if (pivot[i][1])
-            buf_addf(sql, metric_sql, pivot[i][1]);
-        else
-            buf_adds(sql, "NULL");
-        buf_adds(sql, ")");
+        if (pivot[i][1] && db_metric_expr(db, sql, "r", pivot[i][1], d))
+            return -1;
+        buf_adds(sql, pivot[i][1] ? ")" : "NULL)");
     }
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
                   "JOIN source_file s ON s.id = run.source_id "
@@ -131,8 +130,7 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
         buf_adds(sql, i ? ", ?" : "?");
         add_bind(b, o->values[i]);
     }
-    /* by source, not by id: the same inputs give the same report whatever the import order */
-    buf_adds(sql, ") ORDER BY s.path, r.line_first, r.job, r.direction, r.id");
+    buf_adds(sql, ")"); /* in rowid order: sort_results() orders them */
     return 0;
 }
 
@@ -141,6 +139,7 @@ static int build_sql(const struct compare_opts *o, struct arena *a, struct buf *
 struct intern {
     const char **slot;
     size_t cap, used;
+    struct buf key; /* the workload key being interned (read_row) */
 };
 
 static size_t hash_str(const char *s)
@@ -155,18 +154,19 @@ static const char *intern(struct side_results *res, const char *s)
 {
     struct intern *in = res->intern;
     if (in->used * 2 >= in->cap) {
-        struct intern bigger = {xcalloc(in->cap ? in->cap * 2 : 256, sizeof(char *)),
-                                in->cap ? in->cap * 2 : 256, in->used};
+        size_t cap = in->cap ? in->cap * 2 : 256;
+        const char **slot = xcalloc(cap, sizeof(*slot));
         for (size_t i = 0; i < in->cap; i++) {
             if (!in->slot[i])
                 continue;
-            size_t j = hash_str(in->slot[i]) & (bigger.cap - 1);
-            while (bigger.slot[j])
-                j = (j + 1) & (bigger.cap - 1);
-            bigger.slot[j] = in->slot[i];
+            size_t j = hash_str(in->slot[i]) & (cap - 1);
+            while (slot[j])
+                j = (j + 1) & (cap - 1);
+            slot[j] = in->slot[i];
         }
         free(in->slot);
-        *in = bigger;
+        in->slot = slot;
+        in->cap = cap;
     }
     size_t j = hash_str(s) & (in->cap - 1);
     for (; in->slot[j]; j = (j + 1) & (in->cap - 1))
@@ -198,6 +198,84 @@ static void derive(struct side_result *r)
     }
 }
 
+static void add_int(struct buf *out, int64_t v)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        buf_addc(out, '-');
+    while (n)
+        buf_addc(out, digits[--n]);
+}
+
+/* The key's text, written once per loaded result (a million printf calls cost a second). */
+static void format_workload_key(struct buf *out, const struct side_result *r)
+{
+    const int64_t ints[] = {
+        r->bs,       result_engine_is_sync(r) && r->iodepth > 1 ? 1 : r->iodepth,
+        r->numjobs,  r->direct,
+        r->sync,     r->fsync,
+        r->fdatasync};
+    buf_adds(out, r->rw);
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        buf_addc(out, '|');
+        add_int(out, ints[i]);
+    }
+    buf_addc(out, '|');
+    buf_adds(out, r->direction);
+    buf_addc(out, '|');
+    buf_adds(out, r->tool);
+    buf_addc(out, '|');
+    add_int(out, r->rwmixread);
+}
+
+/* One length-prefixed piece of TAGS_SQL's text at *p (of end - *p bytes): *len bytes at
+ * *out; 0 when the text ends or is not of that form. */
+static int next_piece(const char **p, const char *end, const char **out, size_t *len)
+{
+    size_t n = 0;
+    const char *q = *p;
+    while (q < end && *q >= '0' && *q <= '9')
+        n = n * 10 + (size_t)(*q++ - '0');
+    if (q == *p || q >= end || *q != ':' || (size_t)(end - q - 1) < n)
+        return 0;
+    *out = q + 1;
+    *len = n;
+    *p = q + 1 + n;
+    return 1;
+}
+
+/* Sets the fields TAGS_SQL's text gives (NULL: the result has none of those tags). */
+static void read_tag_values(struct side_results *a, struct side_result *r, sqlite3_stmt *st,
+                            int col)
+{
+    const char *p = (const char *)sqlite3_column_text(st, col);
+    const char *end = p + sqlite3_column_bytes(st, col), *k, *v;
+    size_t klen, vlen;
+    struct buf *value = &a->intern->key;
+    while (p && next_piece(&p, end, &k, &klen) && next_piece(&p, end, &v, &vlen)) {
+        buf_reset(value);
+        buf_add(value, v, vlen);
+        if (klen == 9 && !memcmp(k, "aggregate", 9))
+            r->aggregate = 1;
+        else if (klen == 4 && !memcmp(k, "part", 4))
+            r->part = 1;
+        else if (klen == 2 && !memcmp(k, "os", 2))
+            r->os = intern(a, value->data);
+        else if (klen == 5 && !memcmp(k, "label", 5))
+            r->label = intern(a, value->data);
+        else if (klen == 8 && !memcmp(k, "protocol", 8))
+            r->protocol = intern(a, value->data);
+        else if (klen == 6 && !memcmp(k, "cached", 6)) /* unless it says no */
+            r->stated_cached = strcmp(value->data, "0") && strcasecmp(value->data, "no") &&
+                               strcasecmp(value->data, "false");
+    }
+}
+
 static void read_row(struct side_results *a, sqlite3_stmt *st, const struct compare_opts *o,
                      struct side_result *r)
 {
@@ -219,23 +297,136 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
     for (int i = 0; i < 8; i++)
         *ints[i] = sqlite3_column_int64(st, 10 + i);
     r->error = sqlite3_column_int(st, 18);
-    r->aggregate = sqlite3_column_int(st, 19);
-    r->part = sqlite3_column_int(st, 20);
-    r->transcribed = sqlite3_column_int(st, 21);
-    const char **strs[] = {&r->tool_version, &r->ioengine, &r->mount,
-                           &r->fstype,       &r->os,       &r->label};
-    for (int i = 0; i < 6; i++)
-        *strs[i] = text(a, st, 22 + i);
-    r->size = sqlite3_column_int64(st, 28);
-    r->started_at = sqlite3_column_int64(st, 29);
-    r->protocol = text(a, st, 30);
-    r->stated_cached = sqlite3_column_int(st, 31);
+    r->transcribed = sqlite3_column_int(st, 19);
+    const char **strs[] = {&r->tool_version, &r->ioengine, &r->mount, &r->fstype};
+    for (int i = 0; i < 4; i++)
+        *strs[i] = text(a, st, 20 + i);
+    r->size = sqlite3_column_int64(st, 24);
+    r->started_at = sqlite3_column_int64(st, 25);
+    read_tag_values(a, r, st, 26);
     for (int i = 0; i < RM_COUNT; i++) {
-        int col = 32 + i;
+        int col = 27 + i;
         r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }
     derive(r);
+    struct buf *key = &a->intern->key;
+    buf_reset(key);
+    format_workload_key(key, r);
+    r->workload = intern(a, key->data);
+}
+
+/* ---- the order of the results ---- */
+
+/* Every interned string's rank in byte order (0: NULL), found by its address: a million
+ * results are then ordered by comparing integers. */
+struct ranks {
+    const char **key;
+    uint32_t *rank;
+    size_t mask;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static size_t address_slot(const struct ranks *rk, const char *p)
+{
+    return (size_t)(((uintptr_t)p * UINT64_C(11400714819323198485)) >> 20) & rk->mask;
+}
+
+static void ranks_build(struct ranks *rk, const struct intern *in)
+{
+    const char **sorted = xmalloc((in->used ? in->used : 1) * sizeof(*sorted));
+    size_t n = 0;
+    for (size_t i = 0; i < in->cap; i++)
+        if (in->slot[i])
+            sorted[n++] = in->slot[i];
+    qsort(sorted, n, sizeof(*sorted), cmp_str);
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    rk->key = xcalloc(cap, sizeof(*rk->key));
+    rk->rank = xmalloc(cap * sizeof(*rk->rank));
+    rk->mask = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = address_slot(rk, sorted[i]);
+        while (rk->key[j])
+            j = (j + 1) & rk->mask;
+        rk->key[j] = sorted[i];
+        rk->rank[j] = (uint32_t)i + 1;
+    }
+    free(sorted);
+}
+
+static uint32_t rank_of(const struct ranks *rk, const char *p)
+{
+    if (!p)
+        return 0;
+    size_t j = address_slot(rk, p);
+    while (rk->key[j] != p)
+        j = (j + 1) & rk->mask;
+    return rk->rank[j];
+}
+
+struct order_key {
+    uint32_t source, job, direction;
+    int line;
+    int64_t id;
+    size_t index; /* in the loaded order */
+};
+
+static int cmp_order(const void *pa, const void *pb)
+{
+    const struct order_key *a = pa, *b = pb;
+    if (a->source != b->source)
+        return a->source < b->source ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    if (a->direction != b->direction)
+        return a->direction < b->direction ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* By source path, line, job, direction, then id (not by id alone: the same inputs give the
+ * same report whatever the order they were imported in). Sorting small integer keys and then
+ * moving each result once is several times faster than SQLite's sorter on wide rows. */
+static void sort_results(struct side_results *res)
+{
+    struct ranks rk;
+    ranks_build(&rk, res->intern);
+    struct order_key *k = xmalloc((res->n ? res->n : 1) * sizeof(*k));
+    for (size_t i = 0; i < res->n; i++) {
+        const struct side_result *r = &res->v[i];
+        k[i] = (struct order_key){rank_of(&rk, r->source),
+                                  rank_of(&rk, r->job),
+                                  rank_of(&rk, r->direction),
+                                  r->line,
+                                  r->id,
+                                  i};
+    }
+    qsort(k, res->n, sizeof(*k), cmp_order);
+    /* in place, one cycle of the permutation at a time: position i takes k[i].index */
+    for (size_t i = 0; i < res->n; i++) {
+        if (k[i].index == i || k[i].index == SIZE_MAX)
+            continue;
+        struct side_result first = res->v[i];
+        size_t at = i;
+        while (k[at].index != i) {
+            size_t from = k[at].index;
+            res->v[at] = res->v[from];
+            k[at].index = SIZE_MAX;
+            at = from;
+        }
+        res->v[at] = first;
+        k[at].index = SIZE_MAX;
+    }
+    free(k);
+    free(rk.key);
+    free(rk.rank);
 }
 
 int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
@@ -247,7 +438,8 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     out->intern = xcalloc(1, sizeof(*out->intern));
-    int rc = build_sql(o, &out->strings, &sql, &b, d);
+    buf_init(&out->intern->key);
+    int rc = build_sql(db, o, &out->strings, &sql, &b, d);
     if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
     for (size_t i = 0; rc == 0 && i < b.n; i++)
@@ -259,6 +451,8 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
     }
     if (rc == 0 && s != SQLITE_DONE)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    if (rc == 0)
+        sort_results(out);
     sqlite3_finalize(st);
     buf_release(&sql);
     free(b.v);
@@ -268,8 +462,10 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
 void side_results_release(struct side_results *res)
 {
     free(res->v);
-    if (res->intern)
+    if (res->intern) {
         free(res->intern->slot);
+        buf_release(&res->intern->key);
+    }
     free(res->intern);
     arena_release(&res->strings);
     memset(res, 0, sizeof(*res));
@@ -322,13 +518,21 @@ int query_metric_values(struct db *db, const struct side_results *res, const cha
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT value FROM metric WHERE result_id = ? AND name = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT ");
+    int rc = db_metric_expr(db, &sql, "r", name, d);
+    buf_adds(&sql, " FROM result r WHERE r.id = ?");
+    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
+    buf_release(&sql);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < res->n; i++) {
         sqlite3_bind_int64(st, 1, res->v[i].id);
-        out[i] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
+        /* a NULL column: the metric is unknown (absent), never 0 */
+        out[i] = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+                     ? sqlite3_column_double(st, 0)
+                     : NAN;
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -428,9 +632,5 @@ void result_workload_name(struct buf *out, const struct side_result *r)
 
 void result_workload_key(struct buf *out, const struct side_result *r)
 {
-    buf_addf(out,
-             "%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64
-             "|%s|%s|%" PRId64,
-             r->rw, r->bs, result_engine_is_sync(r) && r->iodepth > 1 ? 1 : r->iodepth, r->numjobs,
-             r->direct, r->sync, r->fsync, r->fdatasync, r->direction, r->tool, r->rwmixread);
+    buf_adds(out, r->workload);
 }

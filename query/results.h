@@ -38,6 +38,9 @@ struct side_result {
     /* context: what must agree for two results to be repeats of one another */
     const char *tool_version, *ioengine, *mount, *fstype, *os, *label; /* NULL unknown */
     const char *protocol; /* network tests: tcp or udp; NULL unknown */
+    /* result_workload_key's text, interned when loaded: the results of one workload share
+     * the pointer, so grouping a million results compares pointers */
+    const char *workload;
     int line;
     int64_t bs, iodepth, numjobs, direct, sync, fsync, fdatasync, rwmixread; /* -1 unknown */
     int64_t size;                                                            /* bytes, -1 unknown */
@@ -86,7 +89,8 @@ int query_metric_values(struct db *db, const struct side_results *res, const cha
                         double *out, struct diag *d);
 /* "Random Read 4K QD32", "Sequential Write 1M sync" ... */
 void result_workload_name(struct buf *out, const struct side_result *r);
-/* The identity results are matched on (rw, bs, iodepth, numjobs, direct, sync, direction). */
+/* The identity results are matched on (rw, bs, iodepth, numjobs, direct, sync, direction):
+ * r->workload, appended. */
 void result_workload_key(struct buf *out, const struct side_result *r);
 /* The SQL expression of a --by/--where key, NULL when unknown; *param gets the bound name. */
 const char *query_key_expr(const char *key, const char **param);

@@ -47,14 +47,14 @@ int query_links(struct db *db, struct links *out, struct diag *d)
     /* per host, its fastest test first; ties by file and line so reports are deterministic */
     if (sqlite3_prepare_v2(
             h,
-            "SELECT r.host, m.value * 8, s.path, coalesce(r.line_first, 1), run.tool, "
+            "SELECT r.host, r.bw_bytes_s * 8, s.path, coalesce(r.line_first, 1), run.tool, "
             "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
             "coalesce(r.numjobs, 1), r.direction "
             "FROM result r JOIN run ON run.id = r.run_id "
             "JOIN source_file s ON s.id = run.source_id "
-            "JOIN metric m ON m.result_id = r.id AND m.name = 'bw_bytes_s' "
             "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 "
-            "ORDER BY r.host, m.value DESC, s.path, r.line_first",
+            "AND r.bw_bytes_s IS NOT NULL ORDER BY r.host, r.bw_bytes_s DESC, s.path, "
+            "r.line_first",
             -1, &st, NULL) != SQLITE_OK)
         return diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h));
     while (sqlite3_step(st) == SQLITE_ROW) {

@@ -10,18 +10,32 @@
 #include "../core/mount.h"
 #include "../core/xalloc.h"
 
+/* A report reads the warehouse through a memory map: a million results read page by page
+ * with pread cost a fifth of its time. Only for reading commands: a mapped file that an I/O
+ * error or another process cuts short kills the process (SIGBUS) instead of failing a
+ * statement, which a writer must not risk. 2 GiB is the most Debian's SQLite maps; the rest
+ * of a bigger file is read as before. */
+#define READ_MMAP_PRAGMA "PRAGMA mmap_size = 2147418112"
+
 /* How long a writer waits for another process's transaction before giving up. */
 enum { BUSY_TIMEOUT_MS = 30000 };
 
-int db_user_version(sqlite3 *h)
+/* PRAGMA schema.user_version (schema: main or an ATTACHed name, from benchdb's code). */
+static int schema_user_version(sqlite3 *h, const char *schema)
 {
+    char sql[96];
+    snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
     sqlite3_stmt *st;
     int v = 0;
-    if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     return v;
+}
+
+int db_user_version(sqlite3 *h)
+{
+    return schema_user_version(h, "main");
 }
 
 static int exec(struct db *db, const char *sql, struct diag *d)
@@ -46,8 +60,7 @@ static int set_wal(struct db *db, struct diag *d)
     }
     /* in WAL mode NORMAL loses no committed transaction when the process dies (only on power
      * loss), and it saves an fsync per commit */
-    return exec(db, "PRAGMA journal_mode = WAL", d) || exec(db, "PRAGMA synchronous = NORMAL", d) ||
-           exec(db, "PRAGMA cache_size = -32768", d); /* 32 MiB: index pages stay hot */
+    return exec(db, "PRAGMA journal_mode = WAL", d) || exec(db, "PRAGMA synchronous = NORMAL", d);
 }
 
 /* Appends why path cannot be opened when the system refuses it (the file unreadable, or
@@ -94,12 +107,12 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
                     struct diag *d)
 {
     struct buf sql = BUF_INIT;
+    /* not "FROM x.pragma_user_version": that reads main's whatever schema x names */
     buf_addf(&sql,
-             "SELECT (SELECT user_version FROM %s.pragma_user_version), count(*), "
-             "(SELECT group_concat(name, ', ') FROM (SELECT name FROM %s.sqlite_schema WHERE "
-             "type IN ('table', 'view') ORDER BY rowid LIMIT 5)) FROM %s.sqlite_schema "
-             "WHERE type IN ('table', 'view')",
-             schema, schema, schema);
+             "SELECT count(*), (SELECT group_concat(name, ', ') FROM (SELECT name FROM "
+             "%s.sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid LIMIT 5)) FROM "
+             "%s.sqlite_schema WHERE type IN ('table', 'view')",
+             schema, schema);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db->h, sql.data, -1, &st, NULL);
     buf_release(&sql);
@@ -113,13 +126,13 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
         buf_release(&why);
         return -1;
     }
-    *version = sqlite3_column_int(st, 0);
-    int tables = sqlite3_column_int(st, 1);
+    int tables = sqlite3_column_int(st, 0);
+    *version = schema_user_version(db->h, schema);
     if (*version == 0 && tables > 0)
         diag_error(d,
                    "'%s' is not a benchdb database: it has %d table%s of its own (%s%s) and no "
                    "benchdb schema; it was left unchanged",
-                   path, tables, tables == 1 ? "" : "s", sqlite3_column_text(st, 2),
+                   path, tables, tables == 1 ? "" : "s", sqlite3_column_text(st, 1),
                    tables > 5 ? ", ..." : "");
     sqlite3_finalize(st);
     return *version == 0 && tables > 0 ? -1 : 0;
@@ -127,9 +140,11 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
 
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
-    int flags = mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
-                : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
-                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    /* each connection is used by one thread at a time: SQLite's own locking only costs */
+    int flags = SQLITE_OPEN_NOMUTEX |
+                (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
+                 : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
+                                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
@@ -142,9 +157,13 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     sqlite3_extended_result_codes(db->h, 1);
     /* before anything is written: a foreign database is refused as it was found */
     int version;
+    /* SQLite's default page cache (2 MiB) is kept: a bigger one made memory grow with the
+     * number of files imported and bought no measured speed (bench/RESULTS.md); temporary
+     * tables and statement journals stay in memory, never spilled to a file */
     if (db_schema_check(db, "main", path, &version, d) || exec(db, "PRAGMA foreign_keys = ON", d) ||
-        (mode != DB_READ_ONLY && set_wal(db, d)) ||
-        (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
+        exec(db, "PRAGMA temp_store = MEMORY", d) || (mode != DB_READ_ONLY && set_wal(db, d)) ||
+        (mode != DB_READ_ONLY && db_migrate(db->h, d)) ||
+        (mode == DB_READ_ONLY && exec(db, READ_MMAP_PRAGMA, d))) {
         db_close(db);
         return -1;
     }
@@ -152,6 +171,17 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
         diag_error(d, "'%s' is not a benchdb database (no schema)", path);
         db_close(db);
         return -1;
+    }
+    if (mode == DB_READ_ONLY && version < db_migration_count()) {
+        /* a warehouse of an older release is brought up to date at its first use, reading
+         * included: the queries of this release read only the current schema */
+        db_close(db);
+        if (db_open(path, DB_READ_WRITE, out, d))
+            return diag_error(d,
+                              "'%s' has schema version %d and this benchdb reads %d: it "
+                              "must be upgraded once, which needs write access",
+                              path, version, db_migration_count());
+        return 0;
     }
     *out = db;
     return 0;
@@ -166,6 +196,7 @@ void db_close(struct db *db)
     for (size_t i = 0; i < db->ncache; i++)
         sqlite3_finalize(db->cache[i].st);
     free(db->cache);
+    wide_release(&db->wide);
     sqlite3_close(db->h);
     free(db->path);
     free(db);
@@ -212,6 +243,8 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int exec_cached(struct db *db, const char *sql, struct diag *d);
+
 int db_file_begin(struct db *db, struct diag *d)
 {
     if (!db->in_batch) {
@@ -220,14 +253,14 @@ int db_file_begin(struct db *db, struct diag *d)
         db->in_batch = 1;
         db->batch_started = now_seconds();
     }
-    return exec(db, "SAVEPOINT file", d);
+    return exec_cached(db, "SAVEPOINT file", d);
 }
 
 int db_file_end(struct db *db, int keep, struct diag *d)
 {
-    if (!keep && exec(db, "ROLLBACK TO file", d))
+    if (!keep && exec_cached(db, "ROLLBACK TO file", d))
         return -1;
-    return exec(db, "RELEASE file", d);
+    return exec_cached(db, "RELEASE file", d);
 }
 
 int db_batch_commit(struct db *db, int force, struct diag *d)
@@ -301,6 +334,17 @@ static void step_done(sqlite3_stmt *st, int *rc)
     sqlite3_clear_bindings(st);
 }
 
+/* Runs a statement that returns no rows, prepared once per connection (a savepoint per file
+ * of a batch would otherwise be parsed again for each). */
+static int exec_cached(struct db *db, const char *sql, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    step_done(prepare(db, &rc, sql), &rc);
+    if (rc == SQLITE_OK)
+        return 0;
+    return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+}
+
 int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d)
 {
     int rc = SQLITE_OK;
@@ -328,8 +372,35 @@ struct db_import {
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
-    sqlite3_stmt *ins_result, *ins_metric, *ins_tag, *ins_bin, *ins_point;
+    sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
+    struct buf json; /* metrics_extra, bins or points being written */
 };
+
+/* The result columns store_record binds before the metric columns, in this order. */
+static const char result_columns[] =
+    "run_id, host, peer, storage_class, sec, mount_id, job, direction, rw, bs_bytes, iodepth, "
+    "numjobs, direct, sync, fsync, fdatasync, ioengine, size_bytes, rwmixread, runtime_s, error, "
+    "error_msg, line_first, line_last, transcribed, metrics_extra";
+enum { RESULT_FIXED_COLUMNS = 26 }; /* the names above: the metric columns' parameters follow */
+
+/* The INSERT of one result: the columns above, then every metric column; built once. */
+static const char *insert_result_sql(struct db *db, struct diag *d)
+{
+    struct wide_columns *w = &db->wide;
+    if (wide_load(db, d))
+        return NULL;
+    if (w->insert_sql)
+        return w->insert_sql;
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql, "INSERT INTO result(%s", result_columns);
+    for (size_t i = 0; i < w->n; i++)
+        buf_addf(&sql, ", %s", w->names[i]);
+    buf_adds(&sql, ") VALUES (?");
+    for (size_t i = 1; i < RESULT_FIXED_COLUMNS + w->n; i++)
+        buf_adds(&sql, ", ?");
+    buf_adds(&sql, ")");
+    return w->insert_sql = buf_detach(&sql, NULL);
+}
 
 static int fail(struct db_import *imp, int rc)
 {
@@ -397,6 +468,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
                                   const struct import_labels *labels, struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
+    buf_init(&imp->json);
     imp->db = db;
     imp->d = d;
     imp->labels = labels;
@@ -438,24 +510,18 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         db_import_free(imp);
         return NULL;
     }
-    imp->ins_result = prepare(
-        db, &rc,
-        "INSERT INTO result(run_id, host, peer, storage_class, sec, mount_id, job, direction, "
-        "rw, bs_bytes, iodepth, numjobs, direct, sync, fsync, fdatasync, ioengine, size_bytes, "
-        "rwmixread, runtime_s, error, error_msg, line_first, line_last, transcribed) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    imp->ins_metric = prepare(db, &rc,
-                              "INSERT OR REPLACE INTO metric(result_id, name, value) "
-                              "VALUES (?, ?, ?)");
-    imp->ins_tag = prepare(db, &rc,
-                           "INSERT OR REPLACE INTO tag(result_id, key, value) "
-                           "VALUES (?, ?, ?)");
-    imp->ins_bin = prepare(db, &rc,
-                           "INSERT INTO latency_bin(result_id, metric, value_ns, count) "
-                           "VALUES (?, ?, ?, ?)");
-    imp->ins_point = prepare(db, &rc,
-                             "INSERT INTO series_point(result_id, metric, t_ms, value) "
-                             "VALUES (?, ?, ?, ?)");
+    const char *ins_sql = insert_result_sql(db, d);
+    if (!ins_sql) {
+        db_import_free(imp);
+        return NULL;
+    }
+    /* plain INSERTs: a conflict clause would open a statement journal for every row */
+    imp->ins_result = prepare(db, &rc, ins_sql);
+    imp->ins_tag = prepare(db, &rc, "INSERT INTO tag(result_id, key, value) VALUES (?, ?, ?)");
+    imp->ins_hist =
+        prepare(db, &rc, "INSERT INTO histogram(result_id, metric, bins) VALUES (?, ?, ?)");
+    imp->ins_series =
+        prepare(db, &rc, "INSERT INTO series(result_id, metric, points) VALUES (?, ?, ?)");
     if (rc != SQLITE_OK) {
         fail(imp, rc);
         db_import_free(imp);
@@ -574,38 +640,107 @@ static void bind_workload(sqlite3_stmt *st, const struct workload *wl)
     bind_opt_int(st, 20, wl->runtime_s);
 }
 
-static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id)
+/* 1 when a later tag of the list (labels come after the record's) has the same key: that one
+ * is stored, as --tag wins over the content and a later --tag over an earlier one. */
+static int tag_overridden(const struct kv *const *t, size_t n, size_t i)
 {
-    int rc = SQLITE_OK;
-    for (size_t i = 0; rc == SQLITE_OK && i < r->n_metrics; i++) {
-        sqlite3_bind_int64(imp->ins_metric, 1, id);
-        bind_text(imp->ins_metric, 2, r->metrics[i].name);
-        sqlite3_bind_double(imp->ins_metric, 3, r->metrics[i].value);
-        step_done(imp->ins_metric, &rc);
-    }
+    for (size_t j = i + 1; j < n; j++)
+        if (!strcmp(t[j]->key, t[i]->key))
+            return 1;
+    return 0;
+}
+
+static int store_tags(struct db_import *imp, const struct bench_record *r, int64_t id)
+{
     const struct import_labels *l = imp->labels;
-    for (size_t i = 0; rc == SQLITE_OK && i < r->n_tags + l->n_tags; i++) {
-        const struct kv *t = i < r->n_tags ? &r->tags[i] : &l->tags[i - r->n_tags];
+    size_t n = r->n_tags + l->n_tags;
+    const struct kv **t = xmalloc((n ? n : 1) * sizeof(*t));
+    for (size_t i = 0; i < n; i++)
+        t[i] = i < r->n_tags ? &r->tags[i] : &l->tags[i - r->n_tags];
+    int rc = SQLITE_OK;
+    for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+        if (tag_overridden(t, n, i))
+            continue;
         sqlite3_bind_int64(imp->ins_tag, 1, id);
-        bind_text(imp->ins_tag, 2, t->key);
-        bind_text(imp->ins_tag, 3, t->value);
+        bind_text(imp->ins_tag, 2, t[i]->key);
+        bind_text(imp->ins_tag, 3, t[i]->value);
         step_done(imp->ins_tag, &rc);
     }
-    for (size_t i = 0; rc == SQLITE_OK && i < r->n_bins; i++) {
-        sqlite3_bind_int64(imp->ins_bin, 1, id);
-        bind_text(imp->ins_bin, 2, r->bins_metric ? r->bins_metric : "clat");
-        sqlite3_bind_double(imp->ins_bin, 3, r->bins[i].value_ns);
-        sqlite3_bind_double(imp->ins_bin, 4, r->bins[i].count);
-        step_done(imp->ins_bin, &rc);
+    free(t);
+    return rc;
+}
+
+/* Stores pairs (bins or points) as one row: a JSON array of [a, b] pairs. */
+static void store_pairs(struct db_import *imp, sqlite3_stmt *st, int64_t id, const char *metric,
+                        const double *pairs, size_t n, int *rc)
+{
+    if (!n)
+        return;
+    struct buf *b = &imp->json;
+    buf_reset(b);
+    buf_addc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        buf_adds(b, i ? ",[" : "[");
+        buf_add_double(b, pairs[2 * i]);
+        buf_addc(b, ',');
+        buf_add_double(b, pairs[2 * i + 1]);
+        buf_addc(b, ']');
     }
-    for (size_t i = 0; rc == SQLITE_OK && i < r->n_series; i++) {
-        sqlite3_bind_int64(imp->ins_point, 1, id);
-        bind_text(imp->ins_point, 2, r->series_metric ? r->series_metric : "value");
-        sqlite3_bind_double(imp->ins_point, 3, r->series[i].t_ms);
-        sqlite3_bind_double(imp->ins_point, 4, r->series[i].value);
-        step_done(imp->ins_point, &rc);
-    }
+    buf_addc(b, ']');
+    sqlite3_bind_int64(st, 1, id);
+    bind_text(st, 2, metric);
+    sqlite3_bind_text(st, 3, b->data, (int)b->len, SQLITE_STATIC);
+    step_done(st, rc);
+}
+
+static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id)
+{
+    int rc = store_tags(imp, r, id);
+    _Static_assert(sizeof(struct hist_bin) == 2 * sizeof(double), "bins are pairs of doubles");
+    _Static_assert(sizeof(struct series_point) == 2 * sizeof(double), "points are pairs");
+    store_pairs(imp, imp->ins_hist, id, r->bins_metric ? r->bins_metric : "clat",
+                (const double *)r->bins, r->n_bins, &rc);
+    store_pairs(imp, imp->ins_series, id, r->series_metric ? r->series_metric : "value",
+                (const double *)r->series, r->n_series, &rc);
     return rc == SQLITE_OK ? 0 : fail(imp, rc);
+}
+
+static void json_add_string(struct buf *b, const char *s)
+{
+    buf_addc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            buf_addc(b, '\\');
+        if ((unsigned char)*s < 0x20)
+            buf_addf(b, "\\u%04x", (unsigned char)*s);
+        else
+            buf_addc(b, *s);
+    }
+    buf_addc(b, '"');
+}
+
+/* Binds each metric to its column, and the others as the JSON object metrics_extra. */
+static void bind_metrics(struct db_import *imp, const struct bench_record *r)
+{
+    sqlite3_stmt *st = imp->ins_result;
+    struct buf *extra = &imp->json;
+    buf_reset(extra);
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        const struct metric *m = &r->metrics[i];
+        int col = wide_index(&imp->db->wide, m->name);
+        if (col >= 0) {
+            sqlite3_bind_double(st, RESULT_FIXED_COLUMNS + 1 + col, m->value);
+            continue;
+        }
+        buf_adds(extra, extra->len ? "," : "{");
+        json_add_string(extra, m->name);
+        buf_addc(extra, ':');
+        buf_add_double(extra, m->value);
+    }
+    if (extra->len) {
+        buf_addc(extra, '}');
+        sqlite3_bind_text(st, RESULT_FIXED_COLUMNS, extra->data, (int)extra->len, SQLITE_TRANSIENT);
+    }
 }
 
 static int store_record(void *ctx, const struct bench_record *r)
@@ -633,6 +768,7 @@ static int store_record(void *ctx, const struct bench_record *r)
         sqlite3_bind_int(st, 24, (int)r->line_last);
     }
     sqlite3_bind_int(st, 25, r->transcribed);
+    bind_metrics(imp, r);
     int rc = SQLITE_OK;
     step_done(st, &rc);
     if (rc != SQLITE_OK)
@@ -656,10 +792,10 @@ void db_import_free(struct db_import *imp)
     if (!imp)
         return;
     release(imp->ins_result);
-    release(imp->ins_metric);
     release(imp->ins_tag);
-    release(imp->ins_bin);
-    release(imp->ins_point);
+    release(imp->ins_hist);
+    release(imp->ins_series);
+    buf_release(&imp->json);
     free(imp->label_mount_sec);
     free(imp);
 }

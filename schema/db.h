@@ -27,6 +27,12 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
 struct sqlite3 *db_handle(struct db *db);
 int db_schema_version(struct db *db);
 
+/* Appends the SQL expression of metric name for the result row aliased alias: its column of
+ * table result (schema/0002_wide.sql), else its member of the JSON metrics_extra (NULL when
+ * absent). 0, or -1 after a message when name is not a metric name ([a-z0-9_]+). */
+int db_metric_expr(struct db *db, struct buf *sql, const char *alias, const char *name,
+                   struct diag *d);
+
 int db_begin(struct db *db, struct diag *d);
 /* Files imported in batches: each file in its own savepoint inside a batch transaction, so a
  * file lands whole or not at all while many files share one commit. db_file_end keeps or

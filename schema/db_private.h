@@ -13,16 +13,35 @@ struct stmt_cache {
     sqlite3_stmt *st;
 };
 
+/* The metric columns of result (its REAL columns, schema/0002_wide.sql), read from the schema
+ * when the first file is stored: a metric's column is found by a hash of its name. */
+struct wide_columns {
+    char **names;
+    size_t n, alloc;
+    int *slot;        /* open addressing: index into names, -1 empty; NULL until loaded */
+    char *insert_sql; /* the result INSERT naming them (db.c), kept for the statement cache */
+};
+
 struct db {
     sqlite3 *h;
     char *path;
     struct stmt_cache *cache;
     size_t ncache, acache;
+    struct wide_columns wide;
     int in_batch; /* a batch transaction is open (db_file_begin) */
     double batch_started;
 };
 
 int db_migrate(sqlite3 *h, struct diag *d);
+/* The schema version this benchdb writes: how many migrations it has. */
+int db_migration_count(void);
+
+/* ---- wide.c ---- */
+/* Reads the metric columns once per connection; 0 or -1 after a message. */
+int wide_load(struct db *db, struct diag *d);
+/* The metric's column (index into db->wide.names), or -1 when it has none. */
+int wide_index(const struct wide_columns *w, const char *name);
+void wide_release(struct wide_columns *w);
 int db_user_version(sqlite3 *h);
 
 #endif

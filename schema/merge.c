@@ -40,10 +40,9 @@ static const struct copy {
     {"source_file", FROM_NEW_SOURCES},
     {"run", "source_id IN (SELECT id FROM temp.merge_src)"},
     {"result", "id IN (SELECT id FROM temp.merge_result)"},
-    {"metric", FROM_NEW_RESULTS},
     {"tag", FROM_NEW_RESULTS},
-    {"latency_bin", FROM_NEW_RESULTS},
-    {"series_point", FROM_NEW_RESULTS},
+    {"histogram", FROM_NEW_RESULTS},
+    {"series", FROM_NEW_RESULTS},
     {"label_history", FROM_NEW_RESULTS},
     {"source_chunk", "source_id IN (SELECT id FROM temp.merge_src)"},
 };
@@ -279,6 +278,11 @@ static int attach(struct db *db, const char *other_path, struct diag *d)
         return 0;
     if (readable && theirs == 0)
         diag_error(d, "'%s' is not a benchdb database (no schema)", other_path);
+    else if (readable && theirs < ours)
+        diag_error(d,
+                   "'%s' has schema version %d and this warehouse %d: upgrade it first (any "
+                   "benchdb command upgrades it, e.g. 'benchdb --db %s runs')",
+                   other_path, theirs, ours, other_path);
     else if (readable)
         diag_error(d, "'%s' has schema version %d and this warehouse %d: both must be equal",
                    other_path, theirs, ours);

@@ -20,10 +20,15 @@ static const struct migration {
 #undef EMBED
 };
 
+int db_migration_count(void)
+{
+    return (int)(sizeof(migrations) / sizeof(migrations[0]));
+}
+
 int db_migrate(sqlite3 *h, struct diag *d)
 {
     int version = db_user_version(h);
-    int count = (int)(sizeof(migrations) / sizeof(migrations[0]));
+    int count = db_migration_count();
     if (version > count)
         return diag_error(d, "database schema version %d is newer than this benchdb (%d)", version,
                           count);

@@ -170,8 +170,7 @@ def check_reparse(db):
     t.ok(all(line.endswith("unchanged (1 results)") for line in out.splitlines()), out)
     # Damage the derived data of one relabelled result; reparse must restore it from raw.
     rid = [r["result_id"] for r in before if r["storage_class"] == "nfs-csi"][0]
-    sql(db, "DELETE FROM metric WHERE result_id = ? AND name = 'iops'", rid)
-    sql(db, "UPDATE metric SET value = 1 WHERE result_id = ? AND name = 'bw_bytes_s'", rid)
+    sql(db, "UPDATE result SET iops = NULL, bw_bytes_s = 1 WHERE id = ?", rid)
     rc, out, err = bdb.call(db, "reparse", "--where", "storage_class=nfs-csi")
     t.eq(rc, 0, "reparse after damage " + err)
     t.ok("1 added, 0 removed, 1 changed" in out, "reparse reports the change: " + out)
