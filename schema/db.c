@@ -197,6 +197,7 @@ void db_close(struct db *db)
         sqlite3_finalize(db->cache[i].st);
     free(db->cache);
     wide_release(&db->wide);
+    raw_packer_free(db->packer);
     sqlite3_close(db->h);
     free(db->path);
     free(db);
@@ -477,8 +478,8 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     int whole = src->data && src->len <= DB_CHUNK_BYTES;
     sqlite3_stmt *st = prepare(db, &rc,
                                "INSERT INTO source_file(path, sha256, format, "
-                               "importer_version, imported_at, size_bytes, raw) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?)");
+                               "importer_version, imported_at, size_bytes, raw, raw_codec) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     if (rc == SQLITE_OK) {
         bind_text(st, 1, src->path);
         /* the transaction holds the write lock: no other file can have this placeholder */
@@ -487,8 +488,11 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         bind_text(st, 4, BENCHDB_IMPORTER_VERSION);
         bind_text(st, 5, imported_at);
         sqlite3_bind_int64(st, 6, (sqlite3_int64)src->len);
-        if (whole)
-            sqlite3_bind_blob64(st, 7, src->data, src->len, SQLITE_STATIC);
+        if (whole) {
+            struct raw_blob b = raw_pack(&db->packer, src->data, src->len);
+            sqlite3_bind_blob64(st, 7, b.data, b.len, SQLITE_STATIC);
+            bind_text(st, 8, b.codec);
+        }
         step_done(st, &rc);
     }
     release(st);
@@ -534,12 +538,15 @@ int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 {
     int rc = SQLITE_OK;
     sqlite3_stmt *st = prepare(imp->db, &rc,
-                               "INSERT INTO source_chunk(source_id, seq, data) "
-                               "VALUES (?, ?, ?)");
+                               "INSERT INTO source_chunk(source_id, seq, data, codec, "
+                               "size_bytes) VALUES (?, ?, ?, ?, ?)");
     if (rc == SQLITE_OK) {
+        struct raw_blob b = raw_pack(&imp->db->packer, data, len);
         sqlite3_bind_int64(st, 1, imp->source_id);
         sqlite3_bind_int64(st, 2, imp->chunks);
-        sqlite3_bind_blob64(st, 3, data, len, SQLITE_STATIC);
+        sqlite3_bind_blob64(st, 3, b.data, b.len, SQLITE_STATIC);
+        bind_text(st, 4, b.codec);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)len);
         step_done(st, &rc);
     }
     release(st);

@@ -28,7 +28,8 @@ struct db {
     struct stmt_cache *cache;
     size_t ncache, acache;
     struct wide_columns wide;
-    int in_batch; /* a batch transaction is open (db_file_begin) */
+    struct raw_packer *packer; /* compresses sources' bytes (rawstore.c); NULL until used */
+    int in_batch;              /* a batch transaction is open (db_file_begin) */
     double batch_started;
 };
 
@@ -43,5 +44,25 @@ int wide_load(struct db *db, struct diag *d);
 int wide_index(const struct wide_columns *w, const char *name);
 void wide_release(struct wide_columns *w);
 int db_user_version(sqlite3 *h);
+
+/* ---- rawstore.c: a source's bytes as stored (schema/0003_raw.sql) ---- */
+struct raw_packer; /* a compression context and its output, kept per connection */
+/* Bytes to store and their codec (NULL: as they are). */
+struct raw_blob {
+    const void *data;
+    size_t len;
+    const char *codec;
+};
+/* The stored form of len bytes at data: compressed when that makes them smaller, else
+ * themselves. Never fails. The result points into data or into *p (created on first use),
+ * valid until the next call. */
+struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
+void raw_packer_free(struct raw_packer *p);
+/* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
+typedef int raw_each_fn(void *ctx, const void *data, size_t len);
+/* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:
+ * its raw, or its chunks in order. 0; 1 when the stored bytes do not decode (or each
+ * stopped); -1 when the database cannot be read (sqlite3_errmsg says why). */
+int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void *ctx);
 
 #endif

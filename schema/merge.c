@@ -142,26 +142,21 @@ static int copy_all(sqlite3 *h, size_t rows[])
     return 0;
 }
 
-/* Hashes the stored bytes of the other's source id (raw, or its chunks in order) into hex;
- * 0, or -1 when they cannot be read. */
+static int hash_piece(void *ctx, const void *data, size_t len)
+{
+    sha256_update(ctx, data, len);
+    return 0;
+}
+
+/* Hashes the stored bytes of the other's source id (raw, or its chunks in order, decoded)
+ * into hex; 0, 1 when they do not decode, -1 when they cannot be read. */
 static int hash_stored(sqlite3 *h, int64_t id, char hex[65])
 {
     struct sha256 sha;
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h,
-                                "SELECT raw FROM " OTHER ".source_file WHERE id = ?1 AND raw IS "
-                                "NOT NULL UNION ALL SELECT data FROM (SELECT data FROM " OTHER
-                                ".source_chunk WHERE source_id = ?1 ORDER BY seq)",
-                                -1, &st, NULL);
     sha256_init(&sha);
-    sqlite3_bind_int64(st, 1, id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        sha256_update(&sha, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
+    int rc = raw_each(h, OTHER, id, hash_piece, &sha);
     sha256_final(&sha, hex);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc;
 }
 
 /* The other warehouse's sha256 decides what is "already imported", so a row whose bytes do
@@ -178,9 +173,14 @@ static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
     while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
         char got[65];
         const char *want = (const char *)sqlite3_column_text(st, 2);
-        if (hash_stored(h, sqlite3_column_int64(st, 0), got))
+        int undecodable = hash_stored(h, sqlite3_column_int64(st, 0), got);
+        if (undecodable < 0)
             rc = SQLITE_ERROR;
-        else if (!want || strcmp(got, want)) {
+        else if (undecodable) {
+            diag_error_path(d, other_path, "source '%s' (id %lld): its stored bytes do not decode",
+                            sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 0));
+            forged = 1;
+        } else if (!want || strcmp(got, want)) {
             diag_error_path(d, other_path,
                             "source '%s' (id %lld): its stored bytes hash to sha256 %.12s..., "
                             "not to the %.12s... stored with it",

@@ -27,25 +27,20 @@ static char *column_dup(sqlite3_stmt *st, int col)
     return xstrdup((const char *)sqlite3_column_text(st, col));
 }
 
-/* Puts the chunks of source id together into data (len bytes, as size_bytes says); 0 or -1. */
-static int load_chunks(struct db *db, int64_t id, char *data, size_t len)
+/* Where the pieces of a source's bytes go as they are decoded. */
+struct assembly {
+    char *data;
+    size_t len, at;
+};
+
+static int assemble(void *ctx, const void *piece, size_t n)
 {
-    sqlite3_stmt *st = NULL;
-    size_t at = 0;
-    int rc = sqlite3_prepare_v2(
-        db->h, "SELECT data FROM source_chunk WHERE source_id = ? ORDER BY seq", -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        sqlite3_bind_int64(st, 1, id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        size_t n = (size_t)sqlite3_column_bytes(st, 0);
-        if (n > len - at)
-            break;
-        memcpy(data + at, sqlite3_column_blob(st, 0), n);
-        at += n;
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE && at == len ? 0 : -1;
+    struct assembly *a = ctx;
+    if (n > a->len - a->at)
+        return -1;
+    memcpy(a->data + a->at, piece, n);
+    a->at += n;
+    return 0;
 }
 
 int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d)
@@ -53,37 +48,35 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     if (sqlite3_prepare_v2(db->h,
-                           "SELECT path, sha256, format, imported_at, raw, raw IS NULL, "
-                           "size_bytes FROM source_file WHERE id = ?",
+                           "SELECT path, sha256, format, imported_at, size_bytes FROM "
+                           "source_file WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
     sqlite3_bind_int64(st, 1, id);
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        int chunked = sqlite3_column_int(st, 5);
-        size_t len = (size_t)(chunked ? sqlite3_column_int64(st, 6) : sqlite3_column_bytes(st, 4));
-        char *data = xmalloc(len + 1);
-        if (len && !chunked)
-            memcpy(data, sqlite3_column_blob(st, 4), len);
-        data[len] = '\0';
-        out->id = id;
-        out->path = column_dup(st, 0);
-        out->sha256 = column_dup(st, 1);
-        out->format = column_dup(st, 2);
-        out->imported_at = column_dup(st, 3);
-        out->raw = data;
-        out->src = (struct source){out->path, data, len};
-        rc = 0;
-        if (chunked && load_chunks(db, id, data, len))
-            rc = diag_error(d,
-                            "database '%s': the stored pieces of '%s' do not add up to its "
-                            "%zu bytes",
-                            db->path, out->path, len);
-    } else {
-        diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
     }
+    struct assembly a = {NULL, (size_t)sqlite3_column_int64(st, 4), 0};
+    a.data = xmalloc(a.len + 1);
+    a.data[a.len] = '\0';
+    out->id = id;
+    out->path = column_dup(st, 0);
+    out->sha256 = column_dup(st, 1);
+    out->format = column_dup(st, 2);
+    out->imported_at = column_dup(st, 3);
+    out->raw = a.data;
+    out->src = (struct source){out->path, a.data, a.len};
     sqlite3_finalize(st);
-    return rc;
+    int rc = raw_each(db->h, "main", id, assemble, &a);
+    if (rc < 0)
+        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+    if (rc > 0 || a.at != a.len)
+        return diag_error(d,
+                          "database '%s': the stored bytes of '%s' do not decode to its %zu "
+                          "bytes",
+                          db->path, out->path, a.len);
+    return 0;
 }
 
 /* Runs sql with ?1 the old source id, ?2 the new one; the first column of the first row, or
@@ -192,7 +185,8 @@ static const char *const carry_sql[] = {
     "FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.old_id",
     "UPDATE label_history SET result_id = p.new_id FROM temp.reparse_pair p "
     "WHERE label_history.result_id = p.old_id",
-    "UPDATE source_file SET raw = (SELECT raw FROM source_file WHERE id = ?1) WHERE id = ?2",
+    "UPDATE source_file SET (raw, raw_codec) = (SELECT raw, raw_codec FROM source_file "
+    "WHERE id = ?1) WHERE id = ?2",
     "UPDATE source_chunk SET source_id = ?2 WHERE source_id = ?1",
     "DELETE FROM source_file WHERE id = ?1",
 };

@@ -5,7 +5,7 @@ set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libcsv-dev
+  libcsv-dev libzstd-dev
   # tests: independent readers and the real tools that made the fixtures
   python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
   # tests: sanitizers and fuzzing with clang, and looking at reports as a user would

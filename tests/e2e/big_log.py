@@ -63,22 +63,22 @@ def query(db, sql):
 
 
 def check_stored(db, path, data, what):
-    """The stored source: hash, size, raw NULL, chunks of 4 MiB that put together are data."""
-    rows = query(db, "SELECT s.sha256, s.size_bytes, s.raw IS NULL, count(c.seq), "
-                     "max(length(c.data)) FROM source_file s JOIN source_chunk c "
+    """The stored source: hash, size, raw NULL, chunks of 4 MiB (once decoded) that put
+    together are data, each compressed (a fio log compresses)."""
+    rows = query(db, "SELECT s.id, s.sha256, s.size_bytes, s.raw IS NULL, count(c.seq), "
+                     "max(c.size_bytes), min(c.codec = 'zstd' AND length(c.data) < c.size_bytes) "
+                     "FROM source_file s JOIN source_chunk c "
                      "ON c.source_id = s.id WHERE s.path = '%s' GROUP BY s.id" % path)
-    t.eq(len(rows), 1, what + ": one stored source with chunks")
-    if rows:
-        sha, size, raw_null, n, biggest = rows[0]
-        t.eq(sha, hashlib.sha256(data).hexdigest(), what + ": sha256")
-        t.eq(int(size), len(data), what + ": size_bytes")
-        t.eq(raw_null, "1", what + ": raw is NULL")
-        t.eq(int(n), (len(data) + CHUNK - 1) // CHUNK, what + ": chunk count")
-        t.eq(int(biggest), CHUNK, what + ": chunk size")
-    hexes = query(db, "SELECT hex(c.data) FROM source_chunk c JOIN source_file s "
-                      "ON s.id = c.source_id WHERE s.path = '%s' ORDER BY c.seq" % path)
-    t.ok(bytes.fromhex("".join(h[0] for h in hexes)) == data,
-         what + ": the chunks in seq order are the file")
+    if not t.eq(len(rows), 1, what + ": one stored source with chunks"):
+        return
+    sid, sha, size, raw_null, n, biggest, all_packed = rows[0]
+    t.eq(sha, hashlib.sha256(data).hexdigest(), what + ": sha256")
+    t.eq(int(size), len(data), what + ": size_bytes")
+    t.eq(raw_null, "1", what + ": raw is NULL")
+    t.eq(int(n), (len(data) + CHUNK - 1) // CHUNK, what + ": chunk count")
+    t.eq(int(biggest), CHUNK, what + ": chunk size")
+    t.eq(all_packed, "1", what + ": every chunk stored zstd-compressed, smaller")
+    t.ok(bdb.stored_bytes(db, int(sid)) == data, what + ": the chunks in seq order are the file")
 
 
 def check_results(db, path, want, what):

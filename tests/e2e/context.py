@@ -45,20 +45,20 @@ def check_fio_run(where):
                                 "--", "fio", "--name=ctx", "--directory=" + d, "--size=2M",
                                 "--rw=write", "--bs=64k", "--ioengine=psync")
         t.eq(rc, 0, "benchdb run fio in " + where + ": " + err)
-        row = sql(db, "SELECT m.fstype, m.device, m.options, r.host, r.id, s.path, s.raw "
+        row = sql(db, "SELECT m.fstype, m.device, m.options, r.host, r.id, s.path, s.id "
                       "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON "
                       "s.id = run.source_id JOIN mount m ON m.id = r.mount_id "
                       "WHERE r.storage_class = ?", "c-" + where)
         if not t.eq(len(row), 1, "one result stored for " + where):
             return
-        fstype, device, options, host, rid, path, raw = row[0]
+        fstype, device, options, host, rid, path, sid = row[0]
         want_type, want_src, want_opts = mount_of(d)
         t.eq(fstype, want_type, "fstype of " + where)
         t.eq(device, want_src, "mount source of " + where)
         t.eq(set(options.split(",")), want_opts, "mount options of " + where)
         t.eq(host, os.uname().nodename, "host")
         t.ok(path.startswith("run:fio@"), "source path " + path)
-        doc = json.loads(raw)
+        doc = json.loads(bdb.stored_bytes(db, sid))
         t.eq(doc["jobs"][0]["jobname"], "ctx", "stored raw output is fio's JSON")
         tags = dict(sql(db, "SELECT key, value FROM tag WHERE result_id = ?", rid))
         t.eq(tags.get("kernel"), os.uname().release, "tag kernel")

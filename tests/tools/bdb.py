@@ -97,3 +97,51 @@ def dry_run(path, *opts):
     """`benchdb import -n OPTS path`: (CompletedProcess, the records it would store)."""
     p = run(None, "import", "-n", *opts, path)
     return p, parse_records(p.stdout)
+
+
+def _decode(data, codec):
+    """Stored bytes as the file had them: codec NULL is as is, 'zstd' one zstd frame (decoded
+    by the zstd program, independently of benchdb)."""
+    if codec is None:
+        return bytes(data)
+    assert codec == "zstd", "unknown codec %r" % codec
+    return subprocess.run(["zstd", "-d", "-c", "-q"], input=bytes(data), capture_output=True,
+                          check=True).stdout
+
+
+def stored_bytes(db, source_id):
+    """The bytes of source id as the warehouse stores them (schema/0003_raw.sql), decoded: its
+    raw, or its chunks in seq order; read with python's sqlite3."""
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        cols = {r[1] for r in con.execute("PRAGMA table_info(source_file)")}
+        codec = "raw_codec" if "raw_codec" in cols else "NULL"
+        raw = con.execute("SELECT raw, %s FROM source_file WHERE id = ?" % codec,
+                          (source_id,)).fetchone()
+        if raw[0] is not None:
+            return _decode(*raw)
+        codec = "codec" if "raw_codec" in cols else "NULL"
+        rows = con.execute("SELECT data, %s FROM source_chunk WHERE source_id = ? ORDER BY seq"
+                           % codec, (source_id,))
+        return b"".join(_decode(data, c) for data, c in rows)
+    finally:
+        con.close()
+
+
+def sql_rows(db, sql, *args):
+    """The rows of sql over the warehouse, read with python's sqlite3 (independent of
+    benchdb)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def file_sha256(path):
+    """The sha256 (hex) of the file's bytes."""
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
