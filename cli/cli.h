@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../core/diag.h"
+#include "../import/import.h"
 #include "../schema/db.h"
 
 enum bdb_exit {
@@ -32,10 +33,8 @@ int cmd_report(int argc, char **argv, struct app *app);
 int cmd_run(int argc, char **argv, struct app *app);
 int cmd_runs(int argc, char **argv, struct app *app);
 
-/* Stores one source with the given format and labels in its own transaction: 0 stored,
- * 1 already stored (skipped), -1 rejected, -2 database failure (cmd_import.c). */
-int import_store(struct app *app, struct db *db, const struct import_labels *labels,
-                 const char *format, const struct source *src);
+/* The exit status an import's outcome calls for (cmd_import.c). */
+int import_exit_status(enum import_outcome outcome);
 /* The current time (or $SOURCE_DATE_EPOCH) as ISO 8601 UTC. */
 void now_iso(char out[32]);
 /* $SOURCE_DATE_EPOCH (reproducible-builds.org): 1 with *t and its UTC date *tm set, 0 when unset

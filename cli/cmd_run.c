@@ -1,22 +1,16 @@
 /* cmd_run.c: benchdb run: runs fio, dd or iperf3, and imports its output with the context
  * the output does not tell: host, kernel, OS, tool version, command line, and the mount of
  * every file or directory the benchmark touches. */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../core/arena.h"
-#include "../core/mount.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -202,175 +196,30 @@ static const struct tool tools[] = {
     {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
-/* Runs argv with standard output and error captured; the exit status, or -1 when it could
- * not be started at all, or the child's 128 + signal. */
-static int execute(char *const *argv, struct buf *out, struct buf *err)
-{
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    int status = -1;
-    pid_t pid = fo && fe ? fork() : -1;
-    if (pid == 0) {
-        dup2(fileno(fo), STDOUT_FILENO);
-        dup2(fileno(fe), STDERR_FILENO);
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int ws;
-    if (pid > 0 && waitpid(pid, &ws, 0) == pid) {
-        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-        rewind(fo);
-        rewind(fe);
-        if (buf_read_file(out, fo) || buf_read_file(err, fe))
-            status = -1;
-    }
-    if (fo)
-        fclose(fo);
-    if (fe)
-        fclose(fe);
-    return status;
-}
-
 static void add_tag(struct run *r, const char *key, const char *value)
 {
     ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
     r->tags[r->n_tags++] = (struct kv){key, value};
 }
 
-/* PRETTY_NAME of /etc/os-release, unquoted; NULL when absent. */
-static const char *os_release(struct arena *a)
-{
-    FILE *f = fopen("/etc/os-release", "rb");
-    struct buf text = BUF_INIT;
-    const char *name = NULL, *line;
-    size_t len;
-    struct line_iter it;
-    if (!f)
-        return NULL;
-    int bad = buf_read_file(&text, f);
-    fclose(f);
-    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
-    while (!name && line_iter_next(&it, &line, &len)) {
-        const char *p = line;
-        if (!scan_lit(&p, "PRETTY_NAME="))
-            continue;
-        size_t n = len - (size_t)(p - line);
-        int quoted = n >= 2 && (*p == '"' || *p == '\'') && p[n - 1] == *p;
-        name = arena_strndup(a, p + quoted, n - 2 * (size_t)quoted);
-    }
-    buf_release(&text);
-    return name;
-}
-
-/* The first line `TOOL --version` prints. */
-static const char *tool_version(struct arena *a, const char *tool)
-{
-    char *argv[] = {arena_strdup(a, tool), arena_strdup(a, "--version"), NULL};
-    struct buf out = BUF_INIT, err = BUF_INIT;
-    const char *v = NULL;
-    if (execute(argv, &out, &err) == 0) {
-        struct buf *b = out.len ? &out : &err;
-        v = arena_strndup(a, b->data, strcspn(b->data, "\r\n"));
-    }
-    buf_release(&out);
-    buf_release(&err);
-    return v && *v ? v : NULL;
-}
-
-static void shell_quote(struct buf *b, const char *arg)
-{
-    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                               "_-+=/.,:@%";
-    if (*arg && strspn(arg, safe) == strlen(arg)) {
-        buf_adds(b, arg);
-        return;
-    }
-    buf_addc(b, '\'');
-    for (const char *p = arg; *p; p++)
-        buf_adds(b, *p == '\'' ? "'\\''" : (char[]){*p, '\0'});
-    buf_addc(b, '\'');
-}
-
-/* The mountinfo line of the mount that holds path (longest mount point that is a prefix of
- * its real path, or of its nearest existing parent), and that mount point. */
-static const char *find_mount(struct arena *a, const char *path, const char **target)
-{
-    char *p = arena_strdup(a, path), real[PATH_MAX];
-    while (!realpath(p, real)) {
-        char *slash = strrchr(p, '/');
-        if (!slash || slash == p) {
-            if (!realpath(slash ? "/" : ".", real))
-                return NULL;
-            break;
-        }
-        *slash = '\0';
-    }
-    FILE *f = fopen("/proc/self/mountinfo", "rb");
-    struct buf text = BUF_INIT;
-    const char *best = NULL, *line;
-    size_t best_len = 0, len;
-    if (!f)
-        return NULL;
-    int bad = buf_read_file(&text, f);
-    fclose(f);
-    struct line_iter it;
-    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
-    while (line_iter_next(&it, &line, &len)) {
-        struct mount_info m;
-        struct buf err = BUF_INIT;
-        if (mount_parse_mem(line, len, &m, &err) == 0 && m.target) {
-            size_t n = strlen(m.target);
-            int under = !strncmp(real, m.target, n) &&
-                        (real[n] == '/' || real[n] == '\0' || !strcmp(m.target, "/"));
-            if (under && (!best || n >= best_len)) {
-                best = arena_strndup(a, line, len);
-                *target = arena_strdup(a, m.target);
-                best_len = n;
-            }
-        }
-        mount_info_release(&m);
-        buf_release(&err);
-    }
-    buf_release(&text);
-    return best;
-}
-
 static void record_context(struct app *app, struct run *r)
 {
-    struct utsname u;
-    struct buf cmd = BUF_INIT;
-    const char *v;
-    if (uname(&u) == 0) {
-        if (!r->labels.host)
-            r->labels.host = arena_strdup(&r->mem, u.nodename);
-        add_tag(r, "kernel", arena_strdup(&r->mem, u.release));
-    }
-    if ((v = os_release(&r->mem)))
-        add_tag(r, "os", v);
-    if ((v = tool_version(&r->mem, r->argv.v[0])))
-        add_tag(r, "tool_version", v);
-    for (size_t i = 0; i < r->argv.n; i++) {
-        if (i)
-            buf_addc(&cmd, ' ');
-        shell_quote(&cmd, r->argv.v[i]);
-    }
-    add_tag(r, "cmdline", arena_strdup(&r->mem, cmd.data));
-    buf_release(&cmd);
-    const char *first_target = NULL;
-    for (size_t i = 0; i < r->paths.n; i++) {
-        const char *target = NULL, *line = find_mount(&r->mem, r->paths.v[i], &target);
-        if (!line)
-            continue;
-        if (!first_target) {
-            first_target = target;
-            add_tag(r, "mountpoint", target);
-            if (!r->labels.mount)
-                r->labels.mount = line;
-        } else if (strcmp(target, first_target)) {
-            diag_warn(&app->diag, "'%s' is on %s, not on %s: the mount of %s is recorded",
-                      r->paths.v[i], target, first_target, first_target);
-        }
-    }
+    struct run_context c;
+    run_context_capture(&c, r->argv.v, r->paths.v, r->paths.n, &r->mem, &app->diag);
+    if (!r->labels.host)
+        r->labels.host = c.host;
+    const struct kv context[] = {
+        {"kernel", c.kernel},
+        {"os", c.os},
+        {"tool_version", c.tool_version},
+        {"cmdline", c.cmdline},
+        {"mountpoint", c.mountpoint},
+    };
+    for (size_t i = 0; i < sizeof(context) / sizeof(context[0]); i++)
+        if (context[i].value)
+            add_tag(r, context[i].key, context[i].value);
+    if (!r->labels.mount)
+        r->labels.mount = c.mount;
     for (size_t i = 0; i < r->user_tags.n; i++) {
         char *eq = strchr(r->user_tags.v[i], '=');
         *eq = '\0';
@@ -395,7 +244,7 @@ static int run_and_import(struct app *app, struct run *r)
     struct buf out = BUF_INIT, err = BUF_INIT, file = BUF_INIT;
     char when[32];
     now_iso(when);
-    int status = execute(r->argv.v, &out, &err);
+    int status = import_execute(r->argv.v, &out, &err);
     if (status != 0) {
         report_failure(app, r, status, &out, &err);
         status = BDB_EXIT_INPUT;
@@ -417,10 +266,10 @@ static int run_and_import(struct app *app, struct run *r)
         r->labels.n_tags = r->n_tags;
         struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
                              result->len};
-        int rc = open_db(app, DB_CREATE, &db)
-                     ? -2
-                     : import_store(app, db, &r->labels, r->tool->format, &src);
-        status = rc == -2 ? BDB_EXIT_ENV : rc == -1 ? BDB_EXIT_INPUT : BDB_EXIT_OK;
+        struct import_options o = {.labels = r->labels, .format = r->tool->format, .now = now_iso};
+        status = open_db(app, DB_CREATE, &db)
+                     ? BDB_EXIT_ENV
+                     : import_exit_status(import_store(db, &o, &src, &app->diag));
     }
     db_close(db);
     buf_release(&out);

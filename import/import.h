@@ -1,0 +1,68 @@
+/* import.h: the one interface of the import module, the pipeline below the commands that
+ * store benchmark output: reading (whole or as a stream), hashing, format detection, sidecars,
+ * dedupe by content, batches of per-file transactions, and parsing in worker threads; plus
+ * the context `benchdb run` records (context.c) and the child process it runs (child.c).
+ * Layering: cli -> import -> {ingest, schema} -> core. Each file lands whole or not at all. */
+#ifndef BDB_IMPORT_H
+#define BDB_IMPORT_H
+
+#include "../core/arena.h"
+#include "../core/buf.h"
+#include "../core/diag.h"
+#include "../schema/db.h"
+
+enum import_outcome {
+    IMPORT_STORED,    /* stored (or, in a dry run, shown) */
+    IMPORT_SKIPPED,   /* the same content is stored already */
+    IMPORT_REJECTED,  /* bad input: every reason reported, nothing of it stored */
+    IMPORT_FAILED_DB, /* the database failed: stop */
+};
+
+struct import_options {
+    struct import_labels labels; /* the command line's; a file's sidecar goes under them */
+    const char *format;          /* NULL: detect from the content */
+    int dry_run, verbose;        /* dry run: db is NULL, records are printed */
+    unsigned jobs;               /* parser threads; 1: parse in the calling thread */
+    void (*now)(char out[32]);   /* the import time, ISO 8601 UTC */
+};
+
+struct import_session;
+
+/* A session importing paths[0..n) in that order ("-": standard input); with o->jobs > 1,
+ * worker threads read and parse up to 2 * jobs files ahead of the caller, which stores them.
+ * o and paths are borrowed until import_session_end. */
+struct import_session *import_session_start(struct db *db, const struct import_options *o,
+                                            struct diag *d, char *const *paths, size_t n);
+/* Imports paths[i]; call it for i = 0, 1, ... in order. Messages and output are those of a
+ * serial import whatever the jobs. */
+enum import_outcome import_file(struct import_session *s, size_t i);
+/* Results stored by the batches committed since the last call (for a progress line). */
+size_t import_session_committed(struct import_session *s);
+/* Stops the workers and commits the last batch (unless failed is set): IMPORT_STORED, or
+ * IMPORT_FAILED_DB when the commit failed. */
+enum import_outcome import_session_end(struct import_session *s, int failed);
+void import_session_free(struct import_session *s);
+
+/* Stores one source with the options' format and labels in its own transaction (reparse,
+ * run). */
+enum import_outcome import_store(struct db *db, const struct import_options *o,
+                                 const struct source *src, struct diag *d);
+
+/* Runs argv with standard output and error captured: the exit status, or -1 when it could not
+ * be started at all, or the child's 128 + signal (child.c). */
+int import_execute(char *const *argv, struct buf *out, struct buf *err);
+
+/* What `benchdb run` records beside the output it imports (context.c). */
+struct run_context {
+    const char *host;        /* this host's name, NULL when unknown */
+    const char *kernel, *os; /* uname release, os-release PRETTY_NAME; NULL when unknown */
+    const char *tool_version;
+    const char *cmdline;            /* argv, shell-quoted */
+    const char *mount, *mountpoint; /* the mountinfo line holding the first path found */
+};
+/* Fills *c (strings from a) for running argv on paths; a warning through d for each path
+ * that is on another mount than the first. */
+void run_context_capture(struct run_context *c, char *const *argv, char *const *paths,
+                         size_t n_paths, struct arena *a, struct diag *d);
+
+#endif

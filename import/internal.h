@@ -1,0 +1,92 @@
+/* internal.h: what the files of import/ share; nothing outside import/ includes it. */
+#ifndef BDB_IMPORT_INTERNAL_H
+#define BDB_IMPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/sha256.h"
+#include "../ingest/importer.h"
+#include "import.h"
+#include "sidecar.h"
+
+/* The most of one input held in memory (a format without a stream parser), so that a pipe
+ * or FIFO that never ends (/dev/zero) is an error instead of exhausting memory; benchmark
+ * outputs are far smaller. `benchdb import`'s usage text names it. */
+#define HELD_MAX_MIB 256
+/* What detection sees of a file that may be streamed; read first from every input. */
+#define HEAD_BYTES (1 << 20)
+
+/* A regular file larger than this whose format has a stream parser is read, hashed, stored
+ * and parsed piece by piece (input.c). */
+int64_t stream_threshold(void);
+/* Appends up to max bytes of f; 0, or -1 on a read error. */
+int read_upto(FILE *f, struct buf *b, size_t max);
+/* Appends the rest of f, holding at most HELD_MAX_MIB in all: 0, -1 on a read error, 1 when
+ * f holds more. */
+int read_rest(FILE *f, struct buf *b);
+
+/* A file being read piece by piece: the head already read, then the rest, one chunk of
+ * DB_CHUNK_BYTES at a time, each hashed and (unless a dry run) stored as it is read. */
+struct import_stream {
+    struct stream stream;
+    FILE *f;
+    const struct buf *head;
+    size_t head_used;
+    char *chunk;
+    size_t len, served; /* bytes in chunk, of them given to the parser */
+    struct sha256 sha;
+    struct db_import *di; /* NULL: a dry run */
+    struct diag *d;
+};
+/* in reading f after head, named name in messages; release with import_stream_release. */
+void import_stream_init(struct import_stream *in, const char *name, FILE *f, const struct buf *head,
+                        struct diag *d);
+void import_stream_release(struct import_stream *in);
+
+/* The importer for src: the given format, else the detected one; NULL after an error. */
+const struct importer *import_choose(const struct import_options *o, const struct source *src,
+                                     struct diag *d);
+
+/* One event of a file parsed ahead: a record, or a diagnostic line (rec NULL). */
+struct parsed_event {
+    const struct bench_record *rec;
+    enum diag_level level;
+    const char *line;
+};
+
+/* A file a worker read and parsed ahead of the writer (parallel.c): its records and
+ * diagnostics in the order the importer produced them, replayed by the writer (session.c). */
+struct parsed {
+    enum {
+        PARSED_SERIAL,   /* not read here (stdin, not a regular file, a stream, unreadable):
+                          * the writer imports it itself */
+        PARSED_REJECTED, /* rejected before parsing: replay the events, store nothing */
+        PARSED_DONE,     /* parsed: rc is the parser's result */
+    } state;
+    int ready; /* the worker is done with it */
+    int rc;
+    struct buf data;
+    struct source src;
+    const struct importer *imp;
+    struct sidecar sc;
+    struct arena a; /* the records, their copies and the lines */
+    struct parsed_event *ev;
+    size_t n_ev, a_ev;
+};
+
+/* Passes a diagnostic line, already formatted, to d as if reported there. */
+void diag_replay(struct diag *d, enum diag_level level, const char *line);
+
+struct workers;
+/* Starts o->jobs threads parsing paths[0..n) ahead, at most 2 * o->jobs files. */
+struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
+                              size_t n);
+/* Waits for paths[i] (taken in order). */
+struct parsed *workers_take(struct workers *w, size_t i);
+/* The writer is done with p: its slot takes the next file. */
+void workers_done(struct workers *w, struct parsed *p);
+/* Stops the threads (after the files they are parsing) and frees everything. */
+void workers_stop(struct workers *w);
+
+#endif

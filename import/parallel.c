@@ -1,0 +1,215 @@
+/* parallel.c: worker threads that read, detect and parse files ahead of the writer. A worker
+ * touches no database and prints nothing: records (copied into the file's arena) and
+ * diagnostic lines are kept in order for the writer to replay (session.c). At most
+ * 2 * jobs files are held, each in its slot: file i in slot i % n_slots. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/xalloc.h"
+#include "internal.h"
+
+struct workers {
+    pthread_mutex_t lock;
+    pthread_cond_t ready; /* a slot was filled */
+    pthread_cond_t room;  /* the writer freed a slot, or stop */
+    pthread_t *threads;
+    unsigned n_threads;
+    struct parsed *slots;
+    size_t n_slots;
+    size_t next;  /* the next file a worker takes */
+    size_t taken; /* files the writer is done with */
+    int stop;
+    const struct import_options *o;
+    int verbose;
+    char *const *paths;
+    size_t n;
+};
+
+static void add_event(struct parsed *p, const struct bench_record *rec, enum diag_level level,
+                      const char *line)
+{
+    ALLOC_GROW(p->ev, p->n_ev + 1, p->a_ev);
+    p->ev[p->n_ev++] = (struct parsed_event){rec, level, line};
+}
+
+static void keep_line(void *ctx, enum diag_level level, const char *line)
+{
+    struct parsed *p = ctx;
+    add_event(p, NULL, level, arena_strdup(&p->a, line));
+}
+
+static const char *own(struct arena *a, const char *s)
+{
+    return s ? arena_strdup(a, s) : NULL;
+}
+
+/* A copy of r that depends on nothing the importer frees or reuses once the file is parsed:
+ * record_copy shares the strings and the series, and an importer may point them into its
+ * own temporary memory (iperf3's strings live in the parsed JSON tree). */
+static struct bench_record *record_own(struct arena *a, const struct bench_record *r)
+{
+    struct bench_record *c = record_copy(a, r);
+    const char **strings[] = {&c->tool,  &c->tool_version, &c->host,        &c->peer,
+                              &c->job,   &c->direction,    &c->error_msg,   &c->storage_class,
+                              &c->mount, &c->sec,          &c->bins_metric, &c->series_metric,
+                              &c->wl.rw, &c->wl.ioengine};
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+        *strings[i] = own(a, *strings[i]);
+    for (size_t i = 0; i < c->n_metrics; i++)
+        c->metrics[i].name = own(a, c->metrics[i].name);
+    for (size_t i = 0; i < c->n_tags; i++)
+        c->tags[i] = (struct kv){own(a, c->tags[i].key), own(a, c->tags[i].value)};
+    if (c->n_series) {
+        c->series = arena_alloc(a, c->n_series * sizeof(*c->series));
+        memcpy(c->series, r->series, c->n_series * sizeof(*c->series));
+        c->a_series = c->n_series;
+    }
+    return c;
+}
+
+/* Records are borrowed by the sink: what the writer replays is a copy of its own. */
+static int keep_record(void *ctx, const struct bench_record *r)
+{
+    struct parsed *p = ctx;
+    add_event(p, record_own(&p->a, r), DIAG_NOTE, NULL);
+    return 0;
+}
+
+/* Reads path whole into p when the writer would: a regular file that cannot stream;
+ * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. */
+static int read_whole(struct parsed *p, const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+        st.st_size > stream_threshold())
+        return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    int rc = read_rest(f, &p->data);
+    fclose(f);
+    p->src = (struct source){path, p->data.data, p->data.len};
+    return rc ? -1 : 0;
+}
+
+/* What the writer's import of a whole file does before its transaction, then the parse. */
+static void parse_ahead(struct workers *w, struct parsed *p, const char *path)
+{
+    struct diag d = {keep_line, p, 0, 0, w->verbose};
+    p->data = (struct buf)BUF_INIT;
+    p->a = (struct arena)ARENA_INIT;
+    p->state = PARSED_SERIAL;
+    if (read_whole(p, path))
+        return;
+    p->state = PARSED_REJECTED;
+    p->rc = -1;
+    if (p->src.len == 0) {
+        diag_error_line(&d, &p->src, 1, "empty file: no benchmark output to import");
+        return;
+    }
+    if (!(p->imp = import_choose(w->o, &p->src, &d)))
+        return;
+    if (sidecar_load(path, &p->sc, &d)) {
+        sidecar_release(&p->sc);
+        return;
+    }
+    struct record_sink sink = {keep_record, p};
+    p->rc = p->imp->parse(&p->src, &p->a, &sink, &d);
+    p->state = PARSED_DONE;
+}
+
+static void parsed_release(struct parsed *p)
+{
+    if (p->state == PARSED_DONE)
+        sidecar_release(&p->sc);
+    free(p->ev);
+    arena_release(&p->a);
+    buf_release(&p->data);
+    *p = (struct parsed){0};
+}
+
+/* The next file to parse, waiting while its slot is held; -1 when there is none. */
+static long claim(struct workers *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop && w->next < w->n && w->next >= w->taken + w->n_slots)
+        pthread_cond_wait(&w->room, &w->lock);
+    long i = w->stop || w->next >= w->n ? -1 : (long)w->next++;
+    pthread_mutex_unlock(&w->lock);
+    return i;
+}
+
+static void *work(void *arg)
+{
+    struct workers *w = arg;
+    long i;
+    while ((i = claim(w)) >= 0) {
+        struct parsed *p = &w->slots[(size_t)i % w->n_slots];
+        parse_ahead(w, p, w->paths[i]);
+        pthread_mutex_lock(&w->lock);
+        p->ready = 1;
+        pthread_cond_broadcast(&w->ready);
+        pthread_mutex_unlock(&w->lock);
+    }
+    return NULL;
+}
+
+struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
+                              size_t n)
+{
+    struct workers *w = xcalloc(1, sizeof(*w));
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->ready, NULL);
+    pthread_cond_init(&w->room, NULL);
+    w->o = o;
+    w->verbose = verbose;
+    w->paths = paths;
+    w->n = n;
+    w->n_slots = 2 * (size_t)o->jobs;
+    w->slots = xcalloc(w->n_slots, sizeof(*w->slots));
+    w->threads = xcalloc(o->jobs, sizeof(*w->threads));
+    for (unsigned t = 0; t < o->jobs; t++)
+        if (pthread_create(&w->threads[w->n_threads], NULL, work, w) == 0)
+            w->n_threads++;
+    return w;
+}
+
+struct parsed *workers_take(struct workers *w, size_t i)
+{
+    struct parsed *p = &w->slots[i % w->n_slots];
+    pthread_mutex_lock(&w->lock);
+    /* no thread started: the writer imports every file itself */
+    while (w->n_threads && !p->ready)
+        pthread_cond_wait(&w->ready, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    return w->n_threads ? p : NULL;
+}
+
+void workers_done(struct workers *w, struct parsed *p)
+{
+    parsed_release(p);
+    pthread_mutex_lock(&w->lock);
+    w->taken++;
+    pthread_cond_broadcast(&w->room);
+    pthread_mutex_unlock(&w->lock);
+}
+
+void workers_stop(struct workers *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->room);
+    pthread_mutex_unlock(&w->lock);
+    for (unsigned t = 0; t < w->n_threads; t++)
+        pthread_join(w->threads[t], NULL);
+    for (size_t k = 0; k < w->n_slots; k++)
+        parsed_release(&w->slots[k]);
+    pthread_cond_destroy(&w->ready);
+    pthread_cond_destroy(&w->room);
+    pthread_mutex_destroy(&w->lock);
+    free(w->slots);
+    free(w->threads);
+    free(w);
+}

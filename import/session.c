@@ -1,0 +1,436 @@
+/* session.c: the writer. Each file is one transaction inside a batch: it lands whole or not
+ * at all, and a bad file never stops the others. Files parsed ahead by workers (parallel.c)
+ * are replayed here in input order, so that what is printed and stored does not depend on
+ * the number of jobs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/xalloc.h"
+#include "internal.h"
+
+struct import_session {
+    struct db *db; /* NULL: a dry run */
+    const struct import_options *o;
+    struct diag *d;
+    char *const *paths;
+    size_t n;
+    struct buf said; /* the open batch's "imported" lines, said once it is committed */
+    size_t batch_results, committed;
+    struct workers *workers; /* NULL: every file is read and parsed here */
+};
+
+/* What runs the importer on a file inside its transaction: the importer itself, or the
+ * replay of what a worker produced. 0, or -1 after an error. */
+struct producer {
+    int (*run)(void *ctx, struct arena *a, struct record_sink *sink, struct diag *d);
+    void *ctx;
+};
+
+/* The importer on the whole input src, or on the stream in when set. */
+struct live_parse {
+    const struct importer *imp;
+    const struct source *src;
+    struct import_stream *in;
+};
+
+static int run_live(void *ctx, struct arena *a, struct record_sink *sink, struct diag *d)
+{
+    struct live_parse *lp = ctx;
+    if (lp->in)
+        return importer_stream(lp->imp)->parse_stream(&lp->in->stream, a, sink, d);
+    return lp->imp->parse(lp->src, a, sink, d);
+}
+
+/* A worker's events in order; stops where the sink refuses a record, as the importer would. */
+static int run_replay(void *ctx, struct arena *a, struct record_sink *sink, struct diag *d)
+{
+    const struct parsed *p = ctx;
+    (void)a;
+    for (size_t i = 0; i < p->n_ev; i++) {
+        if (!p->ev[i].rec)
+            diag_replay(d, p->ev[i].level, p->ev[i].line);
+        else if (sink->emit(sink->ctx, p->ev[i].rec))
+            return -1;
+    }
+    return p->rc;
+}
+
+void diag_replay(struct diag *d, enum diag_level level, const char *line)
+{
+    if (level == DIAG_ERROR)
+        d->errors++;
+    else if (level == DIAG_WARNING)
+        d->warnings++;
+    if (d->emit)
+        d->emit(d->ctx, level, line);
+    else
+        fprintf(stderr, "%s\n", line);
+}
+
+const struct importer *import_choose(const struct import_options *o, const struct source *src,
+                                     struct diag *d)
+{
+    if (o->format)
+        return importer_find(o->format);
+    struct buf tried = BUF_INIT;
+    const struct importer *imp = importer_detect(src, &tried);
+    if (!imp)
+        diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
+    buf_release(&tried);
+    return imp;
+}
+
+/* A dry run's sink: each record checked as the database's sink checks it, then printed. */
+struct dry_sink {
+    size_t count;
+    const struct source *src;
+    struct diag *d;
+};
+
+static int print_record(void *ctx, const struct bench_record *r)
+{
+    struct dry_sink *ds = ctx;
+    if (record_check(r, ds->src, ds->d))
+        return -1;
+    struct buf b = BUF_INIT;
+    record_dump(&b, r);
+    fputs(b.data, stdout);
+    buf_release(&b);
+    ds->count++;
+    return 0;
+}
+
+/* During a dry run the importer runs verbose; its notes (lines that look like results but
+ * were not used) are counted and shown only with -v. */
+struct unused_notes {
+    struct diag *parent;
+    int show;
+    size_t count;
+};
+
+static void count_note(void *ctx, enum diag_level level, const char *line)
+{
+    struct unused_notes *u = ctx;
+    if (level == DIAG_NOTE)
+        u->count++;
+    if (level != DIAG_NOTE || u->show) {
+        if (u->parent->emit)
+            u->parent->emit(u->parent->ctx, level, line);
+        else
+            fprintf(stderr, "%s\n", line);
+    }
+}
+
+static int dry_run(struct import_session *s, const struct importer *imp, const struct source *src,
+                   struct import_stream *in)
+{
+    struct arena a = ARENA_INIT;
+    struct unused_notes u = {s->d, s->o->verbose, 0};
+    struct diag d = {count_note, &u, 0, 0, 1};
+    struct dry_sink ds = {0, src, &d};
+    struct record_sink sink = {print_record, &ds};
+    struct live_parse lp = {imp, src, in};
+    struct buf name = BUF_INIT;
+    diag_escape(&name, src->path);
+    printf("%s: format %s\n", name.data, imp->name);
+    fflush(stdout);
+    int rc = run_live(&lp, &a, &sink, &d);
+    s->d->errors += d.errors;
+    s->d->warnings += d.warnings;
+    arena_release(&a);
+    if (rc == 0)
+        printf("%s: %zu result%s; %zu line%s look%s like measurements but %s not used (dry run: "
+               "nothing stored)\n",
+               name.data, ds.count, ds.count == 1 ? "" : "s", u.count, u.count == 1 ? "" : "s",
+               u.count == 1 ? "s" : "", u.count == 1 ? "was" : "were");
+    buf_release(&name);
+    return rc;
+}
+
+/* When a file with content sha is stored already: undoes this file, says so and returns 1;
+ * 0 when not, -2 on failure. */
+static int skip_if_stored(struct import_session *s, const char *path, const char *sha)
+{
+    char *first = NULL;
+    int found = db_source_find(s->db, sha, &first, s->d);
+    if (!found)
+        return 0;
+    int rc = db_file_end(s->db, 0, s->d) || found < 0 ? -2 : 1;
+    if (rc == 1) {
+        struct buf note = BUF_INIT;
+        diag_escape(&note, path);
+        buf_adds(&note, ": note: already imported (same content as '");
+        diag_escape(&note, first);
+        buf_adds(&note, "'), skipped\n");
+        fputs(note.data, stderr);
+        buf_release(&note);
+    }
+    free(first);
+    return rc;
+}
+
+/* Parses into the database inside one transaction: src whole, or the stream in (then src
+ * has the path only, and the hash is known, and looked up, only at the end). 0 stored,
+ * 1 skipped, -1 rejected, -2 database failure. */
+static int store(struct import_session *s, const struct import_labels *labels,
+                 const struct importer *imp, const struct source *src, struct import_stream *in,
+                 const struct producer *parse)
+{
+    char sha[65], when[32];
+    /* Look up inside the write transaction: another import may be storing the same file. */
+    if (db_file_begin(s->db, s->d))
+        return -2;
+    int rc = 0;
+    if (!in) {
+        sha256_hex(src->data, src->len, sha);
+        rc = skip_if_stored(s, src->path, sha);
+    }
+    if (rc)
+        return rc;
+    s->o->now(when);
+    unsigned errors = s->d->errors;
+    struct db_import *di =
+        db_import_begin(s->db, src, in ? NULL : sha, imp->name, when, labels, s->d);
+    struct arena a = ARENA_INIT;
+    rc = -2;
+    if (di) {
+        struct record_sink sink = db_import_sink(di);
+        if (in)
+            in->di = di;
+        rc = parse->run(parse->ctx, &a, &sink, s->d);
+        if (rc == 0 && in) {
+            sha256_final(&in->sha, sha);
+            rc = skip_if_stored(s, src->path, sha);
+            if (rc == 0 && db_import_set_hash(di, sha))
+                rc = -2;
+        }
+        if (rc == 0 && db_import_count(di) == 0)
+            rc = diag_error_line(s->d, src, 1, "no results found in %s output", imp->name);
+    }
+    if (rc == 1) {
+        /* skip_if_stored ended the file */
+    } else if (db_file_end(s->db, rc == 0, s->d)) {
+        rc = -2;
+    } else if (rc == 0) {
+        /* said once the batch holding this file is committed (flush_batch) */
+        diag_escape(&s->said, src->path);
+        buf_addf(&s->said, ": imported %zu result%s (%s)\n", db_import_count(di),
+                 db_import_count(di) == 1 ? "" : "s", imp->name);
+        s->batch_results += db_import_count(di);
+    } else if (rc == -1 && s->d->errors == errors) {
+        diag_error(s->d, "%s: import failed", src->path);
+    }
+    db_import_free(di);
+    arena_release(&a);
+    return rc;
+}
+
+/* Commits the batch when it is due (or force) and only then reports its files as imported.
+ * 0, or -2 when the commit failed: then none of the batch's files is stored. */
+static int flush_batch(struct import_session *s, int force)
+{
+    int rc = db_batch_commit(s->db, force, s->d);
+    if (rc == 0)
+        return 0;
+    if (rc > 0) {
+        fputs(s->said.data, stderr);
+        s->committed += s->batch_results;
+    } else {
+        diag_error(s->d, "the files of the last batch were not stored (nothing of them is in the "
+                         "warehouse)");
+    }
+    buf_reset(&s->said);
+    s->batch_results = 0;
+    return rc > 0 ? 0 : -2;
+}
+
+/* store() with the labels of the sidecar sc under the command-line ones. */
+static int store_with_sidecar(struct import_session *s, const struct sidecar *sc,
+                              const struct importer *imp, const struct source *src,
+                              struct import_stream *in, const struct producer *parse)
+{
+    struct import_labels merged;
+    struct kv *tags = NULL;
+    sidecar_merge(sc, &s->o->labels, &merged, &tags);
+    int rc = store(s, &merged, imp, src, in, parse);
+    free(tags);
+    return rc;
+}
+
+/* Loads path's sidecar, then stores (or in a dry run shows) what the importer makes of src or
+ * in. */
+static int import_parse(struct import_session *s, const char *path, const struct importer *imp,
+                        const struct source *src, struct import_stream *in)
+{
+    struct live_parse lp = {imp, src, in};
+    struct producer parse = {run_live, &lp};
+    if (s->o->dry_run)
+        return dry_run(s, imp, src, in);
+    struct sidecar sc;
+    int rc = sidecar_load(path, &sc, s->d);
+    if (rc == 0)
+        rc = store_with_sidecar(s, &sc, imp, src, in, &parse);
+    sidecar_release(&sc);
+    return rc;
+}
+
+static int import_whole(struct import_session *s, const char *path, const struct source *src)
+{
+    const struct importer *imp;
+    if (src->len == 0)
+        return diag_error_line(s->d, src, 1, "empty file: no benchmark output to import");
+    if (!(imp = import_choose(s->o, src, s->d)))
+        return -1;
+    return import_parse(s, path, imp, src, NULL);
+}
+
+/* The importer that reads f as a stream, or NULL when f is read whole: a regular file not
+ * over the threshold, a pipe, FIFO or device that ended within the head (its size is known
+ * only at its end, so a longer one streams at once), or a format (given, or detected from
+ * the head) that needs the whole input. */
+static const struct importer *stream_choice(const struct import_options *o, FILE *f,
+                                            const struct source *head)
+{
+    struct stat st;
+    if (!head->len || fstat(fileno(f), &st) ||
+        (S_ISREG(st.st_mode) ? st.st_size <= stream_threshold() : head->len < HEAD_BYTES))
+        return NULL;
+    const struct importer *imp = o->format ? importer_find(o->format) : importer_detect(head, NULL);
+    return imp && importer_stream(imp) ? imp : NULL;
+}
+
+static int import_streamed(struct import_session *s, const char *path, const char *name,
+                           const struct importer *imp, FILE *f, const struct buf *head)
+{
+    struct import_stream in;
+    import_stream_init(&in, name, f, head, s->d);
+    struct source src = {name, NULL, 0};
+    int rc = import_parse(s, path, imp, &src, &in);
+    import_stream_release(&in);
+    return rc;
+}
+
+/* A file or standard input read here: the first HEAD_BYTES, then either the rest as a stream
+ * or all of it in memory. */
+static int import_here(struct import_session *s, const char *path)
+{
+    int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return diag_error(s->d, "cannot open '%s': %s", path, strerror(errno));
+    struct buf data = BUF_INIT;
+    struct source src = {is_stdin ? "<stdin>" : path, NULL, 0};
+    const struct importer *streamed = NULL;
+    int rc = read_upto(f, &data, HEAD_BYTES);
+    if (rc == 0) {
+        src.data = data.data;
+        src.len = data.len;
+        streamed = stream_choice(s->o, f, &src);
+        if (!streamed)
+            rc = read_rest(f, &data);
+    }
+    src.data = data.data;
+    src.len = data.len;
+    if (rc > 0)
+        rc = diag_error_path(s->d, src.path,
+                             "input over %d MiB, the most read into memory (only fio logs are "
+                             "read as a stream); nothing stored",
+                             HELD_MAX_MIB);
+    else if (rc)
+        rc = diag_error(s->d, "cannot read '%s': %s", path, strerror(errno));
+    else if (streamed)
+        rc = import_streamed(s, path, src.path, streamed, f, &data);
+    else
+        rc = import_whole(s, path, &src);
+    if (!is_stdin)
+        fclose(f);
+    buf_release(&data);
+    return rc;
+}
+
+/* A file a worker parsed: its messages before parsing, or the transaction with its records. */
+static int import_parsed(struct import_session *s, struct parsed *p)
+{
+    struct producer replay = {run_replay, p};
+    if (p->state == PARSED_REJECTED)
+        return run_replay(p, NULL, NULL, s->d);
+    return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay);
+}
+
+static enum import_outcome outcome(int rc)
+{
+    switch (rc) {
+    case 0:
+        return IMPORT_STORED;
+    case 1:
+        return IMPORT_SKIPPED;
+    case -1:
+        return IMPORT_REJECTED;
+    default:
+        return IMPORT_FAILED_DB;
+    }
+}
+
+struct import_session *import_session_start(struct db *db, const struct import_options *o,
+                                            struct diag *d, char *const *paths, size_t n)
+{
+    struct import_session *s = xcalloc(1, sizeof(*s));
+    *s = (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL};
+    /* a dry run prints as it parses: it stays serial */
+    if (o->jobs > 1 && n > 1 && !o->dry_run)
+        s->workers = workers_start(o, d->verbose, paths, n);
+    return s;
+}
+
+enum import_outcome import_file(struct import_session *s, size_t i)
+{
+    struct parsed *p = s->workers ? workers_take(s->workers, i) : NULL;
+    int rc = p && p->state != PARSED_SERIAL ? import_parsed(s, p) : import_here(s, s->paths[i]);
+    if (p)
+        workers_done(s->workers, p);
+    if (rc != -2 && s->db)
+        rc = flush_batch(s, 0) ? -2 : rc;
+    return outcome(rc);
+}
+
+size_t import_session_committed(struct import_session *s)
+{
+    size_t n = s->committed;
+    s->committed = 0;
+    return n;
+}
+
+enum import_outcome import_session_end(struct import_session *s, int failed)
+{
+    int rc = 0;
+    if (s->workers)
+        workers_stop(s->workers);
+    s->workers = NULL;
+    if (s->db && !failed)
+        rc = flush_batch(s, 1);
+    return rc ? IMPORT_FAILED_DB : IMPORT_STORED;
+}
+
+void import_session_free(struct import_session *s)
+{
+    if (s->workers)
+        workers_stop(s->workers);
+    buf_release(&s->said);
+    free(s);
+}
+
+enum import_outcome import_store(struct db *db, const struct import_options *o,
+                                 const struct source *src, struct diag *d)
+{
+    struct import_session s = {db, o, d, NULL, 0, BUF_INIT, 0, 0, NULL};
+    const struct importer *imp = importer_find(o->format);
+    struct live_parse lp = {imp, src, NULL};
+    struct producer parse = {run_live, &lp};
+    int rc = store(&s, &o->labels, imp, src, NULL, &parse);
+    if (flush_batch(&s, 1))
+        rc = -2;
+    buf_release(&s.said);
+    return outcome(rc);
+}
