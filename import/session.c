@@ -74,6 +74,13 @@ const struct importer *import_choose(const struct import_options *o, const struc
 {
     if (o->format)
         return importer_find(o->format);
+    /* a warehouse keeps its sources' bytes, in which an importer could find output */
+    if (src->len >= 16 && !memcmp(src->data, "SQLite format 3", 16)) { /* with its NUL */
+        diag_error_line(d, src, 1,
+                        "a SQLite database (a benchdb warehouse?), not benchmark output; to "
+                        "combine warehouses use 'benchdb merge'");
+        return NULL;
+    }
     struct buf tried = BUF_INIT;
     const struct importer *imp = importer_detect(src, &tried);
     if (!imp)
