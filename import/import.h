@@ -29,7 +29,7 @@ struct import_options {
 struct import_session;
 
 /* A session importing paths[0..n) in that order ("-": standard input); with o->jobs > 1,
- * worker threads read and parse up to 2 * jobs files ahead of the caller, which stores them.
+ * worker threads read and parse up to 16 * jobs files ahead of the caller, which stores them.
  * o and paths are borrowed until import_session_end. */
 struct import_session *import_session_start(struct db *db, const struct import_options *o,
                                             struct diag *d, char *const *paths, size_t n);
