@@ -55,10 +55,10 @@ static void metrics_by_name(void)
 static void exact_numbers(void)
 {
     /* integers as digits; others with the digits that read back as the same double */
-    const double v[] = {0, 1024, 4096000, 0.1, 1.0 / 3, 1234.5678901234567, 1e300, 5e-324,
-                        9007199254740993.0};
-    const char *const text[] = {"0",   "1024", "4096000", "0.1", NULL, NULL, "1e+300", NULL,
-                                "9007199254740992"};
+    const double v[] = {0,     1024,   4096000,           0.1, 1.0 / 3, 1234.5678901234567,
+                        1e300, 5e-324, 9007199254740993.0};
+    const char *const text[] = {"0",      "1024", "4096000",         "0.1", NULL, NULL,
+                                "1e+300", NULL,   "9007199254740992"};
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         struct buf b = BUF_INIT;
         buf_add_double(&b, v[i]);
