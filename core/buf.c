@@ -1,6 +1,5 @@
 #include "buf.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,20 +70,6 @@ void buf_addf(struct buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     buf_vaddf(b, fmt, ap);
     va_end(ap);
-}
-
-void buf_add_double(struct buf *b, double v)
-{
-    /* below 2^53 every integer is exact, and the conversion to long long is defined */
-    if (fabs(v) < 9007199254740992.0 && v == (double)(long long)v) {
-        buf_addf(b, "%lld", (long long)v);
-        return;
-    }
-    char s[32];
-    snprintf(s, sizeof(s), "%.15g", v);
-    if (strtod(s, NULL) != v)
-        snprintf(s, sizeof(s), "%.17g", v);
-    buf_adds(b, s);
 }
 
 void buf_reset(struct buf *b)

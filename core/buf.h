@@ -31,9 +31,6 @@ void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) BDB_PRINTF(2, 3);
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap) BDB_PRINTF(2, 0);
-/* Appends a finite v as a number that reads back (strtod, JSON) as exactly v: an integer's
- * digits, else the shorter of %.15g and %.17g that round-trips. */
-void buf_add_double(struct buf *b, double v);
 void buf_reset(struct buf *b);                /* len = 0, keeps the allocation */
 void buf_release(struct buf *b);              /* frees; back to BUF_INIT */
 char *buf_detach(struct buf *b, size_t *len); /* caller frees */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
+
 void workload_init(struct workload *wl)
 {
     memset(wl, 0, sizeof(*wl));
@@ -20,13 +22,10 @@ struct bench_record *record_new(struct arena *a, const char *tool)
     return r;
 }
 
-/* The bit of name in metric_names_seen (FNV-1a). */
+/* The bit of name in metric_names_seen. */
 static uint64_t name_bit(const char *name)
 {
-    uint32_t h = 2166136261u;
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 16777619u;
-    return (uint64_t)1 << (h & 63);
+    return (uint64_t)1 << (str_hash(name) & 63);
 }
 
 static struct metric *find_metric(const struct bench_record *r, const char *name, uint64_t bit)

@@ -58,37 +58,32 @@ static int cmp_name(const void *a, const void *b)
 
 /* The metrics some result has: metric columns holding a value (one pass over result), then
  * the members of metrics_extra. */
-static int stored_names(sqlite3 *h, struct names *out)
+static int stored_names(struct db *db, struct names *out, struct diag *d)
 {
-    struct names cols = {0};
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT name FROM pragma_table_info('result') WHERE type = 'REAL' "
-                           "ORDER BY cid",
-                           -1, &st, NULL))
+    sqlite3 *h = db_handle(db);
+    const char *const *cols;
+    size_t ncols;
+    if (db_metric_columns(db, &cols, &ncols, d))
         return -1;
-    while (sqlite3_step(st) == SQLITE_ROW)
-        names_add(&cols, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
     struct buf sql = BUF_INIT;
     buf_adds(&sql, "SELECT 0");
-    for (size_t i = 0; i < cols.n; i++)
-        buf_addf(&sql, ", count(%s)", cols.v[i]);
+    for (size_t i = 0; i < ncols; i++)
+        buf_addf(&sql, ", count(%s)", cols[i]);
     buf_adds(&sql, " FROM result");
+    sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ? -1 : 0;
     buf_release(&sql);
     if (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
-        for (size_t i = 0; i < cols.n; i++)
+        for (size_t i = 0; i < ncols; i++)
             if (sqlite3_column_int64(st, (int)i + 1))
-                names_add(out, cols.v[i]);
+                names_add(out, cols[i]);
     sqlite3_finalize(st);
-    names_free(&cols);
     if (rc ||
         sqlite3_prepare_v2(h,
                            "SELECT DISTINCT j.key FROM result r, json_each(r.metrics_extra) j "
                            "WHERE r.metrics_extra IS NOT NULL",
                            -1, &st, NULL))
-        return -1;
+        return -1; /* query_export names the failure */
     while (sqlite3_step(st) == SQLITE_ROW)
         names_add(out, (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
@@ -96,10 +91,10 @@ static int stored_names(sqlite3 *h, struct names *out)
 }
 
 /* The core metrics, then every other metric name in the warehouse, sorted. */
-static int metric_names(sqlite3 *h, struct names *m)
+static int metric_names(struct db *db, struct names *m, struct diag *d)
 {
     struct names stored = {0};
-    if (stored_names(h, &stored)) {
+    if (stored_names(db, &stored, d)) {
         names_free(&stored);
         return -1;
     }
@@ -251,7 +246,7 @@ int query_export(struct db *db, enum export_format fmt, struct buf *out, struct 
     sqlite3_stmt *st = NULL, *tst = NULL;
     int rc = -1;
     struct buf sql = BUF_INIT;
-    if (metric_names(h, &names) || select_sql(db, &names, &sql, d) ||
+    if (metric_names(db, &names, d) || select_sql(db, &names, &sql, d) ||
         sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ||
         sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,
                            &tst, NULL)) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/hash.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -139,16 +140,8 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
 struct intern {
     const char **slot;
     size_t cap, used;
-    struct buf key; /* the workload key being interned (read_row) */
+    struct buf scratch; /* the text being interned: a workload key, a tag value (read_row) */
 };
-
-static size_t hash_str(const char *s)
-{
-    size_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
 
 static const char *intern(struct side_results *res, const char *s)
 {
@@ -159,7 +152,7 @@ static const char *intern(struct side_results *res, const char *s)
         for (size_t i = 0; i < in->cap; i++) {
             if (!in->slot[i])
                 continue;
-            size_t j = hash_str(in->slot[i]) & (cap - 1);
+            size_t j = (size_t)str_hash(in->slot[i]) & (cap - 1);
             while (slot[j])
                 j = (j + 1) & (cap - 1);
             slot[j] = in->slot[i];
@@ -168,7 +161,7 @@ static const char *intern(struct side_results *res, const char *s)
         in->slot = slot;
         in->cap = cap;
     }
-    size_t j = hash_str(s) & (in->cap - 1);
+    size_t j = (size_t)str_hash(s) & (in->cap - 1);
     for (; in->slot[j]; j = (j + 1) & (in->cap - 1))
         if (!strcmp(in->slot[j], s))
             return in->slot[j];
@@ -256,7 +249,7 @@ static void read_tag_values(struct side_results *a, struct side_result *r, sqlit
     const char *p = (const char *)sqlite3_column_text(st, col);
     const char *end = p + sqlite3_column_bytes(st, col), *k, *v;
     size_t klen, vlen;
-    struct buf *value = &a->intern->key;
+    struct buf *value = &a->intern->scratch;
     while (p && next_piece(&p, end, &k, &klen) && next_piece(&p, end, &v, &vlen)) {
         buf_reset(value);
         buf_add(value, v, vlen);
@@ -310,7 +303,7 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, const struct comp
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }
     derive(r);
-    struct buf *key = &a->intern->key;
+    struct buf *key = &a->intern->scratch;
     buf_reset(key);
     format_workload_key(key, r);
     r->workload = intern(a, key->data);
@@ -438,7 +431,7 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
     sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     out->intern = xcalloc(1, sizeof(*out->intern));
-    buf_init(&out->intern->key);
+    buf_init(&out->intern->scratch);
     int rc = build_sql(db, o, &out->strings, &sql, &b, d);
     if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
@@ -464,7 +457,7 @@ void side_results_release(struct side_results *res)
     free(res->v);
     if (res->intern) {
         free(res->intern->slot);
-        buf_release(&res->intern->key);
+        buf_release(&res->intern->scratch);
     }
     free(res->intern);
     arena_release(&res->strings);

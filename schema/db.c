@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/fmt.h"
 #include "../core/mount.h"
 #include "../core/xalloc.h"
 
@@ -688,9 +689,9 @@ static void store_pairs(struct db_import *imp, sqlite3_stmt *st, int64_t id, con
     buf_addc(b, '[');
     for (size_t i = 0; i < n; i++) {
         buf_adds(b, i ? ",[" : "[");
-        buf_add_double(b, pairs[2 * i]);
+        fmt_plain_number(b, pairs[2 * i]);
         buf_addc(b, ',');
-        buf_add_double(b, pairs[2 * i + 1]);
+        fmt_plain_number(b, pairs[2 * i + 1]);
         buf_addc(b, ']');
     }
     buf_addc(b, ']');
@@ -712,20 +713,6 @@ static int store_details(struct db_import *imp, const struct bench_record *r, in
     return rc == SQLITE_OK ? 0 : fail(imp, rc);
 }
 
-static void json_add_string(struct buf *b, const char *s)
-{
-    buf_addc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            buf_addc(b, '\\');
-        if ((unsigned char)*s < 0x20)
-            buf_addf(b, "\\u%04x", (unsigned char)*s);
-        else
-            buf_addc(b, *s);
-    }
-    buf_addc(b, '"');
-}
-
 /* Binds each metric to its column, and the others as the JSON object metrics_extra. */
 static void bind_metrics(struct db_import *imp, const struct bench_record *r)
 {
@@ -740,9 +727,9 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r)
             continue;
         }
         buf_adds(extra, extra->len ? "," : "{");
-        json_add_string(extra, m->name);
+        fmt_json_string(extra, m->name);
         buf_addc(extra, ':');
-        buf_add_double(extra, m->value);
+        fmt_plain_number(extra, m->value);
     }
     if (extra->len) {
         buf_addc(extra, '}');

@@ -32,6 +32,9 @@ int db_schema_version(struct db *db);
  * absent). 0, or -1 after a message when name is not a metric name ([a-z0-9_]+). */
 int db_metric_expr(struct db *db, struct buf *sql, const char *alias, const char *name,
                    struct diag *d);
+/* The metric columns of table result, in schema order (valid until db_close); 0 or -1 after
+ * a message. */
+int db_metric_columns(struct db *db, const char *const **names, size_t *n, struct diag *d);
 
 int db_begin(struct db *db, struct diag *d);
 /* Files imported in batches: each file in its own savepoint inside a batch transaction, so a

@@ -7,22 +7,15 @@
 #include <string.h>
 
 #include "../core/buf.h"
+#include "../core/hash.h"
 #include "../core/xalloc.h"
 
 /* A power of two well above the column count, so probes stay short. */
 enum { WIDE_SLOTS = 512 };
 
-static unsigned name_hash(const char *s)
-{
-    unsigned h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 int wide_index(const struct wide_columns *w, const char *name)
 {
-    for (unsigned i = name_hash(name);; i++) {
+    for (uint64_t i = str_hash(name);; i++) {
         int k = w->slot[i & (WIDE_SLOTS - 1)];
         if (k < 0 || !strcmp(w->names[k], name))
             return k;
@@ -33,7 +26,7 @@ static void wide_add(struct wide_columns *w, const char *name)
 {
     ALLOC_GROW(w->names, w->n, w->alloc);
     w->names[w->n] = xstrdup(name);
-    unsigned i = name_hash(name);
+    uint64_t i = str_hash(name);
     while (w->slot[i & (WIDE_SLOTS - 1)] >= 0)
         i++;
     w->slot[i & (WIDE_SLOTS - 1)] = (int)w->n++;
@@ -70,6 +63,15 @@ void wide_release(struct wide_columns *w)
     free(w->slot);
     free(w->insert_sql);
     memset(w, 0, sizeof(*w));
+}
+
+int db_metric_columns(struct db *db, const char *const **names, size_t *n, struct diag *d)
+{
+    if (wide_load(db, d))
+        return -1;
+    *names = (const char *const *)db->wide.names;
+    *n = db->wide.n;
+    return 0;
 }
 
 /* Names safe to put in SQL and a JSON path as they are; every metric benchdb stores is one. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../core/buf.h"
+#include "../../core/fmt.h"
 #include "../../core/record.h"
 #include "harness.h"
 
@@ -61,7 +62,7 @@ static void exact_numbers(void)
                                 "1e+300", NULL,   "9007199254740992"};
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         struct buf b = BUF_INIT;
-        buf_add_double(&b, v[i]);
+        fmt_plain_number(&b, v[i]);
         OK(strtod(b.data, NULL) == v[i], b.data);
         if (text[i])
             STR_EQ(b.data, text[i], "as written");
