@@ -70,7 +70,7 @@ static int appendix_table(struct db *db, struct report *r, const char *heading, 
     size_t ncols = (size_t)sqlite3_column_count(st);
     struct column *cols = xcalloc(ncols, sizeof(*cols));
     for (size_t c = 0; c < ncols; c++)
-        cols[c] = (struct column){sqlite3_column_name(st, (int)c), UNIT_NONE};
+        cols[c] = (struct column){sqlite3_column_name(st, (int)c), UNIT_NONE, ROLE_FIELD};
     struct section *s = report_section(r, heading, NULL);
     s->appendix = 1;
     struct table *t = report_table(r, s, name, cols, ncols);

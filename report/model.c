@@ -45,7 +45,8 @@ struct table *report_table(struct report *r, struct section *s, const char *name
     t->name = arena_strdup(&r->arena, name);
     t->cols = arena_alloc(&r->arena, ncols * sizeof(*cols));
     for (size_t i = 0; i < ncols; i++)
-        t->cols[i] = (struct column){arena_strdup(&r->arena, cols[i].name), cols[i].unit};
+        t->cols[i] =
+            (struct column){arena_strdup(&r->arena, cols[i].name), cols[i].unit, cols[i].role};
     t->ncols = ncols;
     s->table = t;
     return t;
@@ -105,4 +106,35 @@ void cell_set_number(struct cell *c, double value)
 {
     c->kind = CELL_NUMBER;
     c->value = value;
+}
+
+size_t table_find_role(const struct table *t, enum column_role role)
+{
+    size_t c = 0;
+    while (c < t->ncols && t->cols[c].role != role)
+        c++;
+    return c;
+}
+
+void report_walk(const struct report *r, const struct report_walker *w, void *ctx)
+{
+    if (w->title)
+        w->title(ctx, r->title);
+    for (size_t i = 0; i < r->nfacts && w->fact; i++)
+        w->fact(ctx, r->facts[i].key, r->facts[i].value);
+    if (r->generated && w->fact)
+        w->fact(ctx, "Generated", r->generated);
+    if (w->facts_end)
+        w->facts_end(ctx);
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct section *s = &r->sections[i];
+        if (s->appendix)
+            continue;
+        if (w->section)
+            w->section(ctx, s);
+        if (s->table && w->table)
+            w->table(ctx, s->table);
+        if (w->section_end)
+            w->section_end(ctx, s);
+    }
 }

@@ -40,9 +40,21 @@ struct cell {
     double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
 };
 
+/* What a column holds, set where the table is built; renderers, CSV sub-columns and charts
+ * read it instead of guessing from table names and positions. */
+enum column_role {
+    ROLE_PLAIN,  /* text, or numbers shown in their human unit */
+    ROLE_KEY,    /* names the row's subject (the workload): a chart's bar group */
+    ROLE_METRIC, /* names the row's measure: a chart per metric */
+    ROLE_SIDE,   /* one compared side's values: means of repeats with their spread */
+    ROLE_FACTOR, /* a candidate against the baseline: factor, 95 % interval, verdict */
+    ROLE_FIELD,  /* a stored field as the warehouse holds it: numbers exact, in base units */
+};
+
 struct column {
     const char *name;
     enum unit unit;
+    enum column_role role;
 };
 
 struct table {
@@ -88,6 +100,38 @@ void cell_set_text(struct cell *c, const char *text);
 void cell_set_number(struct cell *c, double value);
 /* Appends a row of empty cells and returns it. */
 struct cell *table_add_row(struct report *r, struct table *t);
+/* The first column of role, or t->ncols when there is none. */
+size_t table_find_role(const struct table *t, enum column_role role);
+
+/* The rule every page follows for a value: a mean of two or more runs shows its sample
+ * standard deviation (when known) and its run count; a single run shows the value alone. */
+int cell_averaged(const struct cell *c);
+int cell_has_spread(const struct cell *c);
+/* What a page puts around the parts of a value; NULL alt_open: the second view is left out. */
+struct value_marks {
+    const char *sd_open, *sd_close;   /* " ± " "" */
+    const char *n_open, *n_close;     /* " (n=" ")" */
+    const char *alt_open, *alt_close; /* "; " " IOPS" */
+};
+extern const struct value_marks VALUE_MARKS_TEXT; /* "70.2 MiB/s ± 1.2 MiB/s (n=3); 17.5k IOPS" */
+/* A number cell's value as a page shows it (a cell with a phrase shows the phrase instead, in the
+ * page's escaping): the value in unit u, its spread and run count as cell_averaged says, and its
+ * second view (IOPS beside bandwidth), each set apart by m. */
+void value_format(struct buf *out, const struct cell *c, enum unit u, const struct value_marks *m);
+
+/* The page walk every page renderer shares (cmark's renderer idea): the walk visits the title,
+ * the facts (and "Generated" when the report states a time), then each section that is not an
+ * appendix with its table; each renderer supplies what a node becomes. NULL callbacks are
+ * skipped. */
+struct report_walker {
+    void (*title)(void *ctx, const char *title);
+    void (*fact)(void *ctx, const char *key, const char *value);
+    void (*facts_end)(void *ctx);
+    void (*section)(void *ctx, const struct section *s); /* its heading and prose */
+    void (*table)(void *ctx, const struct table *t);
+    void (*section_end)(void *ctx, const struct section *s);
+};
+void report_walk(const struct report *r, const struct report_walker *w, void *ctx);
 
 /* Human text of a value in its unit: "70.2 MiB/s", "212 ms", "308k", "30.0x". */
 void unit_format(struct buf *out, double v, enum unit u);
