@@ -38,6 +38,16 @@ struct section *report_section(struct report *r, const char *heading, const char
     return s;
 }
 
+static void copy_columns(struct arena *a, struct table *t, const char *name,
+                         const struct column *cols, size_t ncols)
+{
+    t->name = arena_strdup(a, name);
+    t->cols = arena_alloc(a, ncols * sizeof(*cols));
+    for (size_t i = 0; i < ncols; i++)
+        t->cols[i] = (struct column){arena_strdup(a, cols[i].name), cols[i].unit, cols[i].role};
+    t->ncols = ncols;
+}
+
 struct table *report_table(struct report *r, struct section *s, const char *name,
                            const struct column *cols, size_t ncols)
 {
@@ -52,11 +62,12 @@ struct table *report_table(struct report *r, struct section *s, const char *name
     return t;
 }
 
-struct cell *table_add_row(struct report *r, struct table *t)
+/* Appends a row of empty cells to t, whose rows live in a. */
+static struct cell *add_row(struct arena *a, struct table *t)
 {
     if (t->nrows == t->arows) {
         size_t n = t->arows ? t->arows * 2 : 16;
-        struct cell *c = arena_alloc(&r->arena, n * t->ncols * sizeof(*c));
+        struct cell *c = arena_alloc(a, n * t->ncols * sizeof(*c));
         if (t->nrows)
             memcpy(c, t->cells, t->nrows * t->ncols * sizeof(*c));
         t->cells = c;
@@ -73,6 +84,36 @@ struct cell *table_add_row(struct report *r, struct table *t)
                                .p = NAN,
                                .alt = NAN};
     return row;
+}
+
+struct cell *table_add_row(struct report *r, struct table *t)
+{
+    return add_row(&r->arena, t);
+}
+
+void row_table_init(struct row_table *rt, const char *name, const struct column *cols, size_t ncols)
+{
+    memset(rt, 0, sizeof(*rt));
+    copy_columns(&rt->names, &rt->t, name, cols, ncols);
+}
+
+struct cell *row_table_add(struct row_table *rt)
+{
+    return add_row(&rt->rows, &rt->t);
+}
+
+void row_table_clear(struct row_table *rt)
+{
+    arena_release(&rt->rows);
+    rt->t.cells = NULL;
+    rt->t.nrows = rt->t.arows = 0;
+}
+
+void row_table_release(struct row_table *rt)
+{
+    row_table_clear(rt);
+    arena_release(&rt->names);
+    memset(rt, 0, sizeof(*rt));
 }
 
 enum unit cell_unit(const struct table *t, size_t row, size_t col)

@@ -38,6 +38,8 @@ struct cell {
     double min, max;      /* range of averaged runs; NAN when unknown */
     double p;             /* a factor's test p-value (Welch), before correction; NAN */
     double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
+    int exact;            /* CELL_NUMBER read from an integer: integer is its exact value */
+    long long integer;    /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
 };
 
 /* What a column holds, set where the table is built; renderers, CSV sub-columns and charts
@@ -100,6 +102,19 @@ void cell_set_text(struct cell *c, const char *text);
 void cell_set_number(struct cell *c, double value);
 /* Appends a row of empty cells and returns it. */
 struct cell *table_add_row(struct report *r, struct table *t);
+/* A table outside any report (benchdb runs, query, runs --history): its rows stream through it
+ * a batch at a time, their cells and text held in rows until row_table_clear. */
+struct row_table {
+    struct table t;
+    struct arena names; /* the table's and its columns' names */
+    struct arena rows;
+};
+void row_table_init(struct row_table *rt, const char *name, const struct column *cols,
+                    size_t ncols);
+struct cell *row_table_add(struct row_table *rt);
+void row_table_clear(struct row_table *rt);
+void row_table_release(struct row_table *rt);
+
 /* The first column of role, or t->ncols when there is none. */
 size_t table_find_role(const struct table *t, enum column_role role);
 
@@ -148,6 +163,27 @@ const char *report_builtin_file(const char *name, size_t *len);
 void report_md_escape(struct buf *out, const char *s);
 
 int render_md(const struct report *r, struct buf *out, struct diag *d);
+
+/* A table as text, written as its rows come: an aligned grid, RFC 4180 CSV (header first), a
+ * JSON array of objects (one per row, keyed by column name), or a Markdown table. Cells are shown
+ * as stored: numbers exact, in base units. The grid and Markdown escape control characters
+ * (\x1b, \n: a name must neither drive the terminal nor split a row) and Markdown its own
+ * syntax too; CSV and JSON keep the text exact, quoted their own way. */
+enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD };
+struct table_writer {
+    enum table_format fmt;
+    size_t *width;   /* grid and Markdown: sized from the header and the first batch of rows */
+    size_t nrows;    /* rows written */
+    int started;     /* the header is written */
+    struct buf cell; /* a cell's text as shown */
+};
+void table_writer_init(struct table_writer *w, enum table_format fmt);
+/* Appends t's rows to out, the first call the header too; later batches keep the first widths
+ * (a wider cell pushes its line along; nothing is cut). */
+void table_write_rows(struct table_writer *w, const struct table *t, struct buf *out);
+/* Ends the table (JSON's closing bracket; the header of a table that had no rows). */
+void table_write_end(struct table_writer *w, const struct table *t, struct buf *out);
+void table_writer_release(struct table_writer *w);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css

@@ -147,8 +147,46 @@ static void charts_by_role(void)
     report_release(&r);
 }
 
+/* A streamed table in each text format; expected texts written by hand from RFC 4180 / JSON. */
+static void table_text(void)
+{
+    static const struct column cols[] = {{"id", UNIT_NONE, ROLE_FIELD},
+                                         {"name", UNIT_NONE, ROLE_FIELD}};
+    static const char *const want[] = {
+        /* every cell padded to its column's width, the last one too */
+        [TABLE_TEXT] = "id                   name \n9223372036854775807  a,\"b\"\n"
+                       "1.5                       \n",
+        [TABLE_CSV] = "id,name\r\n9223372036854775807,\"a,\"\"b\"\"\"\r\n1.5,\r\n",
+        [TABLE_JSON] = "[\n  {\"id\": 9223372036854775807, \"name\": \"a,\\\"b\\\"\"},\n"
+                       "  {\"id\": 1.5, \"name\": null}\n]\n",
+        [TABLE_MD] = "| id                  | name  |\n| ------------------- | ----- |\n"
+                     "| 9223372036854775807 | a,\"b\" |\n| 1.5                 |       |\n"};
+    for (int f = TABLE_TEXT; f <= TABLE_MD; f++) {
+        struct row_table rt;
+        row_table_init(&rt, "t", cols, 2);
+        struct cell *row = row_table_add(&rt);
+        cell_set_number(&row[0], 9223372036854775807.0);
+        row[0].exact = 1;
+        row[0].integer = 9223372036854775807LL; /* 2^63 - 1: not a double */
+        cell_set_text(&row[1], "a,\"b\"");
+        struct table_writer w;
+        table_writer_init(&w, (enum table_format)f);
+        struct buf out = BUF_INIT;
+        table_write_rows(&w, &rt.t, &out); /* the first batch sizes the grid */
+        row_table_clear(&rt);
+        cell_set_number(&row_table_add(&rt)[0], 1.5);
+        table_write_rows(&w, &rt.t, &out);
+        table_write_end(&w, &rt.t, &out);
+        STR_EQ(out.data, want[f], "a table streamed in two batches");
+        buf_release(&out);
+        table_writer_release(&w);
+        row_table_release(&rt);
+    }
+}
+
 int main(void)
 {
+    table_text();
     walk_order();
     spread_rule();
     charts_by_role();
