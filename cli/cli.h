@@ -22,6 +22,7 @@ struct app {
     struct diag diag;
 };
 
+int cmd_check(int argc, char **argv, struct app *app);
 int cmd_export(int argc, char **argv, struct app *app);
 int cmd_formats(int argc, char **argv, struct app *app);
 int cmd_import(int argc, char **argv, struct app *app);
