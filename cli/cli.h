@@ -22,6 +22,7 @@ struct app {
     struct diag diag;
 };
 
+int cmd_baseline(int argc, char **argv, struct app *app);
 int cmd_check(int argc, char **argv, struct app *app);
 int cmd_export(int argc, char **argv, struct app *app);
 int cmd_formats(int argc, char **argv, struct app *app);
@@ -93,5 +94,11 @@ int kv_option(const char *cmd, const char *opt, char *arg, struct kv_list *list)
 /* kv_option for --where (set 0) or --set (set 1), whose keys must be ones db_relabel knows. */
 int filter_option(const char *cmd, int set, char *arg, struct kv_list *list);
 void kv_list_release(struct kv_list *list);
+
+/* Who makes a change (label history, baselines): $USER, else the login name, else the
+ * effective user's name, else "unknown". */
+const char *user_name(void);
+/* The filters as the user gave them ("storage_class=disk host=a"), into out. */
+void kv_list_text(const struct kv_list *list, struct buf *out);
 
 #endif

@@ -2,11 +2,9 @@
 #include "cli.h"
 
 #include <getopt.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/xalloc.h"
 
@@ -25,18 +23,6 @@ static const char usage[] =
     "Examples:\n"
     "  benchdb relabel --where storage_class=nfs --set storage_class=nfs-csi\n"
     "  benchdb relabel --where source=run7.json --set tag:firmware=2.1 --set sec=krb5p\n";
-
-static const char *user_name(void)
-{
-    const char *u = getenv("USER");
-    if (!u || !*u)
-        u = getlogin();
-    if (!u || !*u) {
-        const struct passwd *pw = getpwuid(geteuid());
-        u = pw ? pw->pw_name : NULL;
-    }
-    return u && *u ? u : "unknown";
-}
 
 struct relabel_opts {
     struct kv_list where, set;

@@ -25,7 +25,8 @@ static const char usage[] =
     "                        iodepth, numjobs, direct, tool\n"
     "  --rules FILE          tier-recommendation rules (default: built-in templates/tiers.rules)\n"
     "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE)\n"
-    "  --format F            md (default), html, xlsx, csv; else inferred from -o FILE's\n"
+    "  --format F            md (default), html, xlsx, csv, json (docs/report.schema.json);\n"
+    "                        else inferred from -o FILE's\n"
     "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
@@ -50,7 +51,7 @@ struct report_opts {
  * output and a name without an extension, NULL for an extension benchdb does not write. */
 static const char *infer_format(const char *path)
 {
-    static const char *const known[] = {"md", "html", "xlsx", "csv"};
+    static const char *const known[] = {"md", "html", "xlsx", "csv", "json"};
     if (!path || !strcmp(path, "-"))
         return "md";
     const char *base = strrchr(path, '/');
@@ -121,16 +122,18 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
     if (!o->format && !(o->format = infer_format(o->output))) {
-        fprintf(stderr,
-                "benchdb report: error: expected -o FILE to end in .md, .html, .xlsx or .csv "
-                "(or a --format), got '%s'\n",
-                o->output);
+        fprintf(
+            stderr,
+            "benchdb report: error: expected -o FILE to end in .md, .html, .xlsx, .csv or .json "
+            "(or a --format), got '%s'\n",
+            o->output);
         return BDB_EXIT_USAGE;
     }
     if (strcmp(o->format, "md") && strcmp(o->format, "html") && strcmp(o->format, "xlsx") &&
-        strcmp(o->format, "csv")) {
+        strcmp(o->format, "csv") && strcmp(o->format, "json")) {
         fprintf(stderr,
-                "benchdb report: error: unknown format '%s' (expected md, html, xlsx or csv)\n",
+                "benchdb report: error: unknown format '%s' (expected md, html, xlsx, csv or "
+                "json)\n",
                 o->format);
         return BDB_EXIT_USAGE;
     }
@@ -220,6 +223,8 @@ static int render(const struct report_opts *o, const struct report *r, struct bu
         return write_workbook(app, o->output, r);
     if (!strcmp(o->format, "csv"))
         rc = render_csv(r, o->table ? o->table : "comparison", out, d);
+    else if (!strcmp(o->format, "json"))
+        rc = render_json(r, out, d);
     else if (!strcmp(o->format, "html"))
         rc = render_html(r, o->template_dir, out, d);
     else

@@ -11,7 +11,9 @@ static const char usage[] =
     "\n"
     "List the imported runs (one per imported file) with their hosts, storage classes,\n"
     "security flavors, mount options, result counts and dates. With --history, list every\n"
-    "label change made by 'benchdb relabel' instead (who, when, old and new value).\n";
+    "label change made by 'benchdb relabel' and every result removed by 'benchdb rm'\n"
+    "instead (who, when, old and new value). --format json writes {\"schema\": 1, \"runs\": [...]}\n"
+    "(or \"history\"), one object per row (docs/runs.schema.json).\n";
 
 int cmd_runs(int argc, char **argv, struct app *app)
 {
@@ -42,11 +44,8 @@ int cmd_runs(int argc, char **argv, struct app *app)
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
-    struct stdout_rows rows = {app, BDB_EXIT_OK};
-    struct text_sink sink = stdout_rows_sink(&rows);
-    int status = (history ? query_history : query_runs)(db, fmt, &sink, &app->diag) < 0
-                     ? BDB_EXIT_ENV
-                     : stdout_rows_finish(&rows);
+    int status = history ? write_list(app, db, fmt, "history", query_history)
+                         : write_list(app, db, fmt, "runs", query_runs);
     db_close(db);
     return status;
 }

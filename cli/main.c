@@ -24,6 +24,7 @@ static const struct command {
     int (*fn)(int argc, char **argv, struct app *app);
     const char *summary;
 } commands[] = {
+    {"baseline", cmd_baseline, "save, list or remove named sets of results to compare against"},
     {"check", cmd_check, "fail when a candidate is significantly worse than a baseline"},
     {"export", cmd_export, "write every result as ndjson or csv (the stable interface)"},
     {"formats", cmd_formats, "list the input formats benchdb imports"},

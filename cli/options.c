@@ -2,9 +2,11 @@
  * --mount, --sec) and KEY=VALUE lists (--tag, --where, --set). */
 #include "cli.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/xalloc.h"
 
@@ -70,4 +72,22 @@ int unexpected_argument(const char *cmd, const char *usage, const char *arg)
 {
     fprintf(stderr, "benchdb %s: error: unexpected argument '%s'\n", cmd, arg);
     return usage_exit(usage, BDB_EXIT_USAGE);
+}
+
+const char *user_name(void)
+{
+    const char *u = getenv("USER");
+    if (!u || !*u)
+        u = getlogin();
+    if (!u || !*u) {
+        const struct passwd *pw = getpwuid(geteuid());
+        u = pw ? pw->pw_name : NULL;
+    }
+    return u && *u ? u : "unknown";
+}
+
+void kv_list_text(const struct kv_list *list, struct buf *out)
+{
+    for (size_t i = 0; i < list->n; i++)
+        buf_addf(out, "%s%s=%s", i ? " " : "", list->v[i].key, list->v[i].value);
 }

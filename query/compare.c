@@ -16,6 +16,7 @@
 #include "../core/xalloc.h"
 #include "insights.h"
 #include "results.h"
+#include "side_expr.h"
 #include "stats.h"
 
 /* The metrics compared, and which way is better. Bandwidth and IOPS of one workload are one
@@ -665,53 +666,53 @@ static void unmatched_section(struct report *r, const struct compare_opts *o,
     }
 }
 
+/* The fact of side i: its result count, hosts, mounts, flavors, tool versions and dates. */
+static int side_fact(sqlite3 *h, struct report *r, const struct compare_opts *o, size_t i,
+                     struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    const char *params[2];
+    buf_adds(&sql, "SELECT group_concat(DISTINCT r.host), "
+                   "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
+                   "group_concat(DISTINCT run.tool_version), "
+                   "strftime('%Y-%m-%d', min(run.started_at), 'unixepoch'), "
+                   "strftime('%Y-%m-%d', max(run.started_at), 'unixepoch'), count(*) "
+                   "FROM result r JOIN run ON run.id = r.run_id "
+                   "LEFT JOIN mount m ON m.id = r.mount_id WHERE ");
+    int nparams = side_condition(&sql, o->by, o->values[i], params);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK
+                 ? 0
+                 : diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
+    buf_release(&sql);
+    for (int p = 0; rc == 0 && p < nparams; p++)
+        sqlite3_bind_text(st, p + 1, params[p], -1, SQLITE_STATIC);
+    if (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct buf v = BUF_INIT;
+        const char *labels[] = {"hosts", "mount", "sec", "tool"};
+        buf_addf(&v, "%d results", sqlite3_column_int(st, 6));
+        for (int c = 0; c < 4; c++)
+            if (sqlite3_column_type(st, c) != SQLITE_NULL)
+                buf_addf(&v, "; %s: %s", labels[c], sqlite3_column_text(st, c));
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+            buf_addf(&v, "; dates: %s to %s", sqlite3_column_text(st, 4),
+                     sqlite3_column_text(st, 5));
+        report_fact(r, arena_printf(&r->arena, "%s%s", o->values[i], i == 0 ? " (baseline)" : ""),
+                    v.data);
+        buf_release(&v);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* What was compared: for each side its hosts, mounts, flavors, tool versions and dates. */
 static int context_facts(struct db *db, struct report *r, const struct compare_opts *o,
                          struct diag *d)
 {
-    const char *param;
-    const char *kx = query_key_expr(o->by, &param);
-    struct buf sql = BUF_INIT;
-    buf_addf(
-        &sql,
-        "SELECT group_concat(DISTINCT r.host), "
-        "group_concat(DISTINCT m.options), group_concat(DISTINCT r.sec), "
-        "group_concat(DISTINCT run.tool_version), "
-        "strftime('%%Y-%%m-%%d', min(run.started_at), 'unixepoch'), "
-        "strftime('%%Y-%%m-%%d', max(run.started_at), 'unixepoch'), count(*) "
-        "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id "
-        "LEFT JOIN mount m ON m.id = r.mount_id WHERE %s = ?",
-        kx);
-    sqlite3_stmt *st;
-    sqlite3 *h = db_handle(db);
-    int rc = 0;
-    if (sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
-        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    buf_release(&sql);
     report_fact(r, "Compared by", o->by);
-    for (size_t i = 0; rc == 0 && i < o->nvalues; i++) {
-        int p = 1;
-        if (param)
-            sqlite3_bind_text(st, p++, param, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, p, o->values[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            struct buf v = BUF_INIT;
-            const char *labels[] = {"hosts", "mount", "sec", "tool"};
-            buf_addf(&v, "%d results", sqlite3_column_int(st, 6));
-            for (int c = 0; c < 4; c++)
-                if (sqlite3_column_type(st, c) != SQLITE_NULL)
-                    buf_addf(&v, "; %s: %s", labels[c], sqlite3_column_text(st, c));
-            if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-                buf_addf(&v, "; dates: %s to %s", sqlite3_column_text(st, 4),
-                         sqlite3_column_text(st, 5));
-            report_fact(r,
-                        arena_printf(&r->arena, "%s%s", o->values[i], i == 0 ? " (baseline)" : ""),
-                        v.data);
-            buf_release(&v);
-        }
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < o->nvalues; i++)
+        rc = side_fact(db_handle(db), r, o, i, d);
     return rc;
 }
 

@@ -26,8 +26,10 @@ struct text_sink {
 
 /* The imported runs with their keys. */
 int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
-/* Every label change (benchdb relabel), oldest first. */
+/* Every label change (benchdb relabel) and removal (benchdb rm), oldest first. */
 int query_history(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* The saved baselines with their result counts and filters, by name. */
+int query_baselines(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,

@@ -12,6 +12,7 @@
 #include "../core/hash.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "side_expr.h"
 
 const char *query_key_expr(const char *key, const char **param)
 {
@@ -81,27 +82,46 @@ static const char *const pivot[RM_COUNT][2] = {
     "length(CAST(value AS BLOB)) || ':' || value, '') FROM tag WHERE result_id = r.id "            \
     "AND key IN ('aggregate', 'part', 'os', 'label', 'protocol', 'cached'))"
 
+/* Appends side i's condition (side_condition) and its parameters. */
+static void add_side(struct buf *sql, struct binds *b, const struct compare_opts *o, size_t i)
+{
+    const char *params[2];
+    int n = side_condition(sql, o->by, o->values[i], params);
+    for (int k = 0; k < n; k++)
+        add_bind(b, params[k]);
+}
+
+/* The side of a result: the first of the compared values whose condition it meets (a result
+ * of a saved baseline and of a candidate is the baseline's). */
+static void side_case(struct buf *sql, struct binds *b, const struct compare_opts *o)
+{
+    buf_adds(sql, "CASE");
+    for (size_t i = 0; i < o->nvalues; i++) {
+        buf_adds(sql, " WHEN ");
+        add_side(sql, b, o, i);
+        buf_addf(sql, " THEN %zu", i);
+    }
+    buf_adds(sql, " END");
+}
+
 static int build_sql(struct db *db, const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
 {
     const char *param;
-    const char *kx = query_key_expr(o->by, &param);
-    if (!kx)
+    if (!query_key_expr(o->by, &param))
         return diag_error(d,
                           "unknown comparison key '%s' (expected storage-class, host, sec, "
                           "mount:OPTION or tag:NAME)",
                           o->by);
-    buf_addf(sql,
-             "SELECT %s, r.id, s.path, r.host, r.job, coalesce(r.rw, ''), "
-             "coalesce(r.direction, ''), coalesce(run.tool, ''), r.error_msg, "
-             "coalesce(r.line_first, 0), coalesce(r.bs_bytes, -1), coalesce(r.iodepth, -1), "
-             "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
-             "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
-             "r.error, r.transcribed, run.tool_version, r.ioengine, m.options, m.fstype, "
-             "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), " TAGS_SQL,
-             kx);
-    if (param)
-        add_bind(b, param);
+    buf_adds(sql, "SELECT ");
+    side_case(sql, b, o);
+    buf_addf(sql, ", r.id, s.path, r.host, r.job, coalesce(r.rw, ''), "
+                  "coalesce(r.direction, ''), coalesce(run.tool, ''), r.error_msg, "
+                  "coalesce(r.line_first, 0), coalesce(r.bs_bytes, -1), coalesce(r.iodepth, -1), "
+                  "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
+                  "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
+                  "r.error, r.transcribed, run.tool_version, r.ioengine, m.options, m.fstype, "
+                  "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), " TAGS_SQL);
     for (size_t i = 0; i < RM_COUNT; i++) {
         buf_adds(sql, ", coalesce(");
         if (db_metric_expr(db, sql, "r", pivot[i][0], d))
@@ -124,12 +144,10 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
             add_bind(b, wparam);
         add_bind(b, where_value(a, o->where[i].key, o->where[i].value));
     }
-    buf_addf(sql, " AND %s IN (", kx);
-    if (param)
-        add_bind(b, param);
+    buf_adds(sql, " AND (");
     for (size_t i = 0; i < o->nvalues; i++) {
-        buf_adds(sql, i ? ", ?" : "?");
-        add_bind(b, o->values[i]);
+        buf_adds(sql, i ? " OR " : "");
+        add_side(sql, b, o, i);
     }
     buf_adds(sql, ")"); /* in rowid order: sort_results() orders them */
     return 0;
@@ -269,13 +287,10 @@ static void read_tag_values(struct side_results *a, struct side_result *r, sqlit
     }
 }
 
-static void read_row(struct side_results *a, sqlite3_stmt *st, const struct compare_opts *o,
-                     struct side_result *r)
+static void read_row(struct side_results *a, sqlite3_stmt *st, struct side_result *r)
 {
     memset(r, 0, sizeof(*r)); /* ALLOC_GROW does not clear: derived and suspect start empty */
-    const char *k = (const char *)sqlite3_column_text(st, 0);
-    for (r->side = 0; r->side < o->nvalues && strcmp(o->values[r->side], k); r->side++)
-        ;
+    r->side = (size_t)sqlite3_column_int64(st, 0);
     r->id = sqlite3_column_int64(st, 1);
     r->source = text(a, st, 2);
     r->host = text(a, st, 3);
@@ -440,7 +455,7 @@ int query_side_results(struct db *db, const struct compare_opts *o, struct side_
     int s = SQLITE_DONE;
     while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
         ALLOC_GROW(out->v, out->n, out->a);
-        read_row(out, st, o, &out->v[out->n++]);
+        read_row(out, st, &out->v[out->n++]);
     }
     if (rc == 0 && s != SQLITE_DONE)
         rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));

@@ -175,10 +175,19 @@ int query_history(struct db *db, enum table_format fmt, struct text_sink *out, s
         "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
         " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
         " h.old_value AS old, h.new_value AS new"
-        " FROM label_history h JOIN result r ON r.id = h.result_id"
-        " JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id"
+        " FROM label_history h LEFT JOIN result r ON r.id = h.result_id" /* removed: NULLs */
+        " LEFT JOIN run ON run.id = r.run_id LEFT JOIN source_file s ON s.id = run.source_id"
         " ORDER BY h.id";
     return list(db, sql, "label history", fmt, out, d);
+}
+
+int query_baselines(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)
+{
+    const char *sql = "SELECT b.name, count(br.result_id) AS results, b.filter AS \"where\","
+                      " b.created_by, b.created_at FROM baseline b"
+                      " LEFT JOIN baseline_result br ON br.baseline_id = b.id"
+                      " GROUP BY b.id ORDER BY b.name";
+    return list(db, sql, "baselines", fmt, out, d);
 }
 
 /* The functions a user's statement may call: SQLite's core scalar, aggregate, window, date,

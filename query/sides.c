@@ -12,6 +12,7 @@
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "results.h"
+#include "side_expr.h"
 
 enum {
     SHOWN_VALUES = 10, /* known values named in a message; the rest are counted */
@@ -123,9 +124,8 @@ static const char *nearest(const char *v, const struct strs *known)
 struct check {
     sqlite3 *h;
     const struct compare_opts *o;
-    const char *kx, *param;                   /* the --by key's expression and its name */
-    sqlite3_stmt *count_filtered, *count_all; /* results of one value: ? = the value */
-    struct strs known;                        /* the key's values, sorted */
+    const char *kx, *param; /* the --by key's expression and its name */
+    struct strs known;      /* the key's values, sorted */
     int known_loaded;
     struct diag *d;
 };
@@ -161,43 +161,46 @@ static const char *where_value(struct buf *tmp, const char *key, const char *val
     return value;
 }
 
-/* The statement counting one value's results, with the filters or without. */
-static int prepare_count(struct check *c, int filtered, sqlite3_stmt **st)
+/* Binds the filters' parameters from index p on. */
+static void bind_filters(struct check *c, sqlite3_stmt *st, int p)
 {
-    struct buf sql = BUF_INIT;
-    buf_addf(&sql, "SELECT count(*)%s WHERE %s = ?", from_sql(c), c->kx);
-    for (size_t i = 0; filtered && i < c->o->nwhere; i++) {
-        const char *wparam;
-        buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where[i].key, &wparam));
-    }
-    int rc = sqlite3_prepare_v2(c->h, sql.data, -1, st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
-    buf_release(&sql);
-    if (rc)
-        return rc;
-    int p = 1;
-    if (c->param)
-        sqlite3_bind_text(*st, p++, c->param, -1, SQLITE_STATIC);
-    p++; /* the value, bound per value */
-    for (size_t i = 0; filtered && i < c->o->nwhere; i++) {
+    for (size_t i = 0; i < c->o->nwhere; i++) {
         const char *wparam;
         struct buf tmp = BUF_INIT;
         query_key_expr(c->o->where[i].key, &wparam);
         if (wparam)
-            sqlite3_bind_text(*st, p++, wparam, -1, SQLITE_STATIC);
-        sqlite3_bind_text(*st, p++, where_value(&tmp, c->o->where[i].key, c->o->where[i].value), -1,
+            sqlite3_bind_text(st, p++, wparam, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, p++, where_value(&tmp, c->o->where[i].key, c->o->where[i].value), -1,
                           SQLITE_TRANSIENT);
         buf_release(&tmp);
     }
-    return 0;
 }
 
-static int count(struct check *c, sqlite3_stmt *st, const char *value, int64_t *n)
+/* The number of results of side value (query/side_expr.c), with the filters or without. */
+static int count(struct check *c, const char *value, int filtered, int64_t *n)
 {
-    sqlite3_bind_text(st, c->param ? 2 : 1, value, -1, SQLITE_STATIC);
+    struct buf sql = BUF_INIT;
+    const char *params[2];
+    buf_addf(&sql, "SELECT count(*)%s WHERE ", from_sql(c));
+    int nparams = side_condition(&sql, c->o->by, value, params);
+    for (size_t i = 0; filtered && i < c->o->nwhere; i++) {
+        const char *wparam;
+        buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where[i].key, &wparam));
+    }
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(c->h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
+    buf_release(&sql);
+    if (rc)
+        return rc;
+    for (int p = 0; p < nparams; p++)
+        sqlite3_bind_text(st, p + 1, params[p], -1, SQLITE_STATIC);
+    if (filtered)
+        bind_filters(c, st, nparams + 1);
     int s = sqlite3_step(st);
     *n = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    return s == SQLITE_ROW ? 0 : fail_sql(c);
+    rc = s == SQLITE_ROW ? 0 : fail_sql(c);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* Every value the key has, sorted. */
@@ -308,16 +311,68 @@ static void note_known(struct check *c)
     buf_release(&msg);
 }
 
+/* The saved baselines' names, sorted, into out. */
+static int baseline_names(struct check *c, struct strs *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c->h, "SELECT name FROM baseline ORDER BY name", -1, &st, NULL))
+        return fail_sql(c);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW)
+        strs_add(out, (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return s == SQLITE_DONE ? 0 : fail_sql(c);
+}
+
+/* Why baseline name has no results: unknown (the saved ones named), filtered out (all: its
+ * results without the filters), or every result of it removed. 1, or -1 on failure. */
+static int missing_baseline(struct check *c, const char *name, int64_t all)
+{
+    struct strs names = {NULL, 0, 0};
+    if (baseline_names(c, &names))
+        return -1;
+    int known = 0;
+    for (size_t i = 0; i < names.n; i++)
+        known |= !strcmp(names.v[i], name);
+    if (all > 0) {
+        struct buf msg = BUF_INIT;
+        add_filters(&msg, c->o);
+        diag_error(c->d,
+                   "no results of baseline '%s' where %s (the filters remove all %" PRId64
+                   " of its results)",
+                   name, msg.data, all);
+        buf_release(&msg);
+    } else if (known) {
+        diag_error(c->d, "baseline '%s' has no results left (removed by 'benchdb rm')", name);
+    } else {
+        struct buf list = BUF_INIT;
+        for (size_t i = 0; i < names.n && i < SHOWN_VALUES; i++)
+            buf_addf(&list, "%s'%s'", i ? ", " : "", names.v[i]);
+        if (names.n > SHOWN_VALUES)
+            buf_addf(&list, " and %zu more", names.n - SHOWN_VALUES);
+        diag_error(c->d, "no saved baseline '%s'", name);
+        if (names.n)
+            diag_note(c->d, "saved baselines: %s", list.data);
+        else
+            diag_note(c->d, "no baseline is saved ('benchdb baseline save NAME --where ...')");
+        buf_release(&list);
+    }
+    strs_release(&names);
+    return 1;
+}
+
 /* 0 when value has results, 1 after saying why it has none, -1 on failure. */
 static int check_value(struct check *c, const char *value)
 {
     int64_t n, all = 0;
-    if (count(c, c->count_filtered, value, &n))
+    if (count(c, value, 1, &n))
         return -1;
     if (n > 0)
         return 0;
-    if (c->count_all && count(c, c->count_all, value, &all))
+    if (c->o->nwhere && count(c, value, 0, &all))
         return -1;
+    if (side_baseline(value))
+        return missing_baseline(c, side_baseline(value), all);
     struct buf msg = BUF_INIT;
     buf_addf(&msg, "no results with %s '%s'", c->o->by, value);
     if (all > 0) {
@@ -352,7 +407,7 @@ static int check_value(struct check *c, const char *value)
 
 int query_check_sides(struct db *db, const struct compare_opts *o, struct diag *d)
 {
-    struct check c = {db_handle(db), o, NULL, NULL, NULL, NULL, {NULL, 0, 0}, 0, d};
+    struct check c = {db_handle(db), o, NULL, NULL, {NULL, 0, 0}, 0, d};
     const char *wparam;
     c.kx = query_key_expr(o->by, &c.param);
     for (size_t i = 0; c.kx && i < o->nwhere; i++)
@@ -360,18 +415,13 @@ int query_check_sides(struct db *db, const struct compare_opts *o, struct diag *
             c.kx = NULL;
     if (!c.kx)
         return 0; /* query_compare names the unknown key */
-    int rc = prepare_count(&c, 1, &c.count_filtered);
-    if (rc == 0 && o->nwhere)
-        rc = prepare_count(&c, 0, &c.count_all);
-    int missing = 0;
+    int rc = 0, missing = 0;
     for (size_t i = 0; rc == 0 && i < o->nvalues; i++) {
         int r = check_value(&c, o->values[i]);
         if (r < 0)
             rc = -1;
         missing |= r > 0;
     }
-    sqlite3_finalize(c.count_filtered);
-    sqlite3_finalize(c.count_all);
     strs_release(&c.known);
     return rc || missing ? -1 : 0;
 }

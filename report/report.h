@@ -167,6 +167,8 @@ void report_csv_field(struct buf *out, const char *s);
 void report_md_escape(struct buf *out, const char *s);
 
 int render_md(const struct report *r, struct buf *out, struct diag *d);
+/* The report as JSON, shape version 1 (docs/report.schema.json). */
+int render_json(const struct report *r, struct buf *out, struct diag *d);
 
 /* A table as text, written as its rows come: an aligned grid, RFC 4180 CSV (header first), a
  * JSON array of objects (one per row, keyed by column name), or a Markdown table. Cells are shown

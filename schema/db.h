@@ -132,6 +132,22 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
 int db_reparse_finish(struct db *db, const struct db_stored *s, struct reparse_counts *c,
                       struct diag *d);
 
+/* ---- saved baselines (baseline.c) ---- */
+
+/* A baseline's name: one or more of [A-Za-z0-9._-] (it follows "baseline:" in --compare). */
+int db_baseline_name_ok(const char *name);
+struct db_baseline {
+    const char *name, *filter; /* filter: the --where filters as given, for the listing */
+    const char *created_by, *created_at;
+};
+/* Saves the results matching every filter (db_relabel's keys; none: every result) as baseline
+ * b->name; *n gets how many. The caller holds the transaction. 0; 1 after a message when the
+ * name is taken or no result matches; -1 after a message on a database failure. */
+int db_baseline_save(struct db *db, const struct db_baseline *b, const struct kv *where,
+                     size_t n_where, size_t *n, struct diag *d);
+/* Removes baseline name (its results stay). 0; 1 after a message when there is none; -1. */
+int db_baseline_remove(struct db *db, const char *name, struct diag *d);
+
 struct merge_counts {
     size_t sources, runs, results, skipped, conflicts;
 };

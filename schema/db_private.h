@@ -34,8 +34,18 @@ struct db {
 };
 
 int db_migrate(sqlite3 *h, struct diag *d);
+
+/* ---- relabel.c ---- */
+/* Fills temp.sel_result(id) with the ids of the results matching every filter (db.h's filter
+ * keys; none: every result); 0 or -1 after a message. */
+int db_select_results(struct db *db, const struct kv *where, size_t n, struct diag *d);
 /* The schema version this benchdb writes: how many migrations it has. */
 int db_migration_count(void);
+
+/* ---- merge_baseline.c ---- */
+/* Copies the baselines of the warehouse attached as merge_other (after its results were
+ * copied, inside merge's transaction); 0, or -1 (sqlite3_errmsg says why). */
+int merge_baselines(sqlite3 *h, const char *other_path, struct diag *d);
 
 /* ---- wide.c ---- */
 /* Reads the metric columns once per connection; 0 or -1 after a message. */

@@ -301,7 +301,7 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
     if (rc == 0 && (sqlite3_exec(db->h, setup_sql, NULL, NULL, NULL) ||
                     (forged = verify_sources(db->h, other_path, d)) < 0 ||
                     (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
-                                 copy_all(db->h, rows))) ||
+                                 copy_all(db->h, rows) || merge_baselines(db->h, other_path, d))) ||
                     sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
         diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
                    sqlite3_errmsg(db->h));

@@ -50,8 +50,7 @@ static const char *value_or_null(const char *v)
     return v && *v ? v : NULL;
 }
 
-/* Fills temp.sel_result with the ids of the results matching every filter. */
-static int select_results(struct db *db, const struct kv *where, size_t n, struct diag *d)
+int db_select_results(struct db *db, const struct kv *where, size_t n, struct diag *d)
 {
     struct buf sql = BUF_INIT;
     buf_adds(&sql, "INSERT INTO temp.sel_result(id) SELECT r.id FROM result r "
@@ -172,7 +171,7 @@ int db_relabel(struct db *db, const struct kv *where, size_t n_where, const stru
                size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
                struct diag *d)
 {
-    if (select_results(db, where, n_where, d))
+    if (db_select_results(db, where, n_where, d))
         return -1;
     int64_t before = last_history_id(db);
     for (size_t i = 0; i < n_set; i++) {
@@ -190,7 +189,7 @@ int db_relabel(struct db *db, const struct kv *where, size_t n_where, const stru
 int db_sources_matching(struct db *db, const struct kv *where, size_t n_where, int64_t **ids,
                         size_t *n, struct diag *d)
 {
-    if (select_results(db, where, n_where, d))
+    if (db_select_results(db, where, n_where, d))
         return -1;
     sqlite3_stmt *st = NULL;
     size_t alloc = 0;

@@ -168,9 +168,9 @@ static const char tags_added_sql[] =
     "SELECT count(*) FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.new_id "
     "WHERE NOT EXISTS (SELECT 1 FROM tag x WHERE x.result_id = p.old_id AND x.key = t.key)";
 
-/* Labels (the stored ones win), tags and history move to the new results; results that are
- * new get the labels of the first old result where the content left them empty; the raw
- * bytes move to the new source. */
+/* Labels (the stored ones win), tags, history and baseline membership move to the new results;
+ * results that are new get the labels of the first old result where the content left them empty;
+ * the raw bytes move to the new source. */
 static const char *const carry_sql[] = {
     "UPDATE result SET host = o.host, storage_class = o.storage_class, sec = o.sec, "
     "mount_id = o.mount_id FROM temp.reparse_pair p JOIN result o ON o.id = p.old_id "
@@ -185,6 +185,8 @@ static const char *const carry_sql[] = {
     "FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.old_id",
     "UPDATE label_history SET result_id = p.new_id FROM temp.reparse_pair p "
     "WHERE label_history.result_id = p.old_id",
+    "INSERT INTO baseline_result(baseline_id, result_id) SELECT b.baseline_id, p.new_id "
+    "FROM temp.reparse_pair p JOIN baseline_result b ON b.result_id = p.old_id",
     "UPDATE source_file SET (raw, raw_codec) = (SELECT raw, raw_codec FROM source_file "
     "WHERE id = ?1) WHERE id = ?2",
     "UPDATE source_chunk SET source_id = ?2 WHERE source_id = ?1",

@@ -143,7 +143,7 @@ def check_relabel(db):
     got = [r["result_id"] for r in bdb.export(db, t) if r["storage_class"] == "nfs-csi"]
     t.eq(got, want, "relabelled exactly the matching results")
     rc, out, err = bdb.call(db, "runs", "--history", "--format", "json")
-    hist = json.loads(out)
+    hist = json.loads(out)["history"]
     t.eq(len(hist), 2 * len(want), "two history rows per result")
     me = pwd.getpwuid(os.geteuid()).pw_name
     t.eq(sorted({(h["field"], h["old"], h["new"], h["changed_by"]) for h in hist}),

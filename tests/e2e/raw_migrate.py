@@ -82,7 +82,7 @@ def main():
 
         code, out, err = bdb.call(db, "runs")
         t.eq(code, 0, "a command upgrades it: " + err)
-        t.eq(bdb.sql_rows(db, "PRAGMA user_version"), [(3,)], "upgraded to schema 3")
+        t.eq(bdb.sql_rows(db, "PRAGMA user_version"), [(4,)], "upgraded to schema 4")
         t.eq(bdb.sql_rows(db, "SELECT count(*) FROM source_file WHERE raw_codec IS NOT NULL"), [(0,)],
              "raw is not rewritten")
         t.eq(bdb.sql_rows(db, "SELECT count(*), sum(length(data)) FROM source_chunk WHERE codec IS NULL "
