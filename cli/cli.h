@@ -32,8 +32,10 @@ int cmd_query(int argc, char **argv, struct app *app);
 int cmd_relabel(int argc, char **argv, struct app *app);
 int cmd_reparse(int argc, char **argv, struct app *app);
 int cmd_report(int argc, char **argv, struct app *app);
+int cmd_rm(int argc, char **argv, struct app *app);
 int cmd_run(int argc, char **argv, struct app *app);
 int cmd_runs(int argc, char **argv, struct app *app);
+int cmd_vacuum(int argc, char **argv, struct app *app);
 
 /* The exit status an import's outcome calls for (cmd_import.c). */
 int import_exit_status(enum import_outcome outcome);

@@ -34,8 +34,10 @@ static const struct command {
     {"relabel", cmd_relabel, "change labels of stored results, keeping their history"},
     {"reparse", cmd_reparse, "re-derive stored results from their raw output"},
     {"report", cmd_report, "compare storage classes (or other keys) as md, html, xlsx or csv"},
+    {"rm", cmd_rm, "remove results (and the runs and files they leave empty), with history"},
     {"run", cmd_run, "run fio, dd or iperf3 and import the result with its context"},
     {"runs", cmd_runs, "list imported runs and their context"},
+    {"vacuum", cmd_vacuum, "give the space of removed results back to the file system"},
 };
 
 static int help(FILE *f, int status)

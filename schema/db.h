@@ -148,6 +148,33 @@ int db_baseline_save(struct db *db, const struct db_baseline *b, const struct kv
 /* Removes baseline name (its results stay). 0; 1 after a message when there is none; -1. */
 int db_baseline_remove(struct db *db, const char *name, struct diag *d);
 
+/* ---- removing results (remove.c) ---- */
+
+/* One run some of whose results are removed. */
+struct db_removed_run {
+    const char *source; /* its source's path */
+    int64_t run;
+    size_t removed, results; /* results removed, of how many */
+    int run_goes;            /* no result is left: the run is removed */
+    int source_goes;         /* and its source has no other run: the source and its bytes too */
+};
+struct db_remove_sink {
+    void (*run)(void *ctx, const struct db_removed_run *run);
+    void *ctx;
+};
+struct db_remove_counts {
+    size_t results, runs, sources;
+};
+/* Removes the results matching every filter (db_relabel's keys), and the runs and sources
+ * left without results, recording each result's removal in label_history (field 'removed',
+ * old_value what it was) by `by` at `at`; each run touched is given to out first. The caller
+ * holds the transaction (a dry run rolls it back). 0, or -1 after a message. */
+int db_remove(struct db *db, const struct kv *where, size_t n_where, const char *by, const char *at,
+              const struct db_remove_sink *out, struct db_remove_counts *c, struct diag *d);
+/* Gives the free pages back to the file system (SQLite VACUUM: the file is rewritten, outside
+ * any transaction). 0, or -1 after a message. */
+int db_vacuum(struct db *db, struct diag *d);
+
 struct merge_counts {
     size_t sources, runs, results, skipped, conflicts;
 };

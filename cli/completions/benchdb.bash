@@ -17,7 +17,7 @@ _benchdb()
     local cur prev words cword
     _init_completion || return
 
-    local commands="export formats help import merge query relabel reparse report run runs"
+    local commands="baseline check export formats help import merge query relabel reparse report rm run runs vacuum"
     local db=${BENCHDB_DB:-benchdb.sqlite} cmd="" by=storage_class i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
@@ -43,7 +43,7 @@ _benchdb()
         case $cmd in
         import) COMPREPLY=($(compgen -W "$(benchdb formats 2>/dev/null | cut -d' ' -f1)" -- "$cur")) ;;
         export) COMPREPLY=($(compgen -W "ndjson csv" -- "$cur")) ;;
-        report) COMPREPLY=($(compgen -W "md html xlsx csv" -- "$cur")) ;;
+        report) COMPREPLY=($(compgen -W "md html xlsx csv json" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "table csv json md" -- "$cur")) ;;
         esac
         return
@@ -64,6 +64,10 @@ _benchdb()
     query) opts="--format --timeout --help" ;;
     relabel) opts="--where --set --dry-run --help" ;;
     reparse) opts="--where --help" ;;
+    check) opts="--compare --by --where --threshold --help" ;;
+    baseline) opts="save list rm --where --format --help" ;;
+    rm) opts="--where --dry-run --help" ;;
+    vacuum) opts="--help" ;;
     merge | formats) opts="--help" ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     esac

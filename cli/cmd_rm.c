@@ -1,0 +1,110 @@
+/* cmd_rm.c: benchdb rm. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char usage[] =
+    "usage: benchdb rm --where KEY=VALUE... [--dry-run]\n"
+    "\n"
+    "Remove the stored results that match every --where filter, and the runs and imported\n"
+    "files (with their stored bytes) left without results. Each removal is recorded with who\n"
+    "made it, when and what the result was ('benchdb runs --history'); removed results leave\n"
+    "their saved baselines. What is removed is listed, one line per run. The space is reused\n"
+    "by later imports; 'benchdb vacuum' gives it back to the file system.\n"
+    "\n"
+    "  --where KEY=VALUE  keys: storage_class, host, sec, job, rw, source (the imported path),\n"
+    "                     run (run id), tag:NAME; an empty VALUE matches an unset label\n"
+    "  -n, --dry-run      list what would be removed; remove nothing\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Examples:\n"
+    "  benchdb rm --where storage_class=scratch --dry-run\n"
+    "  benchdb rm --where tag:build=811 --where host=ci-3\n";
+
+struct rm_opts {
+    struct kv_list where;
+    int dry_run;
+};
+
+static int parse_options(int argc, char **argv, struct rm_opts *o)
+{
+    static const struct option longopts[] = {
+        {"where", required_argument, NULL, 'w'},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
+        if (c == 'w' && !filter_option("rm", 0, optarg, &o->where))
+            continue;
+        if (c == 'n') {
+            o->dry_run = 1;
+            continue;
+        }
+        return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (optind != argc)
+        return unexpected_argument("rm", usage, argv[optind]);
+    if (!o->where.n) { /* removing everything is never what a missing filter meant */
+        fprintf(stderr, "benchdb rm: error: no --where filter: nothing to select\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    return BDB_EXIT_OK;
+}
+
+static void print_run(void *ctx, const struct db_removed_run *run)
+{
+    const struct rm_opts *o = ctx;
+    printf("%s %zu of %zu result%s of '%s' (run %" PRId64 "%s)\n",
+           o->dry_run ? "would remove" : "removed", run->removed, run->results,
+           run->results == 1 ? "" : "s", run->source, run->run,
+           run->source_goes ? ", with the run and the file"
+           : run->run_goes  ? ", with the run"
+                            : "");
+}
+
+static void print_total(const struct rm_opts *o, const struct db_remove_counts *c)
+{
+    if (!c->results) {
+        printf("rm: no result matches the filters: nothing removed\n");
+        return;
+    }
+    printf("rm: %s %zu result%s, %zu run%s and %zu file%s%s\n",
+           o->dry_run ? "would remove" : "removed", c->results, c->results == 1 ? "" : "s", c->runs,
+           c->runs == 1 ? "" : "s", c->sources, c->sources == 1 ? "" : "s",
+           o->dry_run ? " (dry run: nothing removed)" : "");
+}
+
+static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
+{
+    char when[32];
+    struct db_remove_counts counts;
+    struct db_remove_sink sink = {print_run, o};
+    now_iso(when);
+    int bad = db_begin(db, d) ||
+              db_remove(db, o->where.v, o->where.n, user_name(), when, &sink, &counts, d) ||
+              (!o->dry_run && db_commit(db, d));
+    if (bad || o->dry_run)
+        db_rollback(db);
+    if (!bad)
+        print_total(o, &counts);
+    return bad ? BDB_EXIT_ENV : BDB_EXIT_OK;
+}
+
+int cmd_rm(int argc, char **argv, struct app *app)
+{
+    struct rm_opts o = {0};
+    int status = parse_options(argc, argv, &o);
+    struct db *db = NULL;
+    if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))
+        status = BDB_EXIT_ENV;
+    if (status == BDB_EXIT_OK)
+        status = remove_results(db, &o, &app->diag);
+    db_close(db);
+    kv_list_release(&o.where);
+    return status < 0 ? BDB_EXIT_OK : status;
+}
