@@ -260,7 +260,7 @@ static int store_with_sidecar(struct import_session *s, const struct sidecar *sc
 {
     struct import_labels merged;
     struct kv *tags = NULL;
-    sidecar_merge(sc, &s->o->labels, &merged, &tags);
+    db_labels_overlay(&s->o->labels, &sc->labels, &merged, &tags);
     int rc = store(s, &merged, imp, src, in, parse);
     free(tags);
     return rc;
