@@ -55,7 +55,7 @@ struct run {
     struct strv paths;     /* files and directories the job touches */
     struct strv user_tags; /* --tag K=V */
     const char *output;    /* fio --output FILE, else NULL: read the captured stream */
-    struct kv *tags;       /* the recorded context first, then --tag, so that --tag wins */
+    struct kv *tags;       /* --tag K=V, split */
     size_t n_tags, a_tags;
     struct import_labels labels;
     struct arena mem;
@@ -196,35 +196,24 @@ static const struct tool tools[] = {
     {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
-static void add_tag(struct run *r, const char *key, const char *value)
-{
-    ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
-    r->tags[r->n_tags++] = (struct kv){key, value};
-}
-
-static void record_context(struct app *app, struct run *r)
+/* The labels to store: the command line's (--tag K=V split here) over what was recorded;
+ * *tags is the caller's to free. */
+static void label_run(struct app *app, struct run *r, struct import_labels *out, struct kv **tags)
 {
     struct run_context c;
+    struct kv recorded_tags[RUN_CONTEXT_TAGS];
+    struct import_labels recorded;
     run_context_capture(&c, r->argv.v, r->paths.v, r->paths.n, &r->mem, &app->diag);
-    if (!r->labels.host)
-        r->labels.host = c.host;
-    const struct kv context[] = {
-        {"kernel", c.kernel},
-        {"os", c.os},
-        {"tool_version", c.tool_version},
-        {"cmdline", c.cmdline},
-        {"mountpoint", c.mountpoint},
-    };
-    for (size_t i = 0; i < sizeof(context) / sizeof(context[0]); i++)
-        if (context[i].value)
-            add_tag(r, context[i].key, context[i].value);
-    if (!r->labels.mount)
-        r->labels.mount = c.mount;
+    run_context_labels(&c, recorded_tags, &recorded);
     for (size_t i = 0; i < r->user_tags.n; i++) {
         char *eq = strchr(r->user_tags.v[i], '=');
         *eq = '\0';
-        add_tag(r, r->user_tags.v[i], eq + 1);
+        ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
+        r->tags[r->n_tags++] = (struct kv){r->user_tags.v[i], eq + 1};
     }
+    r->labels.tags = r->tags;
+    r->labels.n_tags = r->n_tags;
+    db_labels_overlay(&r->labels, &recorded, out, tags);
 }
 
 static int report_failure(struct app *app, const struct run *r, int status, const struct buf *out,
@@ -261,15 +250,15 @@ static int run_and_import(struct app *app, struct run *r)
         result = &file;
     struct db *db = NULL;
     if (status == 0) {
-        record_context(app, r);
-        r->labels.tags = r->tags;
-        r->labels.n_tags = r->n_tags;
+        struct kv *tags = NULL;
+        struct import_options o = {.format = r->tool->format, .now = now_iso};
+        label_run(app, r, &o.labels, &tags);
         struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
                              result->len};
-        struct import_options o = {.labels = r->labels, .format = r->tool->format, .now = now_iso};
         status = open_db(app, DB_CREATE, &db)
                      ? BDB_EXIT_ENV
                      : import_exit_status(import_store(db, &o, &src, &app->diag));
+        free(tags);
     }
     db_close(db);
     buf_release(&out);
