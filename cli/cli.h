@@ -47,6 +47,11 @@ int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_
                     size_t *alloc);
 /* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
 int usage_exit(const char *usage, int status);
+/* For an option the command does not handle: -h prints the usage to stdout and gives -1 (stop
+ * with status 0); any other prints it to stderr and gives BDB_EXIT_USAGE. */
+int usage_option(int c, const char *usage);
+/* Prints "benchdb CMD: error: WHAT" and the usage to stderr; gives BDB_EXIT_USAGE. */
+int usage_error(const char *usage, const char *cmd, const char *what);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
 int open_db(struct app *app, enum db_open_mode mode, struct db **db);
 /* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout), the file through

@@ -287,16 +287,12 @@ static int parse_options(int argc, char **argv, struct run *r)
             }
             strv_push(&r->user_tags, optarg);
             break;
-        case 'h':
-            return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
-            return usage_exit(usage, BDB_EXIT_USAGE);
+            return usage_option(c, usage);
         }
     }
-    if (optind == argc) {
-        fprintf(stderr, "benchdb run: error: no benchmark to run\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    if (optind == argc)
+        return usage_error(usage, "run", "no benchmark to run");
     const char *base = strrchr(argv[optind], '/');
     base = base ? base + 1 : argv[optind];
     for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)

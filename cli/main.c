@@ -53,6 +53,17 @@ int usage_exit(const char *text, int status)
     return status;
 }
 
+int usage_option(int c, const char *text)
+{
+    return c == 'h' ? usage_exit(text, BDB_EXIT_OK) - 1 : usage_exit(text, BDB_EXIT_USAGE);
+}
+
+int usage_error(const char *text, const char *cmd, const char *what)
+{
+    fprintf(stderr, "benchdb %s: error: %s\n", cmd, what);
+    return usage_exit(text, BDB_EXIT_USAGE);
+}
+
 int open_db(struct app *app, enum db_open_mode mode, struct db **db)
 {
     return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
