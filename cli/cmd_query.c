@@ -58,8 +58,12 @@ int cmd_query(int argc, char **argv, struct app *app)
                     optarg);
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
-    if (optind != argc - 1)
+    if (optind == argc) {
+        fprintf(stderr, "benchdb query: error: no SQL given\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (optind + 1 != argc)
+        return unexpected_argument("query", usage, argv[optind + 1]);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

@@ -51,12 +51,10 @@ static void strv_push(struct strv *s, char *arg)
 
 struct run {
     const struct tool *tool;
-    struct strv argv;      /* what is executed */
-    struct strv paths;     /* files and directories the job touches */
-    struct strv user_tags; /* --tag K=V */
-    const char *output;    /* fio --output FILE, else NULL: read the captured stream */
-    struct kv *tags;       /* --tag K=V, split */
-    size_t n_tags, a_tags;
+    struct strv argv;         /* what is executed */
+    struct strv paths;        /* files and directories the job touches */
+    struct kv_list user_tags; /* --tag K=V */
+    const char *output;       /* fio --output FILE, else NULL: read the captured stream */
     struct import_labels labels;
     struct arena mem;
 };
@@ -196,8 +194,8 @@ static const struct tool tools[] = {
     {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
-/* The labels to store: the command line's (--tag K=V split here) over what was recorded;
- * *tags is the caller's to free. */
+/* The labels to store: the command line's over what was recorded (db_labels_overlay); *tags
+ * is the caller's to free. */
 static void label_run(struct app *app, struct run *r, struct import_labels *out, struct kv **tags)
 {
     struct run_context c;
@@ -205,14 +203,8 @@ static void label_run(struct app *app, struct run *r, struct import_labels *out,
     struct import_labels recorded;
     run_context_capture(&c, r->argv.v, r->paths.v, r->paths.n, &r->mem, &app->diag);
     run_context_labels(&c, recorded_tags, &recorded);
-    for (size_t i = 0; i < r->user_tags.n; i++) {
-        char *eq = strchr(r->user_tags.v[i], '=');
-        *eq = '\0';
-        ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
-        r->tags[r->n_tags++] = (struct kv){r->user_tags.v[i], eq + 1};
-    }
-    r->labels.tags = r->tags;
-    r->labels.n_tags = r->n_tags;
+    r->labels.tags = r->user_tags.v;
+    r->labels.n_tags = r->user_tags.n;
     db_labels_overlay(&r->labels, &recorded, out, tags);
 }
 
@@ -281,11 +273,8 @@ static int parse_options(int argc, char **argv, struct run *r)
             continue;
         switch (c) {
         case 't':
-            if (!strchr(optarg, '=') || *optarg == '=') {
-                fprintf(stderr, "benchdb run: error: expected --tag KEY=VALUE, got '%s'\n", optarg);
-                return BDB_EXIT_USAGE;
-            }
-            strv_push(&r->user_tags, optarg);
+            if (kv_option("run", "tag", optarg, &r->user_tags))
+                return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         default:
             return usage_option(c, usage);
@@ -318,8 +307,7 @@ int cmd_run(int argc, char **argv, struct app *app)
     }
     free(r.argv.v);
     free(r.paths.v);
-    free(r.user_tags.v);
-    free(r.tags);
+    kv_list_release(&r.user_tags);
     arena_release(&r.mem);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -60,7 +60,7 @@ static void filter_params(char value[32], char tag[32], size_t i)
 }
 
 /* Fills temp.sel_result with the ids of the results matching every filter. */
-static int select_results(struct db *db, const struct db_kv *where, size_t n, struct diag *d)
+static int select_results(struct db *db, const struct kv *where, size_t n, struct diag *d)
 {
     struct buf sql = BUF_INIT;
     char value[32], tag[32];
@@ -151,7 +151,7 @@ static int set_tag(struct db *db, const struct change *c)
     return exec_change(db, hist, c) || exec_change(db, del, c) || exec_change(db, put, c);
 }
 
-int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const struct db_kv *set,
+int db_relabel(struct db *db, const struct kv *where, size_t n_where, const struct kv *set,
                size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
                struct diag *d)
 {
@@ -176,7 +176,7 @@ int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const s
     return 0;
 }
 
-int db_sources_matching(struct db *db, const struct db_kv *where, size_t n_where, int64_t **ids,
+int db_sources_matching(struct db *db, const struct kv *where, size_t n_where, int64_t **ids,
                         size_t *n, struct diag *d)
 {
     if (select_results(db, where, n_where, d))
