@@ -4,6 +4,7 @@
 #ifndef BDB_CLI_H
 #define BDB_CLI_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "../core/diag.h"
@@ -41,6 +42,8 @@ void now_iso(char out[32]);
  * or empty, -1 when it is not a whole number of seconds from 0 to 9999-12-31T23:59:59Z (main()
  * refuses to run then). */
 int source_date_epoch(time_t *t, struct tm *tm);
+/* The largest: every output file names its time in ISO 8601, whose years have four digits. */
+#define SOURCE_DATE_EPOCH_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
 /* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
 int usage_exit(const char *usage, int status);
 /* For an option the command does not handle: -h prints the usage to stdout and gives -1 (stop
