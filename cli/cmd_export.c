@@ -11,7 +11,8 @@ static const char usage[] =
     "usage: benchdb export [--format ndjson|csv] [-o FILE]\n"
     "\n"
     "Write every result (one record per job and direction) with its context and metrics in\n"
-    "base units. The field list is stable; see docs/export.md. Unknown values are null.\n"
+    "base units; unknown values are null. The field list is stable, documented in\n" BENCHDB_DOCDIR
+    "/export.md.\n"
     "\n"
     "  --format F   ndjson (default) or csv\n"
     "  -o FILE      write to FILE instead of standard output\n"

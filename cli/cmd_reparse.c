@@ -77,7 +77,7 @@ int cmd_reparse(int argc, char **argv, struct app *app)
     while (status == BDB_EXIT_OK && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'w' && filter_option("reparse", 0, optarg, &where) == 0)
             continue;
-        status = c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
+        status = usage_option(c, usage);
     }
     if (status == BDB_EXIT_OK && optind != argc)
         status = unexpected_argument("reparse", usage, argv[optind]);
