@@ -374,6 +374,7 @@ struct db_import {
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
+    int64_t last_result; /* the id of the result stored last; 0: none */
     sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
     struct buf json; /* metrics_extra, bins or points being written */
 };
@@ -768,7 +769,8 @@ static int store_record(void *ctx, const struct bench_record *r)
     if (rc != SQLITE_OK)
         return fail(imp, rc);
     imp->count++;
-    return store_details(imp, r, sqlite3_last_insert_rowid(imp->db->h));
+    imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
+    return store_details(imp, r, imp->last_result);
 }
 
 struct record_sink db_import_sink(struct db_import *imp)
@@ -779,6 +781,43 @@ struct record_sink db_import_sink(struct db_import *imp)
 size_t db_import_count(const struct db_import *imp)
 {
     return imp->count;
+}
+
+int64_t db_import_last_result(const struct db_import *imp)
+{
+    return imp->last_result;
+}
+
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    /* tag series:<metric> on the job names the log the series came from (and tells reparse) */
+    sqlite3_stmt *from_tag = prepare(
+        db, &rc,
+        "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT ?1, 'series:' || se.metric, "
+        "sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run ON run.id = "
+        "r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE se.result_id = ?2");
+    sqlite3_stmt *move = prepare(db, &rc, "UPDATE series SET result_id = ? WHERE result_id = ?");
+    sqlite3_stmt *tag = prepare(db, &rc,
+                                "INSERT OR REPLACE INTO tag(result_id, key, value) "
+                                "VALUES (?, 'part', 'fio log')");
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(from_tag, 1, to);
+        sqlite3_bind_int64(from_tag, 2, from);
+        step_done(from_tag, &rc);
+        sqlite3_bind_int64(move, 1, to);
+        sqlite3_bind_int64(move, 2, from);
+        step_done(move, &rc);
+        sqlite3_bind_int64(tag, 1, from);
+        step_done(tag, &rc);
+    }
+    release(from_tag);
+    release(move);
+    release(tag);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
+                          db->path, sqlite3_errmsg(db->h));
+    return 0;
 }
 
 void db_import_free(struct db_import *imp)
