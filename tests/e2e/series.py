@@ -128,6 +128,19 @@ def check_other_folder():
              "the log keeps its series")
 
 
+def check_threads():
+    """A job of two threads wrote a log per thread: neither is attached, and a note says so."""
+    with bdb.temp_db() as db:
+        names = ["threads.json", "threads_bw.1.log", "threads_bw.2.log"]
+        rc, _, err = bdb.call(db, "import", *[os.path.join(FIX, n) for n in names])
+        t.eq(rc, 0, "import threads: " + err)
+        t.eq(err.count("not attached to job 'threads'"), 2, "a note per log: " + err)
+        res = stored(db)
+        t.eq(res[("threads.json", "threads")]["series"], {}, "the job takes no thread's log")
+        for n in names[1:]:
+            t.eq(sorted(res[(n, "threads")]["series"]), ["bw_bytes_s"], n + " keeps its series")
+
+
 def check_verdicts(db):
     rows = report_table(db, "steady_state", "tmpfs", "disk")
     got = {os.path.basename(r["Result"].split(":")[0]): r for r in rows}
@@ -183,6 +196,7 @@ def main():
              "reparse keeps the attached series: " + out + err)
         t.eq(stored(dbs[0]), one, "nothing moved by reparse")
     check_other_folder()
+    check_threads()
     return t.done()
 
 
