@@ -293,6 +293,7 @@ struct db_import {
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
+    int64_t last_result; /* the id of the result stored last; 0: none */
     sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
     struct buf json; /* metrics_extra, bins or points being written */
 };
@@ -701,8 +702,8 @@ static int store_record(void *ctx, const struct bench_record *r)
     int bad = rc != SQLITE_OK ? fail(imp) : 0;
     if (!bad) {
         imp->count++;
-        bad = store_details(imp, r, sqlite3_last_insert_rowid(imp->db->h), labels.tags,
-                            labels.n_tags);
+        imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
+        bad = store_details(imp, r, imp->last_result, labels.tags, labels.n_tags);
     }
     free(tags);
     return bad;
@@ -716,6 +717,38 @@ struct record_sink db_import_sink(struct db_import *imp)
 size_t db_import_count(const struct db_import *imp)
 {
     return imp->count;
+}
+
+int64_t db_import_last_result(const struct db_import *imp)
+{
+    return imp->last_result;
+}
+
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    /* tag series:<metric> on the job names the log the series came from (and tells reparse) */
+    sqlite3_stmt *st = sql_cached(
+        db, &rc,
+        "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT :to, 'series:' || se.metric, "
+        "sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run ON run.id = "
+        "r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE se.result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc, "UPDATE series SET result_id = :to WHERE result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc,
+                    "INSERT OR REPLACE INTO tag(result_id, key, value) VALUES (:from, 'part', "
+                    "'fio log')");
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
+                          db->path, sqlite3_errmsg(db->h));
+    return 0;
 }
 
 void db_import_free(struct db_import *imp)

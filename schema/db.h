@@ -86,6 +86,12 @@ int db_import_set_hash(struct db_import *imp, const char *sha256);
 /* The sink that stores records of this file. */
 struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
+/* The id of the result the sink stored last (0: none yet). */
+int64_t db_import_last_result(const struct db_import *imp);
+/* Moves the series of result `from` (a fio log's own result) to result `to` (the job that
+ * wrote the log) and tags `from` part=fio log, so that comparisons leave it out while its
+ * summary stays with its source. Inside the caller's transaction; 0 or -1 after a message. */
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d);
 void db_import_free(struct db_import *imp);
 
 /* The values a sec label may hold (the schema's CHECK), as messages list them. */

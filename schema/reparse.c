@@ -145,7 +145,20 @@ static const char pair_sql[] =
 
 #define OLD_NEW_DIFFER CONTENT_COLUMNS("o") " IS NOT " CONTENT_COLUMNS("n")
 #define BINS_DIFFER    SET_DIFFERS("metric, value_ns, count", "latency_bin")
-#define SERIES_DIFFER  SET_DIFFERS("metric, t_ms, value", "series_point")
+/* A job's series attached from a fio log (tag series:<metric> names the log) is not its own
+ * source's, nor is a series missing from a log whose series was attached (part=fio log):
+ * neither is a change (import/attach.c). */
+#define ATTACHED(id)                                                                               \
+    "EXISTS (SELECT 1 FROM tag WHERE result_id = " id " AND key = 'series:' || metric)"
+#define LOG_GAVE(id)                                                                               \
+    "EXISTS (SELECT 1 FROM tag WHERE result_id = " id " AND key = 'part' AND value = 'fio log')"
+#define SERIES_DIFFER                                                                                                       \
+    "EXISTS (SELECT metric, t_ms, value FROM series_point WHERE result_id = p.old_id AND NOT " ATTACHED(                    \
+        "p.old_id") " EXCEPT SELECT metric, t_ms, value FROM series_point WHERE "                                           \
+                    "result_id = p.new_id) OR (NOT " LOG_GAVE(                                                              \
+                        "p.old_id") " AND EXISTS (SELECT metric, t_ms, "                                                    \
+                                    "value FROM series_point WHERE result_id = p.new_id EXCEPT SELECT metric, t_ms, value " \
+                                    "FROM series_point WHERE result_id = p.old_id))"
 static const char changed_sql[] = "SELECT count(*) FROM temp.reparse_pair p "
                                   "JOIN result o ON o.id = p.old_id "
                                   "JOIN result n ON n.id = p.new_id WHERE " OLD_NEW_DIFFER
@@ -184,6 +197,11 @@ static const char *const carry_sql[] = {
     "AND result.id NOT IN (SELECT new_id FROM temp.reparse_pair)",
     "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT p.new_id, t.key, t.value "
     "FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.old_id",
+    "INSERT OR REPLACE INTO series(result_id, metric, points) SELECT p.new_id, s.metric, "
+    "s.points FROM temp.reparse_pair p JOIN series s ON s.result_id = p.old_id "
+    "WHERE " ATTACHED("p.old_id"),
+    "DELETE FROM series WHERE result_id IN (SELECT p.new_id FROM temp.reparse_pair p WHERE " LOG_GAVE(
+        "p.old_id") ")",
     "UPDATE label_history SET result_id = p.new_id FROM temp.reparse_pair p "
     "WHERE label_history.result_id = p.old_id",
     "UPDATE source_file SET (raw, raw_codec) = (SELECT raw, raw_codec FROM source_file "
