@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../core/diag.h"
+#include "../core/timerange.h"
 #include "../import/import.h"
 #include "../schema/db.h"
 
@@ -92,5 +93,18 @@ int kv_option(const char *cmd, const char *opt, char *arg, struct kv_list *list)
 /* kv_option for --where (set 0) or --set (set 1), whose keys must be ones db_relabel knows. */
 int filter_option(const char *cmd, int set, char *arg, struct kv_list *list);
 void kv_list_release(struct kv_list *list);
+
+/* --since and --until (core/timerange.h): getopt_long rows and their codes. */
+enum { OPT_SINCE = 0x100, OPT_UNTIL };
+#define TIME_LONGOPTS                                                                              \
+    {"since", required_argument, NULL, OPT_SINCE},                                                 \
+    {                                                                                              \
+        "until", required_argument, NULL, OPT_UNTIL                                                \
+    }
+/* Sets range's lower (OPT_SINCE) or upper (OPT_UNTIL) end from an ISO 8601 date or timestamp:
+ * 1 when c was one of them, 0 when c is another option, -1 after "benchdb CMD: error: invalid
+ * date 'ARG' for --since: REASON ..." (a usage error). An empty range is no error: it selects
+ * nothing, as git log's does. */
+int time_option(const char *cmd, int c, const char *arg, struct time_range *range);
 
 #endif
