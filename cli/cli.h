@@ -33,6 +33,7 @@ int cmd_reparse(int argc, char **argv, struct app *app);
 int cmd_report(int argc, char **argv, struct app *app);
 int cmd_run(int argc, char **argv, struct app *app);
 int cmd_runs(int argc, char **argv, struct app *app);
+int cmd_trend(int argc, char **argv, struct app *app);
 
 /* The exit status an import's outcome calls for (cmd_import.c). */
 int import_exit_status(enum import_outcome outcome);
@@ -103,7 +104,7 @@ enum { OPT_SINCE = 0x100, OPT_UNTIL };
     }
 /* Sets range's lower (OPT_SINCE) or upper (OPT_UNTIL) end from an ISO 8601 date or timestamp:
  * 1 when c was one of them, 0 when c is another option, -1 after "benchdb CMD: error: invalid
- * date 'ARG' for --since: REASON ..." (a usage error). An empty range is no error: it selects
+ * date 'ARG' for --since: REASON; give ..." (a usage error). An empty range is no error: it selects
  * nothing, as git log's does. */
 int time_option(const char *cmd, int c, const char *arg, struct time_range *range);
 

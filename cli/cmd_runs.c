@@ -7,11 +7,15 @@
 #include "table_format.h"
 
 static const char usage[] =
-    "usage: benchdb runs [--history] [--format table|csv|json|md]\n"
+    "usage: benchdb runs [--history] [--since D] [--until D] [--format table|csv|json|md]\n"
     "\n"
     "List the imported runs (one per imported file) with their hosts, storage classes,\n"
     "security flavors, mount options, result counts and dates. With --history, list every\n"
-    "label change made by 'benchdb relabel' instead (who, when, old and new value).\n";
+    "label change made by 'benchdb relabel' instead (who, when, old and new value) to the\n"
+    "results of those runs.\n"
+    "\n"
+    "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
+    "                        (UTC unless it has an offset; a bare --until date includes its day)\n";
 
 int cmd_runs(int argc, char **argv, struct app *app)
 {
@@ -19,9 +23,11 @@ int cmd_runs(int argc, char **argv, struct app *app)
         {"format", required_argument, NULL, 'f'},
         {"history", no_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
+        TIME_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
+    struct time_range dates = TIME_RANGE_ALL;
     int c, history = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -33,6 +39,8 @@ int cmd_runs(int argc, char **argv, struct app *app)
         }
         if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK);
+        if (time_option("runs", c, optarg, &dates) == 1)
+            continue;
         if (c == 'f')
             fprintf(stderr, "benchdb runs: error: unknown format '%s'\n", optarg);
         return usage_exit(usage, BDB_EXIT_USAGE);
@@ -44,7 +52,7 @@ int cmd_runs(int argc, char **argv, struct app *app)
         return BDB_EXIT_ENV;
     struct stdout_rows rows = {app, BDB_EXIT_OK};
     struct text_sink sink = stdout_rows_sink(&rows);
-    int status = (history ? query_history : query_runs)(db, fmt, &sink, &app->diag) < 0
+    int status = (history ? query_history : query_runs)(db, &dates, fmt, &sink, &app->diag) < 0
                      ? BDB_EXIT_ENV
                      : stdout_rows_finish(&rows);
     db_close(db);

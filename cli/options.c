@@ -81,8 +81,8 @@ int time_option(const char *cmd, int c, const char *arg, struct time_range *rang
     if (parse_iso_time(arg, upper ? TIME_UPPER : TIME_LOWER, upper ? &range->until : &range->since,
                        &why)) {
         fprintf(stderr,
-                "benchdb %s: error: invalid date '%s' for --%s: %s (expected an ISO 8601 date "
-                "or timestamp such as 2026-03-01 or 2026-03-01T14:30:00+01:00)\n",
+                "benchdb %s: error: invalid date '%s' for --%s: %s; give an ISO 8601 date or "
+                "timestamp such as 2026-03-01 or 2026-03-01T14:30:00+01:00\n",
                 cmd, arg, upper ? "until" : "since", why);
         return -1;
     }

@@ -682,6 +682,7 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
         "FROM result r JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id "
         "LEFT JOIN mount m ON m.id = r.mount_id WHERE %s = ?",
         kx);
+    db_time_range_sql(&sql, "run.started_at", o->dates);
     sqlite3_stmt *st;
     sqlite3 *h = db_handle(db);
     int rc = 0;

@@ -135,11 +135,16 @@ static int fail_sql(struct check *c)
     return diag_error(c->d, "cannot compare: %s", sqlite3_errmsg(c->h));
 }
 
+static int has_dates(const struct compare_opts *o)
+{
+    return o->dates && time_range_bounded(o->dates);
+}
+
 /* Only the keys run.tool and s.path (query_key_expr) read another table than result: without
  * them, counting a storage class's million results reads just an index. */
 static const char *from_sql(const struct check *c)
 {
-    int joins = strstr(c->kx, "run.") || strstr(c->kx, "s.path");
+    int joins = strstr(c->kx, "run.") || strstr(c->kx, "s.path") || has_dates(c->o);
     for (size_t i = 0; i < c->o->nwhere; i++) {
         const char *param, *x = query_key_expr(c->o->where[i].key, &param);
         joins |= strstr(x, "run.") || strstr(x, "s.path");
@@ -170,6 +175,8 @@ static int prepare_count(struct check *c, int filtered, sqlite3_stmt **st)
         const char *wparam;
         buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where[i].key, &wparam));
     }
+    if (filtered)
+        db_time_range_sql(&sql, "run.started_at", c->o->dates);
     int rc = sqlite3_prepare_v2(c->h, sql.data, -1, st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
     buf_release(&sql);
     if (rc)
@@ -270,6 +277,8 @@ static void add_filters(struct buf *msg, const struct compare_opts *o)
 {
     for (size_t i = 0; i < o->nwhere; i++)
         buf_addf(msg, "%s%s=%s", i ? ", " : "", o->where[i].key, o->where[i].value);
+    if (has_dates(o))
+        buf_addf(msg, "%sstarted within --since/--until", o->nwhere ? ", " : "");
 }
 
 /* "'x' is a value of host and tag:node: try --by host or --by tag:node" */
@@ -361,7 +370,7 @@ int query_check_sides(struct db *db, const struct compare_opts *o, struct diag *
     if (!c.kx)
         return 0; /* query_compare names the unknown key */
     int rc = prepare_count(&c, 1, &c.count_filtered);
-    if (rc == 0 && o->nwhere)
+    if (rc == 0 && (o->nwhere || has_dates(o)))
         rc = prepare_count(&c, 0, &c.count_all);
     int missing = 0;
     for (size_t i = 0; rc == 0 && i < o->nvalues; i++) {

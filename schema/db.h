@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/buf.h"
 #include "../core/diag.h"
 #include "../core/record.h"
+#include "../core/timerange.h"
 
 struct db;
 struct sqlite3;
@@ -84,6 +86,11 @@ void db_import_free(struct db_import *imp);
 #define DB_SEC_FLAVORS "sys, krb5, krb5i, krb5p or none"
 /* 1 when s is one of DB_SEC_FLAVORS, else 0. */
 int db_sec_valid(const char *s);
+
+/* Appends " AND STARTED_AT BETWEEN since AND until" when range (NULL: every run) has a bound;
+ * started_at names the run's start column ("run.started_at"). A run with no start time is
+ * outside every bounded range (dates.c). */
+void db_time_range_sql(struct buf *sql, const char *started_at, const struct time_range *range);
 
 /* ---- changing stored results (relabel.c, reparse.c, merge.c) ---- */
 
