@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../core/diag.h"
+#include "../core/timerange.h"
 #include "../import/import.h"
 #include "../schema/db.h"
 
@@ -37,6 +38,7 @@ int cmd_rm(int argc, char **argv, struct app *app);
 int cmd_run(int argc, char **argv, struct app *app);
 int cmd_runs(int argc, char **argv, struct app *app);
 int cmd_vacuum(int argc, char **argv, struct app *app);
+int cmd_trend(int argc, char **argv, struct app *app);
 
 /* The exit status an import's outcome calls for (cmd_import.c). */
 int import_exit_status(enum import_outcome outcome);
@@ -110,5 +112,17 @@ void kv_list_release(struct kv_list *list);
 const char *user_name(void);
 /* The filters as the user gave them ("storage_class=disk host=a"), into out. */
 void kv_list_text(const struct kv_list *list, struct buf *out);
+/* --since and --until (core/timerange.h): getopt_long rows and their codes. */
+enum { OPT_SINCE = 0x100, OPT_UNTIL };
+#define TIME_LONGOPTS                                                                              \
+    {"since", required_argument, NULL, OPT_SINCE},                                                 \
+    {                                                                                              \
+        "until", required_argument, NULL, OPT_UNTIL                                                \
+    }
+/* Sets range's lower (OPT_SINCE) or upper (OPT_UNTIL) end from an ISO 8601 date or timestamp:
+ * 1 when c was one of them, 0 when c is another option, -1 after "benchdb CMD: error: invalid
+ * date 'ARG' for --since: REASON; give ..." (a usage error). An empty range is no error: it selects
+ * nothing, as git log's does. */
+int time_option(const char *cmd, int c, const char *arg, struct time_range *range);
 
 #endif

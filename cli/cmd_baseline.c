@@ -117,7 +117,7 @@ int cmd_baseline(int argc, char **argv, struct app *app)
     if (status == BDB_EXIT_OK && open_db(app, reading ? DB_READ_ONLY : DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)
-        status = reading ? write_list(app, db, o.fmt, "baselines", query_baselines)
+        status = reading ? write_list(app, db, NULL, o.fmt, "baselines", query_baselines)
                          : change(db, &o, &app->diag);
     db_close(db);
     kv_list_release(&o.where);

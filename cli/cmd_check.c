@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: benchdb check --compare BASELINE CANDIDATE... [--by KEY] [--where KEY=VALUE]... "
-    "[--threshold PCT]\n"
+    "[--threshold PCT] [--since D] [--until D]\n"
     "\n"
     "Compare candidates with a baseline as 'benchdb report' does, and fail (exit status 1) when\n"
     "any compared metric of a candidate is significantly worse than the baseline by more than\n"
@@ -26,6 +26,7 @@ static const char usage[] =
     "                        saved baseline ('benchdb baseline save')\n"
     "  --by KEY              storage-class (default), host, sec, mount:OPTION, tag:NAME\n"
     "  --where KEY=VALUE     filter (repeatable), as in 'benchdb report'\n"
+    "  --since D, --until D  only runs started from / up to D (ISO 8601, as in 'benchdb report')\n"
     "  --threshold PCT       how much worse than the baseline a significant difference must be\n"
     "                        to fail (default 5): the baseline is more than PCT %% better in\n"
     "                        the metric's own direction\n"
@@ -42,6 +43,7 @@ struct check_opts {
     const char **values;
     size_t nv, av;
     struct kv_list where;
+    struct time_range dates;
     double threshold_pct;
 };
 
@@ -60,9 +62,13 @@ static int threshold_option(const char *arg, double *pct)
 static int parse_options(int argc, char **argv, struct check_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},     {"by", required_argument, NULL, 'b'},
-        {"where", required_argument, NULL, 'w'}, {"threshold", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"compare", no_argument, NULL, 'c'},
+        {"by", required_argument, NULL, 'b'},
+        {"where", required_argument, NULL, 'w'},
+        {"threshold", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        TIME_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
@@ -80,7 +86,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
             o->cmp.by = optarg;
         } else if (c == 'w'   ? kv_option("check", "where", optarg, &o->where)
                    : c == 't' ? threshold_option(optarg, &o->threshold_pct)
-                              : 1) {
+                              : time_option("check", c, optarg, &o->dates) != 1) {
             return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1
                             : usage_exit(usage, BDB_EXIT_USAGE);
         }
@@ -94,6 +100,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
     o->cmp.nvalues = o->nv;
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
+    o->cmp.dates = &o->dates;
     return BDB_EXIT_OK;
 }
 
@@ -136,7 +143,7 @@ static int check(struct db *db, const struct check_opts *o, struct diag *d)
 
 int cmd_check(int argc, char **argv, struct app *app)
 {
-    struct check_opts o = {0};
+    struct check_opts o = {.dates = TIME_RANGE_ALL};
     int status = parse_options(argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))

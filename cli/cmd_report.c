@@ -23,6 +23,8 @@ static const char usage[] =
     "  --by KEY              storage-class (default), host, sec, mount:OPTION, tag:NAME\n"
     "  --where KEY=VALUE     filter (repeatable): the --by keys and rw, bs, direction, job,\n"
     "                        iodepth, numjobs, direct, tool\n"
+    "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
+    "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "  --rules FILE          tier-recommendation rules (default: built-in templates/tiers.rules)\n"
     "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE)\n"
     "  --format F            md (default), html, xlsx, csv, json (docs/report.schema.json);\n"
@@ -44,6 +46,7 @@ struct report_opts {
     const char **values;
     size_t nv, av;
     struct kv_list where;
+    struct time_range dates;
     const char *output, *format, *table, *template_dir;
 };
 
@@ -68,11 +71,17 @@ static const char *infer_format(const char *path)
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},      {"rules", required_argument, NULL, 'r'},
-        {"by", required_argument, NULL, 'b'},     {"where", required_argument, NULL, 'w'},
-        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-        {"table", required_argument, NULL, 't'},  {"template", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"compare", no_argument, NULL, 'c'},
+        {"rules", required_argument, NULL, 'r'},
+        {"by", required_argument, NULL, 'b'},
+        {"where", required_argument, NULL, 'w'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"table", required_argument, NULL, 't'},
+        {"template", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        TIME_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
@@ -113,6 +122,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         case 'h':
             return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
+            if (time_option("report", c, optarg, &o->dates) == 1)
+                break;
             return usage_exit(usage, BDB_EXIT_USAGE);
         }
     }
@@ -145,6 +156,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
     o->cmp.nvalues = o->nv;
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
+    o->cmp.dates = &o->dates;
     return BDB_EXIT_OK;
 }
 
@@ -234,7 +246,7 @@ static int render(const struct report_opts *o, const struct report *r, struct bu
 
 int cmd_report(int argc, char **argv, struct app *app)
 {
-    struct report_opts o = {0};
+    struct report_opts o = {.dates = TIME_RANGE_ALL};
     struct buf rules = BUF_INIT;
     int status = parse_options(argc, argv, &o);
     struct db *db = NULL;

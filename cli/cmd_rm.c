@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static const char usage[] =
-    "usage: benchdb rm --where KEY=VALUE... [--dry-run]\n"
+    "usage: benchdb rm --where KEY=VALUE... [--since D] [--until D] [--dry-run]\n"
     "\n"
     "Remove the stored results that match every --where filter, and the runs and imported\n"
     "files (with their stored bytes) left without results. Each removal is recorded with who\n"
@@ -16,6 +16,9 @@ static const char usage[] =
     "\n"
     "  --where KEY=VALUE  keys: storage_class, host, sec, job, rw, source (the imported path),\n"
     "                     run (run id), tag:NAME; an empty VALUE matches an unset label\n"
+    "  --since D, --until D  only results of runs started from / up to D (ISO 8601 date or\n"
+    "                     timestamp, UTC unless it has an offset; a bare --until date\n"
+    "                     includes its day)\n"
     "  -n, --dry-run      list what would be removed; remove nothing\n"
     "  -h, --help         show this help\n"
     "\n"
@@ -25,6 +28,7 @@ static const char usage[] =
 
 struct rm_opts {
     struct kv_list where;
+    struct time_range dates;
     int dry_run;
 };
 
@@ -34,6 +38,7 @@ static int parse_options(int argc, char **argv, struct rm_opts *o)
         {"where", required_argument, NULL, 'w'},
         {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
+        TIME_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -45,6 +50,11 @@ static int parse_options(int argc, char **argv, struct rm_opts *o)
             o->dry_run = 1;
             continue;
         }
+        int dated = time_option("rm", c, optarg, &o->dates);
+        if (dated > 0)
+            continue;
+        if (dated < 0)
+            return usage_exit(usage, BDB_EXIT_USAGE);
         return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
     }
     if (optind != argc)
@@ -85,9 +95,10 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
     struct db_remove_counts counts;
     struct db_remove_sink sink = {print_run, o};
     now_iso(when);
-    int bad = db_begin(db, d) ||
-              db_remove(db, o->where.v, o->where.n, user_name(), when, &sink, &counts, d) ||
-              (!o->dry_run && db_commit(db, d));
+    int bad =
+        db_begin(db, d) ||
+        db_remove(db, o->where.v, o->where.n, &o->dates, user_name(), when, &sink, &counts, d) ||
+        (!o->dry_run && db_commit(db, d));
     if (bad || o->dry_run)
         db_rollback(db);
     if (!bad)
@@ -97,7 +108,7 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
 
 int cmd_rm(int argc, char **argv, struct app *app)
 {
-    struct rm_opts o = {0};
+    struct rm_opts o = {.dates = TIME_RANGE_ALL};
     int status = parse_options(argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))

@@ -7,13 +7,17 @@
 #include "table_format.h"
 
 static const char usage[] =
-    "usage: benchdb runs [--history] [--format table|csv|json|md]\n"
+    "usage: benchdb runs [--history] [--since D] [--until D] [--format table|csv|json|md]\n"
     "\n"
     "List the imported runs (one per imported file) with their hosts, storage classes,\n"
     "security flavors, mount options, result counts and dates. With --history, list every\n"
     "label change made by 'benchdb relabel' and every result removed by 'benchdb rm'\n"
-    "instead (who, when, old and new value). --format json writes {\"schema\": 1, \"runs\": [...]}\n"
-    "(or \"history\"), one object per row (docs/runs.schema.json).\n";
+    "instead (who, when, old and new value), of the results of those runs. --format json\n"
+    "writes {\"schema\": 1, \"runs\": [...]} (or \"history\"), one object per row\n"
+    "(docs/runs.schema.json).\n"
+    "\n"
+    "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
+    "                        (UTC unless it has an offset; a bare --until date includes its day)\n";
 
 int cmd_runs(int argc, char **argv, struct app *app)
 {
@@ -21,9 +25,11 @@ int cmd_runs(int argc, char **argv, struct app *app)
         {"format", required_argument, NULL, 'f'},
         {"history", no_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
+        TIME_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
+    struct time_range dates = TIME_RANGE_ALL;
     int c, history = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -35,6 +41,8 @@ int cmd_runs(int argc, char **argv, struct app *app)
         }
         if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK);
+        if (time_option("runs", c, optarg, &dates) == 1)
+            continue;
         if (c == 'f')
             fprintf(stderr, "benchdb runs: error: unknown format '%s'\n", optarg);
         return usage_exit(usage, BDB_EXIT_USAGE);
@@ -44,8 +52,8 @@ int cmd_runs(int argc, char **argv, struct app *app)
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
-    int status = history ? write_list(app, db, fmt, "history", query_history)
-                         : write_list(app, db, fmt, "runs", query_runs);
+    int status = history ? write_list(app, db, &dates, fmt, "history", query_history)
+                         : write_list(app, db, &dates, fmt, "runs", query_runs);
     db_close(db);
     return status;
 }

@@ -91,3 +91,20 @@ void kv_list_text(const struct kv_list *list, struct buf *out)
     for (size_t i = 0; i < list->n; i++)
         buf_addf(out, "%s%s=%s", i ? " " : "", list->v[i].key, list->v[i].value);
 }
+
+int time_option(const char *cmd, int c, const char *arg, struct time_range *range)
+{
+    if (c != OPT_SINCE && c != OPT_UNTIL)
+        return 0;
+    const char *why;
+    int upper = c == OPT_UNTIL;
+    if (parse_iso_time(arg, upper ? TIME_UPPER : TIME_LOWER, upper ? &range->until : &range->since,
+                       &why)) {
+        fprintf(stderr,
+                "benchdb %s: error: invalid date '%s' for --%s: %s; give an ISO 8601 date or "
+                "timestamp such as 2026-03-01 or 2026-03-01T14:30:00+01:00\n",
+                cmd, arg, upper ? "until" : "since", why);
+        return -1;
+    }
+    return 1;
+}

@@ -47,15 +47,15 @@ int stdout_rows_finish(struct stdout_rows *o)
     return o->status;
 }
 
-int write_list(struct app *app, struct db *db, enum table_format fmt, const char *name,
-               list_query_fn *query)
+int write_list(struct app *app, struct db *db, const struct time_range *dates,
+               enum table_format fmt, const char *name, list_query_fn *query)
 {
     struct stdout_rows rows = {app, BDB_EXIT_OK};
     struct text_sink sink = stdout_rows_sink(&rows);
     int json = fmt == TABLE_JSON;
     if (json && printf("{\"schema\": %d, \"%s\": ", LIST_JSON_SCHEMA, name) < 0)
         stdout_failed(&rows);
-    int rc = rows.status == BDB_EXIT_OK ? query(db, fmt, &sink, &app->diag) : 1;
+    int rc = rows.status == BDB_EXIT_OK ? query(db, dates, fmt, &sink, &app->diag) : 1;
     if (rc < 0)
         return BDB_EXIT_ENV;
     if (json && rc == 0 && fputs("}\n", stdout) == EOF)

@@ -23,12 +23,13 @@ int stdout_rows_finish(struct stdout_rows *o);
 /* The version of the shape of benchdb's own JSON lists. */
 enum { LIST_JSON_SCHEMA = 1 };
 /* A query that writes its rows to a sink (query_runs, query_history, query_baselines). */
-typedef int list_query_fn(struct db *db, enum table_format fmt, struct text_sink *out,
-                          struct diag *d);
+typedef int list_query_fn(struct db *db, const struct time_range *dates, enum table_format fmt,
+                          struct text_sink *out, struct diag *d);
 /* Writes a listing of benchdb's own to stdout: in JSON a versioned object
  * {"schema": 1, "NAME": [rows]} (docs/runs.schema.json), so that fields can be added without
- * breaking readers; the other formats as the rows are. Returns the exit status. */
-int write_list(struct app *app, struct db *db, enum table_format fmt, const char *name,
-               list_query_fn *query);
+ * breaking readers; the other formats as the rows are. dates (NULL: all) is passed on. Returns the
+ * exit status. */
+int write_list(struct app *app, struct db *db, const struct time_range *dates,
+               enum table_format fmt, const char *name, list_query_fn *query);
 
 #endif

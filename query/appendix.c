@@ -23,7 +23,7 @@ static void results_sql(struct buf *sql)
 int query_appendix(struct db *db, struct report *r, struct diag *d)
 {
     struct buf runs = BUF_INIT, results = BUF_INIT;
-    runs_sql(&runs, 1);
+    runs_sql(&runs, 1, NULL);
     results_sql(&results);
     int rc = rows_section(db, r, "Runs", "runs", runs.data, d);
     if (rc == 0)

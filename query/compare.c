@@ -681,6 +681,7 @@ static int side_fact(sqlite3 *h, struct report *r, const struct compare_opts *o,
                    "FROM result r JOIN run ON run.id = r.run_id "
                    "LEFT JOIN mount m ON m.id = r.mount_id WHERE ");
     int nparams = side_condition(&sql, o->by, o->values[i], params);
+    db_time_range_sql(&sql, "run.started_at", o->dates);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK
                  ? 0

@@ -226,7 +226,8 @@ static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names
 }
 
 /* The fixed fields of every result, then its value of each metric in names. */
-static int select_sql(struct db *db, const struct names *names, struct buf *sql, struct diag *d)
+static int select_sql(struct db *db, const struct names *names, const struct time_range *dates,
+                      struct buf *sql, struct diag *d)
 {
     buf_adds(sql, "SELECT ");
     for (int i = 0; i < N_FIELDS; i++)
@@ -236,18 +237,21 @@ static int select_sql(struct db *db, const struct names *names, struct buf *sql,
         if (db_metric_expr(db, sql, "v", names->v[i], d))
             return -1;
     }
-    buf_adds(sql, " FROM v_result v ORDER BY v.result_id");
+    buf_adds(sql, " FROM v_result v WHERE 1");
+    db_time_range_sql(sql, "v.started_at", dates);
+    buf_adds(sql, " ORDER BY v.result_id");
     return 0;
 }
 
-int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d)
+int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
+                 struct buf *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     struct names names = {0};
     sqlite3_stmt *st = NULL, *tst = NULL;
     int rc = -1;
     struct buf sql = BUF_INIT;
-    if (metric_names(db, &names, d) || select_sql(db, &names, &sql, d) ||
+    if (metric_names(db, &names, d) || select_sql(db, &names, dates, &sql, d) ||
         sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ||
         sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,
                            &tst, NULL)) {

@@ -10,8 +10,10 @@
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 
-/* Every result with its context and metrics, one record per job and direction. */
-int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d);
+/* Every result with its context and metrics, one record per job and direction, of the runs
+ * started within dates (NULL: all). */
+int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
+                 struct buf *out, struct diag *d);
 
 /* Where rows go as they are read, so that no result is held whole: write takes the next
  * piece of text and returns 0, or non-zero to stop the rows (ctx knows why). */
@@ -24,12 +26,17 @@ struct text_sink {
  * come; they return 0 when every row was written, 1 when out stopped taking them, -1 after a
  * message. */
 
-/* The imported runs with their keys. */
-int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
-/* Every label change (benchdb relabel) and removal (benchdb rm), oldest first. */
-int query_history(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
-/* The saved baselines with their result counts and filters, by name. */
-int query_baselines(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* The imported runs with their keys, those started within dates (NULL: all). */
+int query_runs(struct db *db, const struct time_range *dates, enum table_format fmt,
+               struct text_sink *out, struct diag *d);
+/* Every label change (benchdb relabel) to a result of a run started within dates (NULL: all),
+ * oldest first. */
+int query_history(struct db *db, const struct time_range *dates, enum table_format fmt,
+                  struct text_sink *out, struct diag *d);
+/* The saved baselines with their result counts and filters, by name: those saved within dates
+ * (NULL: all). */
+int query_baselines(struct db *db, const struct time_range *dates, enum table_format fmt,
+                    struct text_sink *out, struct diag *d);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,

@@ -40,12 +40,7 @@ const char *query_key_expr(const char *key, const char **param)
     return NULL;
 }
 
-struct binds {
-    const char **v;
-    size_t n, a;
-};
-
-static void add_bind(struct binds *b, const char *s)
+void add_bind(struct binds *b, const char *s)
 {
     ALLOC_GROW(b->v, b->n, b->a);
     b->v[b->n++] = s;
@@ -104,6 +99,22 @@ static void side_case(struct buf *sql, struct binds *b, const struct compare_opt
     buf_adds(sql, " END");
 }
 
+int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct buf *sql,
+                    struct binds *b, struct diag *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *wparam;
+        const char *wx = query_key_expr(where[i].key, &wparam);
+        if (!wx)
+            return diag_error(d, "unknown --where key '%s'", where[i].key);
+        buf_addf(sql, " AND %s = ?", wx);
+        if (wparam)
+            add_bind(b, wparam);
+        add_bind(b, where_value(a, where[i].key, where[i].value));
+    }
+    return 0;
+}
+
 static int build_sql(struct db *db, const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
 {
@@ -134,16 +145,9 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
                   "JOIN source_file s ON s.id = run.source_id "
                   "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
-    for (size_t i = 0; i < o->nwhere; i++) {
-        const char *wparam;
-        const char *wx = query_key_expr(o->where[i].key, &wparam);
-        if (!wx)
-            return diag_error(d, "unknown --where key '%s'", o->where[i].key);
-        buf_addf(sql, " AND %s = ?", wx);
-        if (wparam)
-            add_bind(b, wparam);
-        add_bind(b, where_value(a, o->where[i].key, o->where[i].value));
-    }
+    if (query_where_sql(o->where, o->nwhere, a, sql, b, d))
+        return -1;
+    db_time_range_sql(sql, "run.started_at", o->dates);
     buf_adds(sql, " AND (");
     for (size_t i = 0; i < o->nvalues; i++) {
         buf_adds(sql, i ? " OR " : "");

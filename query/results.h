@@ -96,4 +96,16 @@ void result_workload_key(struct buf *out, const struct side_result *r);
 /* The SQL expression of a --by/--where key, NULL when unknown; *param gets the bound name. */
 const char *query_key_expr(const char *key, const char **param);
 
+/* A statement's parameters, collected as its SQL is written and bound in order. */
+struct binds {
+    const char **v;
+    size_t n, a;
+};
+void add_bind(struct binds *b, const char *s);
+/* Appends " AND KEY = ?" for each --where filter over result r (run, source s and mount m
+ * joined), its parameters to b ("bs=4k" as bytes, from a); 0, or -1 after "unknown --where
+ * key". */
+int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct buf *sql,
+                    struct binds *b, struct diag *d);
+
 #endif

@@ -119,7 +119,7 @@ static int list(struct db *db, const char *sql, const char *what, enum table_for
     return rc;
 }
 
-void runs_sql(struct buf *sql, int detail)
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
 {
     buf_addf(sql,
              "SELECT run.id AS %s, s.path AS source, s.format,%s run.tool, run.tool_version,"
@@ -134,15 +134,18 @@ void runs_sql(struct buf *sql, int detail)
              " s.imported_at AS imported%s"
              " FROM run JOIN source_file s ON s.id = run.source_id"
              " LEFT JOIN result r ON r.run_id = run.id LEFT JOIN mount m ON m.id = r.mount_id"
-             " GROUP BY run.id ORDER BY run.id",
+             " WHERE 1",
              detail ? "run_id" : "run", detail ? " s.sha256," : "",
              detail ? ", run.command_line" : "");
+    db_time_range_sql(sql, "run.started_at", dates);
+    buf_adds(sql, " GROUP BY run.id ORDER BY run.id");
 }
 
-int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)
+int query_runs(struct db *db, const struct time_range *dates, enum table_format fmt,
+               struct text_sink *out, struct diag *d)
 {
     struct buf sql = BUF_INIT;
-    runs_sql(&sql, 0);
+    runs_sql(&sql, 0, dates);
     int rc = list(db, sql.data, "runs", fmt, out, d);
     buf_release(&sql);
     return rc;
@@ -169,25 +172,36 @@ int rows_section(struct db *db, struct report *r, const char *heading, const cha
     return rc;
 }
 
-int query_history(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)
+int query_history(struct db *db, const struct time_range *dates, enum table_format fmt,
+                  struct text_sink *out, struct diag *d)
 {
-    const char *sql =
-        "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
-        " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
-        " h.old_value AS old, h.new_value AS new"
-        " FROM label_history h LEFT JOIN result r ON r.id = h.result_id" /* removed: NULLs */
-        " LEFT JOIN run ON run.id = r.run_id LEFT JOIN source_file s ON s.id = run.source_id"
-        " ORDER BY h.id";
-    return list(db, sql, "label history", fmt, out, d);
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql,
+             "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
+             " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
+             " h.old_value AS old, h.new_value AS new"
+             " FROM label_history h LEFT JOIN result r ON r.id = h.result_id" /* removed: NULLs */
+             " LEFT JOIN run ON run.id = r.run_id LEFT JOIN source_file s ON s.id = run.source_id"
+             " WHERE 1");
+    db_time_range_sql(&sql, "run.started_at", dates);
+    buf_adds(&sql, " ORDER BY h.id");
+    int rc = list(db, sql.data, "label history", fmt, out, d);
+    buf_release(&sql);
+    return rc;
 }
 
-int query_baselines(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)
+int query_baselines(struct db *db, const struct time_range *dates, enum table_format fmt,
+                    struct text_sink *out, struct diag *d)
 {
-    const char *sql = "SELECT b.name, count(br.result_id) AS results, b.filter AS \"where\","
-                      " b.created_by, b.created_at FROM baseline b"
-                      " LEFT JOIN baseline_result br ON br.baseline_id = b.id"
-                      " GROUP BY b.id ORDER BY b.name";
-    return list(db, sql, "baselines", fmt, out, d);
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT b.name, count(br.result_id) AS results, b.filter AS \"where\","
+                   " b.created_by, b.created_at FROM baseline b"
+                   " LEFT JOIN baseline_result br ON br.baseline_id = b.id WHERE 1");
+    db_time_range_sql(&sql, "unixepoch(b.created_at)", dates);
+    buf_adds(&sql, " GROUP BY b.id ORDER BY b.name");
+    int rc = list(db, sql.data, "baselines", fmt, out, d);
+    buf_release(&sql);
+    return rc;
 }
 
 /* The functions a user's statement may call: SQLite's core scalar, aggregate, window, date,

@@ -6,8 +6,9 @@
 #include "query.h"
 
 /* The runs with their keys, as benchdb runs lists them; detail (the report's appendix) names
- * the id run_id and adds each source's sha256 and the run's command line. */
-void runs_sql(struct buf *sql, int detail);
+ * the id run_id and adds each source's sha256 and the run's command line. Only runs started
+ * within dates (NULL: all). */
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates);
 /* Adds an appendix section whose table is sql's rows, columns named as in the SQL, values as
  * stored. */
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,

@@ -135,11 +135,16 @@ static int fail_sql(struct check *c)
     return diag_error(c->d, "cannot compare: %s", sqlite3_errmsg(c->h));
 }
 
+static int has_dates(const struct compare_opts *o)
+{
+    return o->dates && time_range_bounded(o->dates);
+}
+
 /* Only the keys run.tool and s.path (query_key_expr) read another table than result: without
  * them, counting a storage class's million results reads just an index. */
 static const char *from_sql(const struct check *c)
 {
-    int joins = strstr(c->kx, "run.") || strstr(c->kx, "s.path");
+    int joins = strstr(c->kx, "run.") || strstr(c->kx, "s.path") || has_dates(c->o);
     for (size_t i = 0; i < c->o->nwhere; i++) {
         const char *param, *x = query_key_expr(c->o->where[i].key, &param);
         joins |= strstr(x, "run.") || strstr(x, "s.path");
@@ -187,6 +192,8 @@ static int count(struct check *c, const char *value, int filtered, int64_t *n)
         const char *wparam;
         buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where[i].key, &wparam));
     }
+    if (filtered)
+        db_time_range_sql(&sql, "run.started_at", c->o->dates);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(c->h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
     buf_release(&sql);
@@ -273,6 +280,8 @@ static void add_filters(struct buf *msg, const struct compare_opts *o)
 {
     for (size_t i = 0; i < o->nwhere; i++)
         buf_addf(msg, "%s%s=%s", i ? ", " : "", o->where[i].key, o->where[i].value);
+    if (has_dates(o))
+        buf_addf(msg, "%sstarted within --since/--until", o->nwhere ? ", " : "");
 }
 
 /* "'x' is a value of host and tag:node: try --by host or --by tag:node" */
@@ -369,7 +378,7 @@ static int check_value(struct check *c, const char *value)
         return -1;
     if (n > 0)
         return 0;
-    if (c->o->nwhere && count(c, value, 0, &all))
+    if ((c->o->nwhere || has_dates(c->o)) && count(c, value, 0, &all))
         return -1;
     if (side_baseline(value))
         return missing_baseline(c, side_baseline(value), all);

@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/buf.h"
 #include "../core/diag.h"
 #include "../core/record.h"
+#include "../core/timerange.h"
 
 struct db;
 struct sqlite3;
@@ -99,6 +101,11 @@ void db_import_free(struct db_import *imp);
 /* 1 when s is one of DB_SEC_FLAVORS, else 0. */
 int db_sec_valid(const char *s);
 
+/* Appends " AND STARTED_AT BETWEEN since AND until" when range (NULL: every run) has a bound;
+ * started_at names the run's start column ("run.started_at"). A run with no start time is
+ * outside every bounded range (dates.c). */
+void db_time_range_sql(struct buf *sql, const char *started_at, const struct time_range *range);
+
 /* ---- changing stored results (relabel.c, reparse.c, merge.c) ---- */
 
 /* Filters and assignments are KEY=VALUE pairs (struct kv). Filter keys: storage_class, host,
@@ -179,12 +186,14 @@ struct db_remove_sink {
 struct db_remove_counts {
     size_t results, runs, sources;
 };
-/* Removes the results matching every filter (db_relabel's keys), and the runs and sources
+/* Removes the results matching every filter (db_relabel's keys) of runs started within dates
+ * (NULL: any), and the runs and sources
  * left without results, recording each result's removal in label_history (field 'removed',
  * old_value what it was) by `by` at `at`; each run touched is given to out first. The caller
  * holds the transaction (a dry run rolls it back). 0, or -1 after a message. */
-int db_remove(struct db *db, const struct kv *where, size_t n_where, const char *by, const char *at,
-              const struct db_remove_sink *out, struct db_remove_counts *c, struct diag *d);
+int db_remove(struct db *db, const struct kv *where, size_t n_where, const struct time_range *dates,
+              const char *by, const char *at, const struct db_remove_sink *out,
+              struct db_remove_counts *c, struct diag *d);
 /* Gives the free pages back to the file system (SQLite VACUUM: the file is rewritten, outside
  * any transaction). 0, or -1 after a message. */
 int db_vacuum(struct db *db, struct diag *d);

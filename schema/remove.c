@@ -72,13 +72,29 @@ static int record_history(struct db *db, const char *by, const char *at)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-int db_remove(struct db *db, const struct kv *where, size_t n_where, const char *by, const char *at,
-              const struct db_remove_sink *out, struct db_remove_counts *c, struct diag *d)
+/* Keeps in temp.sel_result only the results of runs started within dates. */
+static int keep_dated(struct db *db, const struct time_range *dates)
+{
+    if (!dates || !time_range_bounded(dates))
+        return 0;
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "DELETE FROM temp.sel_result WHERE id NOT IN (SELECT r.id FROM result r "
+                   "JOIN run ON run.id = r.run_id WHERE 1");
+    db_time_range_sql(&sql, "run.started_at", dates);
+    buf_addc(&sql, ')');
+    int rc = sqlite3_exec(db->h, sql.data, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    buf_release(&sql);
+    return rc;
+}
+
+int db_remove(struct db *db, const struct kv *where, size_t n_where, const struct time_range *dates,
+              const char *by, const char *at, const struct db_remove_sink *out,
+              struct db_remove_counts *c, struct diag *d)
 {
     memset(c, 0, sizeof(*c));
     if (db_select_results(db, where, n_where, d))
         return -1;
-    int bad = list_runs(db, out, c) || record_history(db, by, at);
+    int bad = keep_dated(db, dates) || list_runs(db, out, c) || record_history(db, by, at);
     for (size_t i = 0; !bad && i < sizeof(delete_sql) / sizeof(delete_sql[0]); i++)
         bad = sqlite3_exec(db->h, delete_sql[i], NULL, NULL, NULL) != SQLITE_OK;
     if (bad)

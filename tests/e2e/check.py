@@ -131,6 +131,16 @@ def test_nothing_compared(db):
     t.ok("nothing compared" in out, "nothing compared says so: " + out)
 
 
+def test_dates(db):
+    """--since after every run: no side has results, which is an error naming the dates."""
+    rc, out, err = check(db, "fast", "slow", "--since", "2099-01-01")
+    t.eq(rc, 1, "dated out exit status")
+    t.ok("no results with storage-class 'fast'" in err and "--since/--until" in err,
+         "dated out says why: " + err)
+    rc, out, _ = check(db, "fast", "slow", "--until", "2099-01-01")
+    t.eq((rc, len(regressions(out))), (1, len(expected("fast", "slow"))), "--until keeps them all")
+
+
 with bdb.temp_db() as db:
     for name in ("fast", "slow", "aa-a", "aa-b"):
         p = bdb.run(db, "import", "--storage-class", name, *files(name))
@@ -139,5 +149,6 @@ with bdb.temp_db() as db:
     test_threshold(db)
     test_passes(db)
     test_nothing_compared(db)
+    test_dates(db)
 test_single_run()
 sys.exit(t.done())

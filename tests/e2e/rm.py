@@ -84,6 +84,24 @@ def test_partial(db):
     t.eq(count(db, "source_file", "path = '%s'" % TWO_JOBS), 1, "the file stays")
 
 
+def test_dates(db):
+    """--since/--until select by the run's start (the fixtures' fio timestamps, read here)."""
+    import json
+    starts = sorted(json.load(open(p))["timestamp"] for p in files("fast"))
+    before = snapshot(db)
+    rc, out, _ = bdb.call(db, "rm", "--where", "storage_class=fast", "--until", "@%d" % 0)
+    t.eq(rc, 2, "a bad date is a usage error")
+    import datetime
+    day = lambda ts: datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rc, out, err = bdb.call(db, "rm", "--where", "storage_class=fast", "--until", day(starts[0] - 1))
+    t.eq((rc, out), (0, "rm: no result matches the filters: nothing removed\n"), "before the runs: " + err)
+    rc, out, err = bdb.call(db, "rm", "--where", "storage_class=fast", "--since", day(starts[-1]),
+                            "--dry-run")
+    t.eq(out.splitlines()[-1], "rm: would remove 1 result, 1 run and 1 file (dry run: nothing "
+         "removed)", "--since the last run's start: that run only: " + err)
+    t.eq(snapshot(db), before, "dated dry runs change nothing")
+
+
 def test_relabel_history_stays(db):
     bdb.run(db, "relabel", "--where", "storage_class=aa-a", "--set", "tag:x=1")
     bdb.run(db, "rm", "--where", "storage_class=aa-a")
@@ -128,6 +146,7 @@ with bdb.temp_db() as db:
     test_dry_run(db)
     test_remove(db)
     test_partial(db)
+    test_dates(db)
     test_relabel_history_stays(db)
 test_vacuum()
 sys.exit(t.done())

@@ -1,0 +1,85 @@
+/* test_timerange.c: ISO 8601 dates and timestamps for --since/--until. Expected seconds are
+ * python3's: int(datetime.fromisoformat("2026-03-01T14:30:00+01:00").timestamp()). */
+#include <stdint.h>
+
+#include "../../core/timerange.h"
+#include "harness.h"
+
+static int64_t lower(const char *s)
+{
+    int64_t t = -42;
+    const char *why = NULL;
+    if (parse_iso_time(s, TIME_LOWER, &t, &why))
+        fprintf(stderr, "  '%s' refused: %s\n", s, why);
+    return t;
+}
+
+static int64_t upper(const char *s)
+{
+    int64_t t = -42;
+    const char *why = NULL;
+    if (parse_iso_time(s, TIME_UPPER, &t, &why))
+        fprintf(stderr, "  '%s' refused: %s\n", s, why);
+    return t;
+}
+
+static void dates(void)
+{
+    INT_EQ(lower("2026-03-01"), 1772323200, "a bare date starts at its midnight UTC");
+    INT_EQ(upper("2026-03-01"), 1772409599, "a bare --until date includes the whole day");
+    INT_EQ(lower("2000-01-01"), 946684800, "2000-01-01");
+    INT_EQ(lower("1969-12-31T23:59:59Z"), -1, "before the epoch");
+    INT_EQ(upper("9999-12-31"), 253402300799, "the last day of year 9999");
+}
+
+static void timestamps(void)
+{
+    INT_EQ(lower("2026-03-01T14:30:00"), 1772375400, "no offset is UTC");
+    INT_EQ(lower("2026-03-01T14:30Z"), 1772375400, "seconds may be left out");
+    INT_EQ(lower("2026-03-01 14:30:00z"), 1772375400, "a space for T, lower-case z");
+    INT_EQ(lower("2026-03-01T14:30:00+01:00"), 1772371800, "+01:00 is an hour before UTC");
+    INT_EQ(lower("2026-03-01T14:30:00+0100"), 1772371800, "basic-format offset");
+    INT_EQ(lower("2026-03-01T14:30:00+01"), 1772371800, "hours-only offset");
+    INT_EQ(lower("2026-03-01T14:30:00-05:30"), 1772395200, "negative offset");
+    INT_EQ(lower("2024-02-29T12:34:56Z"), 1709210096, "a leap day");
+    INT_EQ(upper("2026-03-01T14:30"), 1772375400, "a timestamp bounds at itself, not its day");
+    INT_EQ(lower("2026-03-01T14:30:00.5Z"), 1772375401, "since 10.5 s: from the next second");
+    INT_EQ(upper("2026-03-01T14:30:00.5Z"), 1772375400, "until 10.5 s: up to that second");
+    INT_EQ(lower("2026-03-01T14:30:00.000Z"), 1772375400, "a zero fraction is no fraction");
+}
+
+static void refuses(const char *s, const char *reason)
+{
+    int64_t t = 7;
+    const char *why = NULL;
+    OK(parse_iso_time(s, TIME_LOWER, &t, &why) == -1, s);
+    STR_EQ(why, reason, s);
+    INT_EQ(t, 7, "a refused value leaves *t alone");
+}
+
+static void errors(void)
+{
+    refuses("yesterday", "expected YYYY-MM-DD");
+    refuses("2026-3-1", "expected YYYY-MM-DD");
+    refuses("2026-13-01", "month out of range");
+    refuses("2025-02-29", "day out of range");
+    refuses("2026-04-31", "day out of range");
+    refuses("2026-03-01x", "expected 'T' and a time after the date");
+    refuses("2026-03-01T25:00", "time of day out of range");
+    refuses("2026-03-01T14", "expected HH:MM after the date");
+    refuses("2026-03-01T14:30:0", "expected two digits of seconds");
+    refuses("2026-03-01T14:30:00.", "expected digits after the decimal mark");
+    refuses("2026-03-01T14:30:00 UTC",
+            "expected 'Z' or a UTC offset such as +02:00 after the time");
+    refuses("2026-03-01T14:30:00+1", "expected 'Z' or a UTC offset such as +02:00 after the time");
+    refuses("2026-03-01T14:30:00+24:00", "UTC offset out of range");
+    refuses("2026-03-01T14:30:00Z junk", "unexpected text after the time");
+}
+
+int main(void)
+{
+    dates();
+    timestamps();
+    errors();
+    return TEST_DONE();
+}
