@@ -70,7 +70,8 @@ struct parsed {
     struct source src;
     const struct importer *imp;
     struct sidecar sc;
-    struct arena a; /* the records, their copies and the lines */
+    struct arena a;         /* the records, their copies and the lines */
+    struct arena_pool pool; /* a's blocks, kept from one file to the next */
     struct parsed_event *ev;
     size_t n_ev, a_ev;
 };

@@ -149,6 +149,7 @@ static void parsed_clear(struct parsed *p)
     p->sc = (struct sidecar){0};
     p->ev = NULL;
     p->n_ev = p->a_ev = 0;
+    p->a.pool = &p->pool;
 }
 
 /* The next file to parse, waiting while its slot is held; -1 when there is none. */
@@ -239,6 +240,7 @@ void workers_stop(struct workers *w)
     for (size_t k = 0; k < w->n_slots; k++) {
         parsed_clear(&w->slots[k]);
         buf_release(&w->slots[k].data);
+        arena_pool_release(&w->slots[k].pool);
     }
     pthread_cond_destroy(&w->ready);
     pthread_cond_destroy(&w->room);
