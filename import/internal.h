@@ -48,6 +48,14 @@ void import_stream_release(struct import_stream *in);
 const struct importer *import_choose(const struct import_options *o, const struct source *src,
                                      struct diag *d);
 
+/* What a worker computed ahead of the writer from a whole file's bytes: their hash and their
+ * stored form, so that the writer (the one thread that cannot be parallel) neither hashes nor
+ * compresses. */
+struct prepared {
+    char sha[65];
+    struct raw_blob raw; /* raw.data NULL: packed by the writer (a file over DB_CHUNK_BYTES) */
+};
+
 /* One event of a file parsed ahead: a record, or a diagnostic line (rec NULL). */
 struct parsed_event {
     const struct bench_record *rec;
@@ -70,6 +78,8 @@ struct parsed {
     struct source src;
     const struct importer *imp;
     struct sidecar sc;
+    struct prepared pre;    /* when parsed without error */
+    struct buf packed;      /* pre.raw's bytes when compressed */
     struct arena a;         /* the records, their copies and the lines */
     struct arena_pool pool; /* a's blocks, kept from one file to the next */
     struct parsed_event *ev;

@@ -466,8 +466,9 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
 }
 
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d)
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
     buf_init(&imp->json);
@@ -490,7 +491,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         bind_text(st, 5, imported_at);
         sqlite3_bind_int64(st, 6, (sqlite3_int64)src->len);
         if (whole) {
-            struct raw_blob b = raw_pack(&db->packer, src->data, src->len);
+            struct raw_blob b = packed ? *packed : raw_pack(&db->packer, src->data, src->len);
             sqlite3_bind_blob64(st, 7, b.data, b.len, SQLITE_STATIC);
             bind_text(st, 8, b.codec);
         }
