@@ -25,6 +25,9 @@ int read_upto(FILE *f, struct buf *b, size_t max);
 /* Appends the rest of f, holding at most HELD_MAX_MIB in all: 0, -1 on a read error, 1 when
  * f holds more. */
 int read_rest(FILE *f, struct buf *b);
+/* Appends the rest of the regular file fd, whose size was size, with as few reads as that
+ * allows; the same results as read_rest. */
+int read_regular(int fd, size_t size, struct buf *b);
 
 /* A file being read piece by piece: the head already read, then the rest, one chunk of
  * DB_CHUNK_BYTES at a time, each hashed and (unless a dry run) stored as it is read. */

@@ -3,10 +3,12 @@
  * diagnostic lines are kept in order for the writer to replay (session.c). At most
  * SLOTS_PER_JOB * jobs files, and HELD_MAX_MIB of their bytes, are held, each in its slot:
  * file i in slot i % n_slots. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -86,18 +88,19 @@ static int keep_record(void *ctx, const struct bench_record *r)
 }
 
 /* Reads path whole into p when the writer would: a regular file that cannot stream;
- * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. */
+ * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. One open, fstat
+ * and read (stat by name then stdio made twice the system calls); O_NONBLOCK so that a FIFO
+ * is not waited for here (the writer reads it). */
 static int read_whole(struct parsed *p, const char *path)
 {
     struct stat st;
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
-        st.st_size > stream_threshold())
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (fd < 0)
         return -1;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    int rc = read_rest(f, &p->data);
-    fclose(f);
+    int rc = fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > stream_threshold()
+                 ? -1
+                 : read_regular(fd, (size_t)st.st_size, &p->data);
+    close(fd);
     p->src = (struct source){path, p->data.data, p->data.len};
     return rc ? -1 : 0;
 }
