@@ -146,6 +146,9 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
+     * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
