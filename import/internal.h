@@ -93,7 +93,7 @@ struct parsed {
 void diag_replay(struct diag *d, enum diag_level level, const char *line);
 
 struct workers;
-/* Starts o->jobs threads parsing paths[0..n) ahead, at most 2 * o->jobs files. */
+/* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files (parallel.c). */
 struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
                               size_t n);
 /* Waits for paths[i] (taken in order). */
