@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_is_newline)
 {
@@ -52,6 +53,42 @@ const char *mem_find(const char *hay, size_t n, const char *needle)
         if (hay[i] == needle[0] && !memcmp(hay + i, needle, m))
             return hay + i;
     return NULL;
+}
+
+int mem_starts(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && !memcmp(s, lit, k);
+}
+
+int mem_ends(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && !memcmp(s + n - k, lit, k);
+}
+
+int str_starts(const char *s, const char *lit)
+{
+    return !strncmp(s, lit, strlen(lit));
+}
+
+int str_ends(const char *s, const char *lit)
+{
+    return mem_ends(s, strlen(s), lit);
+}
+
+int str_contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; hay && *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return 1;
+    return 0;
+}
+
+size_t bom_len(const char *s, size_t n)
+{
+    return mem_starts(s, n, "\xef\xbb\xbf") ? 3 : 0;
 }
 
 int scan_number(const char **p, double *v)

@@ -9,8 +9,6 @@
 
 #include "../core/scan.h"
 
-#define PROBE_LIMIT (1u << 20)
-
 struct dd_cmd {
     int present, busybox;
     const char *ifile, *ofile, *iflag, *oflag, *conv;
@@ -667,7 +665,7 @@ static int dd_parse(const struct source *src, struct arena *a, struct record_sin
     const char *line;
     size_t len;
     struct buf lb = BUF_INIT;
-    size_t skip = (src->len >= 3 && !memcmp(src->data, "\xef\xbb\xbf", 3)) ? 3 : 0;
+    size_t skip = bom_len(src->data, src->len);
     line_iter_init(&it, src->data + skip, src->len - skip, 0);
     while (line_iter_next(&it, &line, &len)) {
         buf_reset(&lb);
@@ -711,12 +709,11 @@ static int dd_parse(const struct source *src, struct arena *a, struct record_sin
 
 static int dd_probe(const struct source *src)
 {
-    size_t n = src->len < PROBE_LIMIT ? src->len : PROBE_LIMIT;
     struct line_iter it;
     const char *line;
     size_t len;
     int rin = 0, rout = 0, xfer = 0, err = 0;
-    line_iter_init(&it, src->data, n, 1);
+    line_iter_init(&it, src->data, src->len, 1);
     while (line_iter_next(&it, &line, &len)) {
         char tmp[256];
         size_t k = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;

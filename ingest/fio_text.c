@@ -119,11 +119,6 @@ static int bad(struct parser *p, const char *at, const char *what)
     return diag_error_at(p->d, p->src, off_of(p, at), "expected %s, got '%s'", what, token(p, at));
 }
 
-static int starts(const char *s, const char *lit)
-{
-    return !strncmp(s, lit, strlen(lit));
-}
-
 /* A byte unit as fio prints it ("MiB", "KB", "Mi" in the client aggregate, "" = bytes);
  * fio 2.x's KB/MB/GB/TB/PB are 1024-based. 0 when unknown. */
 static double byte_unit(const char *u, size_t n, int v2)
@@ -434,9 +429,9 @@ static int direction_line(struct parser *p, int dir, const char *s)
     p->cur->dir[dir] = r;
     p->cur_dir = dir;
     s = skip_ws(s);
-    if (starts(s, "IOPS="))
+    if (str_starts(s, "IOPS="))
         return dir_line_v3(p, s, r);
-    if (starts(s, "io=")) {
+    if (str_starts(s, "io=")) {
         p->cur->v2 = 1;
         return dir_line_v2(p, s, r);
     }
@@ -462,7 +457,7 @@ static int latency_line(struct parser *p, const char *word, const char *s)
         p->pct_scale = scale;
         return 0;
     }
-    if (!strcmp(word, "lat") && !starts(s, "min="))
+    if (!strcmp(word, "lat") && !str_starts(s, "min="))
         return pct_list(p, s, 0); /* the latency distribution of the job */
     struct bench_record *r = section(p, word, word);
     if (!r)
@@ -556,7 +551,7 @@ static int target_line(struct parser *p, const char *s)
 /* "word   :" -> pointer after the colon, or NULL. */
 static const char *label(const char *s, const char *word)
 {
-    if (!starts(s, word))
+    if (!str_starts(s, word))
         return NULL;
     s = skip_ws(s + strlen(word));
     return *s == ':' ? s + 1 : NULL;
@@ -574,8 +569,8 @@ static int body_line(struct parser *p, const char *s)
     static const char *const lat_words[] = {"slat", "clat", "lat", "sync"};
     for (size_t i = 0; i < 4; i++) {
         size_t n = strlen(lat_words[i]);
-        if (starts(s, lat_words[i]) && s[n] == ' ' &&
-            (skip_ws(s + n)[0] == '(' || starts(skip_ws(s + n), "percentiles ("))) {
+        if (str_starts(s, lat_words[i]) && s[n] == ' ' &&
+            (skip_ws(s + n)[0] == '(' || str_starts(skip_ws(s + n), "percentiles ("))) {
             if (!strcmp(lat_words[i], "sync")) {
                 p->cur_dir = D_SYNC;
                 if (!p->cur->dir[D_SYNC])
@@ -588,7 +583,7 @@ static int body_line(struct parser *p, const char *s)
         p->pct_kind = ""; /* e.g. "clat prio 1 percentiles": not stored */
         return 0;
     }
-    if (starts(s, "bw ("))
+    if (str_starts(s, "bw ("))
         return bw_line(p, s);
     if ((rest = label(s, "iops"))) {
         struct bench_record *r = section(p, s, "iops");
@@ -602,7 +597,7 @@ static int body_line(struct parser *p, const char *s)
     }
     if ((rest = label(s, "submit")) || (rest = label(s, "complete")))
         return pct_list(p, rest, 1);
-    if (starts(s, "issued") && (rest = strchr(s, ':')))
+    if (str_starts(s, "issued") && (rest = strchr(s, ':')))
         return issued_line(p, rest + 1);
     if ((rest = label(s, "latency")))
         return target_line(p, rest);
@@ -684,7 +679,7 @@ static void option_line(struct parser *p, const char *s, const char *mark)
     const char *bs = strstr(q, "bs=");
     if (bs) {
         bs += 3;
-        if (starts(bs, "(R) ")) {
+        if (str_starts(bs, "(R) ")) {
             static const char *const tags[] = {"(R) ", "(W) ", "(T) "};
             for (int i = 0; i < 3; i++) {
                 const char *t = strstr(bs, tags[i]);
@@ -779,7 +774,7 @@ static void summary_line(struct parser *p, const char *s)
 {
     s = skip_ws(s);
     for (int dir = 0; dir < D_SYNC; dir++)
-        if (starts(s, summary_labels[dir]))
+        if (str_starts(s, summary_labels[dir]))
             p->sum->seen |= 1u << dir;
 }
 
@@ -870,7 +865,7 @@ static int end_block(struct parser *p)
 
 static int is_version(const char *s)
 {
-    if (!starts(s, "fio-") || !isdigit((unsigned char)s[4]))
+    if (!str_starts(s, "fio-") || !isdigit((unsigned char)s[4]))
         return 0;
     for (s += 4; *s; s++)
         if (isspace((unsigned char)*s))
@@ -882,7 +877,7 @@ static int is_version(const char *s)
 static int banner_line(struct parser *p, const char *s)
 {
     const char *f = strstr(s, ", fio=");
-    if (!starts(s, "hostname=") || !f)
+    if (!str_starts(s, "hostname=") || !f)
         return 0;
     const char *h = s + 9;
     p->banner_host = arena_strndup(p->a, h, strcspn(h, ","));
@@ -912,19 +907,19 @@ static int64_t started_jobs(const char *s)
 
 static int is_failure(const char *s)
 {
-    return starts(s, "fio: ") || starts(s, "verify: ") || strstr(s, ": verify failed");
+    return str_starts(s, "fio: ") || str_starts(s, "verify: ") || strstr(s, ": verify failed");
 }
 
 static int outside_line(struct parser *p, const char *s)
 {
     const char *mark;
-    if (starts(s, "Run status group ")) {
+    if (str_starts(s, "Run status group ")) {
         summary_header(p, s);
         return 0;
     }
     if (p->sum)
         summary_line(p, s);
-    if (starts(s, "Jobs:")) {
+    if (str_starts(s, "Jobs:")) {
         /* an ETA line with a job report glued after it (no newline) */
         mark = strstr(s, ": (groupid=");
         if (!mark)
@@ -945,7 +940,7 @@ static int outside_line(struct parser *p, const char *s)
         p->version = arena_strdup(p->a, s);
         return 0;
     }
-    if (starts(s, "Starting ") && isdigit((unsigned char)s[9])) {
+    if (str_starts(s, "Starting ") && isdigit((unsigned char)s[9])) {
         new_run_mark(p);
         if (p->started_run != p->run + 1)
             p->started = 0; /* servers of one client run print one line each */
@@ -958,7 +953,7 @@ static int outside_line(struct parser *p, const char *s)
         return 0;
     }
     if (!p->fail_msg && is_failure(s)) {
-        const char *m = starts(s, "fio: ") ? s + 5 : s;
+        const char *m = str_starts(s, "fio: ") ? s + 5 : s;
         p->fail_msg = arena_strndup(p->a, m, strlen(m) > 300 ? 300 : strlen(m));
         p->fail_line = p->lineno;
     }
@@ -968,9 +963,8 @@ static int outside_line(struct parser *p, const char *s)
 /* One logical line: a '\n' line, or a piece of one split at '\r' (ETA lines). */
 static int segment(struct parser *p, const char *s, size_t n, size_t off)
 {
-    if (n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
-        s += 3, n -= 3, off += 3;
-    }
+    size_t bom = bom_len(s, n);
+    s += bom, n -= bom, off += bom;
     p->prefix_host = NULL;
     if (n > 3 && s[0] == '<') {
         size_t i = 1;
@@ -1217,8 +1211,7 @@ static void line_copy(char *dst, const char *s, size_t n)
 static int probe(const struct source *src)
 {
     const char *s = src->data, *end = s + src->len;
-    if (end - s >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
-        s += 3;
+    s += bom_len(s, src->len);
     const char *first = s;
     while (first < end && isspace((unsigned char)*first))
         first++;
@@ -1231,8 +1224,7 @@ static int probe(const struct source *src)
         const char *e = nl ? nl : end;
         line_copy(line, s, (size_t)(e - s));
         char *t = line;
-        if (!strncmp(t, "\xef\xbb\xbf", 3))
-            t += 3;
+        t += bom_len(t, strlen(t));
         if (*t == '<' && strstr(t, "> "))
             t = strstr(t, "> ") + 2;
         brace |= *t == '{';
@@ -1240,7 +1232,7 @@ static int probe(const struct source *src)
         if (strstr(t, ": (groupid=") && strstr(t, "): err="))
             header = 1;
         else if (strstr(t, ": (g=") || is_version(t) ||
-                 (starts(t, "hostname=") && strstr(t, ", fio=")))
+                 (str_starts(t, "hostname=") && strstr(t, ", fio=")))
             marker = 1;
         else if (is_failure(t))
             failure = 1;

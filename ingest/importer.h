@@ -10,12 +10,18 @@
 #include "../core/diag.h"
 #include "../core/record.h"
 
-enum { PROBE_CERTAIN = 99 };
+enum {
+    PROBE_CERTAIN = 99,
+    /* A probe sees at most the first PROBE_BYTES of an input: detection costs the same for a
+     * 4 GiB log as for a 4 KiB one, and a streamed input is detected from a head this long. */
+    PROBE_BYTES = 1 << 20,
+};
 
 struct importer {
     const char *name;    /* --format value, e.g. "fio-json" */
     const char *summary; /* one line for `benchdb formats` */
-    /* 0 (not this format) .. 100 (certainly this format); looks at content only. A score of
+    /* 0 (not this format) .. 100 (certainly this format); looks at content only, at most
+     * PROBE_BYTES of it (detection hands over a view that long, NUL-terminated). A score of
      * PROBE_CERTAIN or more ends detection: give it only when no other format can match. */
     int (*probe)(const struct source *src);
     /* Emits every result through out. Returns 0, or -1 after reporting a located error
@@ -62,6 +68,10 @@ extern const struct importer *const importers[];
 const struct importer *importer_find(const char *name);
 /* The best-scoring importer for the content, or NULL (then *tried lists the names). */
 const struct importer *importer_detect(const struct source *src, struct buf *tried);
+/* The same among the importers other than skip, with the winner's score in *score (0 when
+ * none): the notes importer asks it about a pasted block. */
+const struct importer *importer_detect_other(const struct source *src, const struct importer *skip,
+                                             int *score);
 
 /* One record as `key=value` lines (dry-run output and golden tests). */
 void record_dump(struct buf *out, const struct bench_record *r);

@@ -25,17 +25,12 @@ struct line {
 
 static int starts(const struct line *l, const char *lit)
 {
-    size_t n = strlen(lit);
-    return l->n >= n && !memcmp(l->s, lit, n);
+    return mem_starts(l->s, l->n, lit);
 }
 
 static const char *find(const struct line *l, const char *lit)
 {
-    size_t n = strlen(lit);
-    for (size_t i = 0; i + n <= l->n; i++)
-        if (!memcmp(l->s + i, lit, n))
-            return l->s + i;
-    return NULL;
+    return mem_find(l->s, l->n, lit);
 }
 
 /* The word (up to a blank or one of stop) at p, copied into the arena. */

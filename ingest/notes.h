@@ -72,7 +72,5 @@ int notes_measurement_like(const char *s);
 /* notes.c */
 int notes_emit(struct notes *nt, struct bench_record *r);
 char *notes_trim(struct arena *a, const char *s, size_t n);
-/* Whether hay (may be NULL) contains needle, ignoring ASCII case. */
-int notes_contains_ci(const char *hay, const char *needle);
 
 #endif

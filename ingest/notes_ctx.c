@@ -228,7 +228,7 @@ static const struct fio_job *choose_job(const struct notes *nt, size_t first,
         const struct fio_job *j = &nt->jobs[k];
         if (family && rw_family(j->wl.rw) != family)
             continue;
-        if (!hint || notes_contains_ci(j->name, hint) || notes_contains_ci(j->path, hint) || !best)
+        if (!hint || str_contains_ci(j->name, hint) || str_contains_ci(j->path, hint) || !best)
             best = j;
     }
     return best;
