@@ -545,8 +545,8 @@ static int bon_probe(const struct source *src)
 }
 
 const struct importer importer_bonnie = {
-    "bonnie++",
-    "bonnie++ CSV (1.96, 1.98) and text tables",
-    bon_probe,
-    bon_parse,
+    .name = "bonnie++",
+    .summary = "bonnie++ CSV (1.96, 1.98) and text tables",
+    .probe = bon_probe,
+    .parse = bon_parse,
 };

@@ -745,8 +745,8 @@ static int dd_probe(const struct source *src)
 }
 
 const struct importer importer_dd = {
-    "dd",
-    "dd transcripts: GNU coreutils, BSD/macOS, busybox, with time",
-    dd_probe,
-    dd_parse,
+    .name = "dd",
+    .summary = "dd transcripts: GNU coreutils, BSD/macOS, busybox, with time",
+    .probe = dd_probe,
+    .parse = dd_parse,
 };

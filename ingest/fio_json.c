@@ -665,8 +665,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_json = {
-    "fio-json",
-    "fio --output-format=json / json+ (fio 2.x and 3.x, client/server)",
-    probe,
-    parse,
+    .name = "fio-json",
+    .summary = "fio --output-format=json / json+ (fio 2.x and 3.x, client/server)",
+    .probe = probe,
+    .parse = parse,
 };

@@ -919,13 +919,9 @@ static int fio_log_parse_stream(struct stream *in, struct arena *a, struct recor
 }
 
 const struct importer importer_fio_log = {
-    "fio-log",
-    "fio --write_{bw,iops,lat}_log and --write_hist_log files",
-    fio_log_probe,
-    fio_log_parse,
-};
-
-const struct stream_importer stream_importer_fio_log = {
-    &importer_fio_log,
-    fio_log_parse_stream,
+    .name = "fio-log",
+    .summary = "fio --write_{bw,iops,lat}_log and --write_hist_log files",
+    .probe = fio_log_probe,
+    .parse = fio_log_parse,
+    .parse_stream = fio_log_parse_stream,
 };

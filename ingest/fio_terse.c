@@ -709,8 +709,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_terse = {
-    "fio-terse",
-    "fio --minimal / --output-format=terse, versions 2-5",
-    probe,
-    parse,
+    .name = "fio-terse",
+    .summary = "fio --minimal / --output-format=terse, versions 2-5",
+    .probe = probe,
+    .parse = parse,
 };

@@ -1248,8 +1248,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_text = {
-    "fio-text",
-    "fio normal (human-readable) output, 2.x and 3.x",
-    probe,
-    parse,
+    .name = "fio-text",
+    .summary = "fio normal (human-readable) output, 2.x and 3.x",
+    .probe = probe,
+    .parse = parse,
 };

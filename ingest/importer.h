@@ -10,6 +10,15 @@
 #include "../core/diag.h"
 #include "../core/record.h"
 
+/* An input read piece by piece (a file too large to hold whole). */
+struct stream {
+    const char *path; /* for messages */
+    /* Reads up to cap bytes into buf: 0 with *n bytes read (0 at the end of the input), or -1
+     * after reporting a failure. */
+    int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
+    void *ctx;
+};
+
 enum {
     PROBE_CERTAIN = 99,
     /* A probe sees at most the first PROBE_BYTES of an input: detection costs the same for a
@@ -28,6 +37,10 @@ struct importer {
      * through d. Allocates records from a (freed by the caller after the file). */
     int (*parse)(const struct source *src, struct arena *a, struct record_sink *out,
                  struct diag *d);
+    /* NULL when the importer needs the whole input; else the same records and messages as
+     * parse from an input read piece by piece, with memory independent of its size. */
+    int (*parse_stream)(struct stream *in, struct arena *a, struct record_sink *out,
+                        struct diag *d);
 };
 
 typedef int (*importer_parse_fn)(const struct source *src, struct arena *a, struct record_sink *out,
@@ -40,27 +53,6 @@ typedef int (*importer_parse_fn)(const struct source *src, struct arena *a, stru
  * same records. */
 int jobs_parse(importer_parse_fn parse, const struct source *src, struct arena *a,
                struct record_sink *out, struct diag *d);
-
-/* An input read piece by piece (a file too large to hold whole). */
-struct stream {
-    const char *path; /* for messages */
-    /* Reads up to cap bytes into buf: 0 with *n bytes read (0 at the end of the input), or -1
-     * after reporting a failure. */
-    int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
-    void *ctx;
-};
-
-/* An importer that can also parse a stream, with memory independent of the input's size:
- * the same records and messages as importer->parse on the whole input. (A table of its own
- * rather than a member of struct importer, whose positional initializers stay as they are.) */
-struct stream_importer {
-    const struct importer *importer;
-    int (*parse_stream)(struct stream *in, struct arena *a, struct record_sink *out,
-                        struct diag *d);
-};
-
-/* imp's stream parser, or NULL when it needs the whole input. */
-const struct stream_importer *importer_stream(const struct importer *imp);
 
 /* All importers, NULL-terminated, in the order `benchdb formats` lists them. */
 extern const struct importer *const importers[];

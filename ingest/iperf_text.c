@@ -929,8 +929,8 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
 }
 
 const struct importer importer_iperf_text = {
-    "iperf-text",
-    "iperf3 and iperf2 text output (client and server)",
-    probe,
-    parse,
+    .name = "iperf-text",
+    .summary = "iperf3 and iperf2 text output (client and server)",
+    .probe = probe,
+    .parse = parse,
 };

@@ -393,8 +393,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_notes = {
-    "notes",
-    "free-form notes with pasted tool output, transcribed results and context",
-    probe,
-    parse,
+    .name = "notes",
+    .summary = "free-form notes with pasted tool output, transcribed results and context",
+    .probe = probe,
+    .parse = parse,
 };
