@@ -18,17 +18,6 @@ static const char *const shell_words[] = {
     "mkdir", "export", "nfsstat", "findmnt", NULL,
 };
 
-char *notes_trim(struct arena *a, const char *s, size_t n)
-{
-    while (n && isspace((unsigned char)*s)) {
-        s++;
-        n--;
-    }
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    return arena_strndup(a, s, n);
-}
-
 static int is_shell_word(const char *s)
 {
     for (size_t i = 0; shell_words[i]; i++) {
@@ -312,24 +301,6 @@ static int tool_blocks(struct notes *nt)
         i = last;
     }
     return 0;
-}
-
-/* ---- results ---- */
-
-int notes_emit(struct notes *nt, struct bench_record *r)
-{
-    notes_os_tag(nt, r);
-    for (size_t i = 0; i < r->n_metrics; i++) {
-        if (nt->n_vals == nt->a_vals) {
-            nt->a_vals = nt->a_vals ? 2 * nt->a_vals : 64;
-            struct emitted *v = arena_alloc(nt->a, nt->a_vals * sizeof(*v));
-            if (nt->n_vals)
-                memcpy(v, nt->vals, nt->n_vals * sizeof(*v));
-            nt->vals = v;
-        }
-        nt->vals[nt->n_vals++] = (struct emitted){r->metrics[i].name, r->metrics[i].value};
-    }
-    return nt->out->emit(nt->out->ctx, r);
 }
 
 /* With d->verbose, one note per line that looks like a result but went into none. */
