@@ -155,6 +155,19 @@ int scan_int64(const char **p, int64_t *v)
     return 1;
 }
 
+int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len)
+{
+    const char *q = *p;
+    if (!scan_number(&q, v) || *v < 0)
+        return 0;
+    *unit = q;
+    while (isalpha((unsigned char)*q))
+        q++;
+    *unit_len = (size_t)(q - *unit);
+    *p = q;
+    return 1;
+}
+
 int scan_lit(const char **p, const char *lit)
 {
     size_t n = strlen(lit);
@@ -264,17 +277,13 @@ double unit_count_suffix(char c)
 
 int parse_fio_size(const char *s, int64_t *bytes)
 {
-    const char *p = s;
+    const char *p = s, *u;
     double v;
-    if (!scan_number(&p, &v) || v < 0)
+    size_t un;
+    if (!scan_quantity(&p, &v, &u, &un) || *p)
         return 0;
-    const char *u = p;
-    while (isalpha((unsigned char)*p))
-        p++;
-    if (*p)
-        return 0;
-    double m = unit_bytes(u, (size_t)(p - u), 1);
-    if (m == 0 && (size_t)(p - u) == 3 && u[1] == 'i')
+    double m = unit_bytes(u, un, 1);
+    if (m == 0 && un == 3 && u[1] == 'i')
         m = unit_bytes(u, 3, 0); /* KiB/MiB */
     if (m == 0)
         return 0;

@@ -34,6 +34,9 @@ size_t bom_len(const char *s, size_t n);
 int scan_number(const char **p, double *v);
 /* A non-negative decimal integer that fits in int64_t. */
 int scan_int64(const char **p, int64_t *v);
+/* A non-negative number and the letters right after it, its unit (maybe none): "48.1MiB/s"
+ * gives 48.1 and "MiB", leaving *p at "/s". */
+int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len);
 /* Matches a literal prefix. */
 int scan_lit(const char **p, const char *lit);
 

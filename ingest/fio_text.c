@@ -119,6 +119,19 @@ static int bad(struct parser *p, const char *at, const char *what)
     return diag_error_at(p->d, p->src, off_of(p, at), "expected %s, got '%s'", what, token(p, at));
 }
 
+/* After an item of a `a, b, c` list: 1 at the end of the line, 0 with *s past the ',' that
+ * comes before the next item, -1 after reporting anything else. */
+static int list_separator(struct parser *p, const char **s)
+{
+    *s = skip_ws(*s);
+    if (!**s)
+        return 1;
+    if (**s != ',')
+        return bad(p, *s, "','");
+    ++*s;
+    return 0;
+}
+
 /* A byte unit as fio prints it ("MiB", "KB", "Mi" in the client aggregate, "" = bytes);
  * fio 2.x's KB/MB/GB/TB/PB are 1024-based. 0 when unknown. */
 static double byte_unit(const char *u, size_t n, int v2)
@@ -138,14 +151,12 @@ static double byte_unit(const char *u, size_t n, int v2)
 /* number + byte unit (+ "/s" when rate): "48.1MiB/s", "254727KB/s", "463MiB". */
 static int scan_bytes(const char **s, int v2, int rate, double *v)
 {
-    const char *q = *s;
+    const char *q = *s, *u;
     double x;
-    if (!scan_number(&q, &x) || x < 0)
+    size_t un;
+    if (!scan_quantity(&q, &x, &u, &un))
         return 0;
-    const char *u = q;
-    while (isalpha((unsigned char)*q))
-        q++;
-    double m = byte_unit(u, (size_t)(q - u), v2);
+    double m = byte_unit(u, un, v2);
     if (m == 0)
         return 0;
     if (rate && !scan_lit(&q, "/s") && !(q > u && q[-1] == 'i') && q - u != 1)
@@ -160,14 +171,12 @@ static int scan_bytes(const char **s, int v2, int rate, double *v)
 /* number + time unit -> ms: "10001msec", "120014msec". */
 static int scan_ms(const char **s, double *ms)
 {
-    const char *q = *s;
+    const char *q = *s, *u;
     double x;
-    if (!scan_number(&q, &x) || x < 0)
+    size_t un;
+    if (!scan_quantity(&q, &x, &u, &un))
         return 0;
-    const char *u = q;
-    while (isalpha((unsigned char)*q))
-        q++;
-    double m = unit_time_ns(u, (size_t)(q - u));
+    double m = unit_time_ns(u, un);
     if (m == 0 || !(x <= BIG))
         return 0;
     *ms = x * m / 1e6;
@@ -277,12 +286,11 @@ static int pct_list(struct parser *p, const char *s, int need_ge)
         const char *vs = s;
         if (!scan_number(&s, &v) || !scan_lit(&s, "%"))
             return bad(p, vs, "a percentage");
-        s = skip_ws(s);
-        if (!*s)
+        int sep = list_separator(p, &s);
+        if (sep < 0)
+            return -1;
+        if (sep)
             break;
-        if (*s != ',')
-            return bad(p, s, "','");
-        s++;
     }
     if (need_ge && !ge)
         return diag_error_at(p->d, p->src, off_of(p, s), "expected '>=64=...%%', got '%s'",
@@ -338,11 +346,8 @@ static int percentile_line(struct parser *p, const char *s)
         if (!scan_count(&s, &v) || v < 0 || !scan_lit(&s, "]"))
             return bad(p, at, "a percentile value and ']'");
         record_metric(p->a, r, record_percentile_name(p->a, p->pct_kind, pct), v * p->pct_scale);
-        s = skip_ws(s);
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return bad(p, s, "','");
+        if (list_separator(p, &s) < 0)
+            return -1;
     }
 }
 
@@ -409,12 +414,11 @@ static int dir_line_v2(struct parser *p, const char *s, struct bench_record *r)
         } else {
             return bad(p, at, "'io=', 'bw=', 'iops=' or 'runt='");
         }
-        s = skip_ws(s);
-        if (!*s)
+        int sep = list_separator(p, &s);
+        if (sep < 0)
+            return -1;
+        if (sep)
             break;
-        if (*s != ',')
-            return bad(p, s, "','");
-        s++;
     }
     if ((seen & 3) != 3)
         return diag_error_at(p->d, p->src, off_of(p, s), "expected 'io=' and 'bw=' in '%s'",

@@ -123,6 +123,19 @@ static void test_numbers(void)
     p = "";
     OK(!scan_int64(&p, &x), "empty");
 
+    const char *u = NULL;
+    size_t un = 99;
+    p = "48.1MiB/s";
+    OK(scan_quantity(&p, &v, &u, &un) && v == 48.1, "a quantity");
+    OK(un == 3 && !memcmp(u, "MiB", 3) && !strcmp(p, "/s"), "its unit, the cursor after it");
+    p = "12 ms";
+    OK(scan_quantity(&p, &v, &u, &un) && v == 12 && un == 0 && !strcmp(p, " ms"),
+       "no unit right after the number");
+    p = "-1k";
+    OK(!scan_quantity(&p, &v, &u, &un) && !strcmp(p, "-1k"), "a negative quantity");
+    p = "k";
+    OK(!scan_quantity(&p, &v, &u, &un), "a unit without a number");
+
     p = "bytes copied";
     OK(scan_lit(&p, "bytes") && !strcmp(p, " copied"), "a literal");
     OK(!scan_lit(&p, "copied") && !strcmp(p, " copied"), "no literal: the cursor stays");
