@@ -41,12 +41,10 @@ void now_iso(char out[32]);
  * or empty, -1 when it is not a whole number of seconds from 0 to 9999-12-31T23:59:59Z (main()
  * refuses to run then). */
 int source_date_epoch(time_t *t, struct tm *tm);
-/* Appends a --where (set 0) or --set (set 1) KEY=VALUE option to *v, splitting arg in
- * place; 0, or -1 after a message (cmd_relabel.c). */
-int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_t *n,
-                    size_t *alloc);
 /* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
 int usage_exit(const char *usage, int status);
+/* BDB_EXIT_USAGE after "benchdb CMD: error: unexpected argument 'ARG'" and the usage text. */
+int unexpected_argument(const char *cmd, const char *usage, const char *arg);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
 int open_db(struct app *app, enum db_open_mode mode, struct db **db);
 /* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout), the file through
@@ -79,5 +77,20 @@ int output_end(struct app *app, struct output *out, int status);
 /* Stores a label option's value; 1 when c was one of 'H', 'S', 'M', 's', else 0 ('t' is left to
  * the caller, which keeps tags its own way). */
 int label_option(int c, const char *arg, struct import_labels *labels);
+
+/* KEY=VALUE option arguments (--tag, --where, --set), split in place: keys and values point
+ * into argv. */
+struct kv_list {
+    struct kv *v;
+    size_t n, alloc;
+};
+/* Appends a pair (borrowed). */
+void kv_list_add(struct kv_list *list, const char *key, const char *value);
+/* Appends arg, "KEY=VALUE" with KEY not empty, split at its first '=', to *list; 0, or -1 after
+ * "benchdb CMD: error: expected --OPT KEY=VALUE, got 'ARG'". */
+int kv_option(const char *cmd, const char *opt, char *arg, struct kv_list *list);
+/* kv_option for --where (set 0) or --set (set 1), whose keys must be ones db_relabel knows. */
+int filter_option(const char *cmd, int set, char *arg, struct kv_list *list);
+void kv_list_release(struct kv_list *list);
 
 #endif

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../query/query.h"
@@ -10,7 +11,8 @@ static const char usage[] =
     "usage: benchdb export [--format ndjson|csv] [-o FILE]\n"
     "\n"
     "Write every result (one record per job and direction) with its context and metrics in\n"
-    "base units. The field list is stable; see docs/export.md. Unknown values are null.\n"
+    "base units; unknown values are null. The field list is stable, documented in\n" BENCHDB_DOCDIR
+    "/export.md.\n"
     "\n"
     "  --format F   ndjson (default) or csv\n"
     "  -o FILE      write to FILE instead of standard output\n"
@@ -18,6 +20,15 @@ static const char usage[] =
     "Examples:\n"
     "  benchdb export | jq 'select(.storage_class == \"nfs-csi\") | .bw_bytes_s'\n"
     "  benchdb export --format csv -o results.csv\n";
+
+/* getopt's code c was not taken: an unknown --format names itself, getopt reported the rest. */
+static int unknown_format_or_usage(int c)
+{
+    if (c == 'f')
+        fprintf(stderr, "benchdb export: error: unknown format '%s' (expected ndjson or csv)\n",
+                optarg);
+    return usage_exit(usage, BDB_EXIT_USAGE);
+}
 
 int cmd_export(int argc, char **argv, struct app *app)
 {
@@ -41,10 +52,10 @@ int cmd_export(int argc, char **argv, struct app *app)
         else if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK);
         else
-            return usage_exit(usage, BDB_EXIT_USAGE);
+            return unknown_format_or_usage(c);
     }
     if (optind != argc)
-        return usage_exit(usage, BDB_EXIT_USAGE);
+        return unexpected_argument("export", usage, argv[optind]);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

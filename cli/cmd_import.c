@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "../core/scan.h"
-#include "../core/xalloc.h"
 #include "../ingest/importer.h"
 #include "progress.h"
 
@@ -38,42 +37,8 @@ static const char usage[] =
 
 struct import_opts {
     struct import_options options;
-    struct kv *tags;
-    size_t n_tags, a_tags;
+    struct kv_list tags;
 };
-
-static int parse_tag(struct import_opts *o, char *arg)
-{
-    char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        fprintf(stderr, "benchdb import: error: expected --tag KEY=VALUE, got '%s'\n", arg);
-        return -1;
-    }
-    *eq = '\0';
-    ALLOC_GROW(o->tags, o->n_tags, o->a_tags);
-    o->tags[o->n_tags++] = (struct kv){arg, eq + 1};
-    return 0;
-}
-
-int label_option(int c, const char *arg, struct import_labels *labels)
-{
-    switch (c) {
-    case 'H':
-        labels->host = arg;
-        return 1;
-    case 'S':
-        labels->storage_class = arg;
-        return 1;
-    case 'M':
-        labels->mount = arg;
-        return 1;
-    case 's':
-        labels->sec = arg;
-        return 1;
-    default:
-        return 0;
-    }
-}
 
 /* -j N: a whole number from 1 to JOBS_MAX; 0, or -1 after a message. */
 static int parse_jobs(const char *arg, unsigned *jobs)
@@ -114,8 +79,8 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
             continue;
         switch (c) {
         case 't':
-            if (parse_tag(o, optarg))
-                return BDB_EXIT_USAGE;
+            if (kv_option("import", "tag", optarg, &o->tags))
+                return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'f':
             if (!importer_find(optarg)) {
@@ -147,8 +112,8 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
         fprintf(stderr, "benchdb import: error: no input files\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
-    o->options.labels.tags = o->tags;
-    o->options.labels.n_tags = o->n_tags;
+    o->options.labels.tags = o->tags.v;
+    o->options.labels.n_tags = o->tags.n;
     return BDB_EXIT_OK;
 }
 
@@ -195,7 +160,7 @@ int cmd_import(int argc, char **argv, struct app *app)
     struct import_opts o = {.options = {.jobs = cpu_count(), .now = now_iso}};
     int status = parse_options(argc, argv, &o);
     if (status != BDB_EXIT_OK) {
-        free(o.tags);
+        kv_list_release(&o.tags);
         return status < 0 ? BDB_EXIT_OK : status;
     }
     struct db *db = NULL;
@@ -204,6 +169,6 @@ int cmd_import(int argc, char **argv, struct app *app)
     else
         status = import_all(app, db, &o, argc, argv, optind);
     db_close(db);
-    free(o.tags);
+    kv_list_release(&o.tags);
     return status;
 }

@@ -13,8 +13,9 @@ static const char usage[] =
     "Run one read-only SQL statement and print its rows as they come. The database is opened\n"
     "read-only: statements that would write, ATTACH or set a PRAGMA are refused, and so is\n"
     "every function but SQLite's core, date, JSON and math ones. Views: v_result (one row per\n"
-    "result with its context), v_metric (one row per metric value); tables are documented in\n"
-    "docs/schema.md. The table and md formats size their columns from the first 100 rows.\n"
+    "result with its context), v_metric (one row per metric value); tables are documented in\n" BENCHDB_DOCDIR
+    "/schema.md.\n"
+    "The table and md formats size their columns from the first 100 rows.\n"
     "\n"
     "Options:\n"
     "  --format FORMAT    table (default), csv, json or md\n"
@@ -58,8 +59,12 @@ int cmd_query(int argc, char **argv, struct app *app)
                     optarg);
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
-    if (optind != argc - 1)
+    if (optind == argc) {
+        fprintf(stderr, "benchdb query: error: no SQL given\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (optind + 1 != argc)
+        return unexpected_argument("query", usage, argv[optind + 1]);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

@@ -26,24 +26,6 @@ static const char usage[] =
     "  benchdb relabel --where storage_class=nfs --set storage_class=nfs-csi\n"
     "  benchdb relabel --where source=run7.json --set tag:firmware=2.1 --set sec=krb5p\n";
 
-int parse_kv_option(const char *cmd, char *arg, int set, struct db_kv **v, size_t *n, size_t *alloc)
-{
-    char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        fprintf(stderr, "benchdb %s: error: expected KEY=VALUE, got '%s'\n", cmd, arg);
-        return -1;
-    }
-    *eq = '\0';
-    if (!db_filter_key_ok(arg, set)) {
-        fprintf(stderr, "benchdb %s: error: unknown key '%s' for --%s\n", cmd, arg,
-                set ? "set" : "where");
-        return -1;
-    }
-    ALLOC_GROW(*v, *n, *alloc);
-    (*v)[(*n)++] = (struct db_kv){arg, eq + 1};
-    return 0;
-}
-
 static const char *user_name(void)
 {
     const char *u = getenv("USER");
@@ -57,8 +39,7 @@ static const char *user_name(void)
 }
 
 struct relabel_opts {
-    struct db_kv *where, *set;
-    size_t n_where, a_where, n_set, a_set;
+    struct kv_list where, set;
     int dry_run;
 };
 
@@ -74,9 +55,9 @@ static int parse_options(int argc, char **argv, struct relabel_opts *o)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
-        if (c == 'w' && !parse_kv_option("relabel", optarg, 0, &o->where, &o->n_where, &o->a_where))
+        if (c == 'w' && !filter_option("relabel", 0, optarg, &o->where))
             continue;
-        if (c == 's' && !parse_kv_option("relabel", optarg, 1, &o->set, &o->n_set, &o->a_set))
+        if (c == 's' && !filter_option("relabel", 1, optarg, &o->set))
             continue;
         if (c == 'n') {
             o->dry_run = 1;
@@ -84,9 +65,10 @@ static int parse_options(int argc, char **argv, struct relabel_opts *o)
         }
         return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
     }
-    if (optind != argc || !o->n_set) {
-        fprintf(stderr, "benchdb relabel: error: %s\n",
-                optind != argc ? "unexpected argument" : "nothing to --set");
+    if (optind != argc)
+        return unexpected_argument("relabel", usage, argv[optind]);
+    if (!o->set.n) {
+        fprintf(stderr, "benchdb relabel: error: nothing to --set\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
     return BDB_EXIT_OK;
@@ -96,11 +78,12 @@ static int parse_options(int argc, char **argv, struct relabel_opts *o)
  * touched (not a database failure); an empty value removes the label. */
 static int check_values(const struct relabel_opts *o, struct diag *d)
 {
-    for (size_t i = 0; i < o->n_set; i++)
-        if (!strcmp(o->set[i].key, "sec") && *o->set[i].value && !db_sec_valid(o->set[i].value))
+    for (size_t i = 0; i < o->set.n; i++)
+        if (!strcmp(o->set.v[i].key, "sec") && *o->set.v[i].value &&
+            !db_sec_valid(o->set.v[i].value))
             return diag_error(
                 d, "unknown NFS security flavor '%s' for --set sec (expected " DB_SEC_FLAVORS ")",
-                o->set[i].value);
+                o->set.v[i].value);
     return 0;
 }
 
@@ -118,7 +101,7 @@ int cmd_relabel(int argc, char **argv, struct app *app)
         size_t changed = 0;
         now_iso(when);
         status = db_begin(db, &app->diag) ||
-                         db_relabel(db, o.where, o.n_where, o.set, o.n_set, user_name(), when,
+                         db_relabel(db, o.where.v, o.where.n, o.set.v, o.set.n, user_name(), when,
                                     &changed, &app->diag) ||
                          (!o.dry_run && db_commit(db, &app->diag))
                      ? BDB_EXIT_ENV
@@ -130,7 +113,7 @@ int cmd_relabel(int argc, char **argv, struct app *app)
                     changed, changed == 1 ? "" : "s", o.dry_run ? " (dry run)" : "");
     }
     db_close(db);
-    free(o.where);
-    free(o.set);
+    kv_list_release(&o.where);
+    kv_list_release(&o.set);
     return status < 0 ? BDB_EXIT_OK : status;
 }

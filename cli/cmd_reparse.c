@@ -70,22 +70,21 @@ int cmd_reparse(int argc, char **argv, struct app *app)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct db_kv *where = NULL;
-    size_t n_where = 0, a_where = 0;
+    struct kv_list where = {0};
     int c, status = BDB_EXIT_OK;
     optind = 1;
     while (status == BDB_EXIT_OK && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'w' && parse_kv_option("reparse", optarg, 0, &where, &n_where, &a_where) == 0)
+        if (c == 'w' && filter_option("reparse", 0, optarg, &where) == 0)
             continue;
         status = c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
     }
     if (status == BDB_EXIT_OK && optind != argc)
-        status = usage_exit(usage, BDB_EXIT_USAGE);
+        status = unexpected_argument("reparse", usage, argv[optind]);
     struct db *db = NULL;
     int64_t *ids = NULL;
     size_t n = 0;
     if (status == BDB_EXIT_OK && (open_db(app, DB_READ_WRITE, &db) ||
-                                  db_sources_matching(db, where, n_where, &ids, &n, &app->diag)))
+                                  db_sources_matching(db, where.v, where.n, &ids, &n, &app->diag)))
         status = BDB_EXIT_ENV;
     for (size_t i = 0; status != BDB_EXIT_ENV && i < n; i++) {
         int rc = reparse_one(app, db, ids[i]);
@@ -95,7 +94,7 @@ int cmd_reparse(int argc, char **argv, struct app *app)
             status = BDB_EXIT_INPUT;
     }
     free(ids);
-    free(where);
+    kv_list_release(&where);
     db_close(db);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -1,6 +1,7 @@
 /* cmd_report.c: benchdb report. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,25 +40,11 @@ static const char usage[] =
 
 struct report_opts {
     struct compare_opts cmp;
-    const char **values, **wkeys, **wvals;
-    size_t nv, av, nw, aw, aw2;
+    const char **values;
+    size_t nv, av;
+    struct kv_list where;
     const char *output, *format, *table, *template_dir;
 };
-
-static int add_where(struct report_opts *o, char *arg)
-{
-    char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        fprintf(stderr, "benchdb report: error: expected --where KEY=VALUE, got '%s'\n", arg);
-        return -1;
-    }
-    *eq = '\0';
-    ALLOC_GROW(o->wkeys, o->nw, o->aw);
-    ALLOC_GROW(o->wvals, o->nw, o->aw2);
-    o->wkeys[o->nw] = arg;
-    o->wvals[o->nw++] = eq + 1;
-    return 0;
-}
 
 /* The format -o FILE's extension names ("report.html" -> "html", in any case): md for standard
  * output and a name without an extension, NULL for an extension benchdb does not write. */
@@ -93,7 +80,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         switch (c) {
         case 1: /* a non-option: a compared value */
             if (!compare)
-                return usage_exit(usage, BDB_EXIT_USAGE);
+                return unexpected_argument("report", usage, optarg);
             ALLOC_GROW(o->values, o->nv, o->av);
             o->values[o->nv++] = optarg;
             break;
@@ -104,11 +91,11 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             o->cmp.by = optarg;
             break;
         case 'r':
-            o->cmp.rules_path = optarg;
+            o->cmp.rules_name = optarg;
             break;
         case 'w':
-            if (add_where(o, optarg))
-                return BDB_EXIT_USAGE;
+            if (kv_option("report", "where", optarg, &o->where))
+                return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'o':
             o->output = optarg;
@@ -153,9 +140,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
     }
     o->cmp.values = o->values;
     o->cmp.nvalues = o->nv;
-    o->cmp.where_keys = o->wkeys;
-    o->cmp.where_vals = o->wvals;
-    o->cmp.nwhere = o->nw;
+    o->cmp.where = o->where.v;
+    o->cmp.nwhere = o->where.n;
     return BDB_EXIT_OK;
 }
 
@@ -202,6 +188,28 @@ static int write_workbook(struct app *app, const char *path, const struct report
     return output_end(app, &out, status);
 }
 
+/* Reads --rules FILE into *text for the comparison: BDB_EXIT_OK, or BDB_EXIT_ENV after a
+ * message (a rules file that cannot be read is an I/O failure, found before any work). */
+static int read_rules(struct report_opts *o, struct buf *text, struct diag *d)
+{
+    if (!o->cmp.rules_name)
+        return BDB_EXIT_OK;
+    FILE *f = fopen(o->cmp.rules_name, "rb");
+    if (!f) {
+        diag_error(d, "cannot open rules '%s': %s", o->cmp.rules_name, strerror(errno));
+        return BDB_EXIT_ENV;
+    }
+    int bad = buf_read_file(text, f);
+    int err = errno;
+    fclose(f);
+    if (bad) {
+        diag_error(d, "cannot read rules '%s': %s", o->cmp.rules_name, strerror(err));
+        return BDB_EXIT_ENV;
+    }
+    o->cmp.rules = text->data;
+    return BDB_EXIT_OK;
+}
+
 /* Renders into out, except xlsx, which libxlsxwriter writes to the file itself. */
 static int render(const struct report_opts *o, const struct report *r, struct buf *out,
                   struct app *app)
@@ -222,8 +230,11 @@ static int render(const struct report_opts *o, const struct report *r, struct bu
 int cmd_report(int argc, char **argv, struct app *app)
 {
     struct report_opts o = {0};
+    struct buf rules = BUF_INIT;
     int status = parse_options(argc, argv, &o);
     struct db *db = NULL;
+    if (status == BDB_EXIT_OK)
+        status = read_rules(&o, &rules, &app->diag);
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK) {
@@ -245,7 +256,7 @@ int cmd_report(int argc, char **argv, struct app *app)
     }
     db_close(db);
     free(o.values);
-    free(o.wkeys);
-    free(o.wvals);
+    kv_list_release(&o.where);
+    buf_release(&rules);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -51,12 +51,11 @@ static void strv_push(struct strv *s, char *arg)
 
 struct run {
     const struct tool *tool;
-    struct strv argv;      /* what is executed */
-    struct strv paths;     /* files and directories the job touches */
-    struct strv user_tags; /* --tag K=V */
-    const char *output;    /* fio --output FILE, else NULL: read the captured stream */
-    struct kv *tags;       /* the recorded context first, then --tag, so that --tag wins */
-    size_t n_tags, a_tags;
+    struct strv argv;         /* what is executed */
+    struct strv paths;        /* files and directories the job touches */
+    struct kv_list user_tags; /* --tag K=V */
+    const char *output;       /* fio --output FILE, else NULL: read the captured stream */
+    struct kv_list tags;      /* the recorded context first, then --tag, so that --tag wins */
     struct import_labels labels;
     struct arena mem;
 };
@@ -196,12 +195,6 @@ static const struct tool tools[] = {
     {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
-static void add_tag(struct run *r, const char *key, const char *value)
-{
-    ALLOC_GROW(r->tags, r->n_tags, r->a_tags);
-    r->tags[r->n_tags++] = (struct kv){key, value};
-}
-
 static void record_context(struct app *app, struct run *r)
 {
     struct run_context c;
@@ -217,14 +210,11 @@ static void record_context(struct app *app, struct run *r)
     };
     for (size_t i = 0; i < sizeof(context) / sizeof(context[0]); i++)
         if (context[i].value)
-            add_tag(r, context[i].key, context[i].value);
+            kv_list_add(&r->tags, context[i].key, context[i].value);
     if (!r->labels.mount)
         r->labels.mount = c.mount;
-    for (size_t i = 0; i < r->user_tags.n; i++) {
-        char *eq = strchr(r->user_tags.v[i], '=');
-        *eq = '\0';
-        add_tag(r, r->user_tags.v[i], eq + 1);
-    }
+    for (size_t i = 0; i < r->user_tags.n; i++)
+        kv_list_add(&r->tags, r->user_tags.v[i].key, r->user_tags.v[i].value);
 }
 
 static int report_failure(struct app *app, const struct run *r, int status, const struct buf *out,
@@ -262,8 +252,8 @@ static int run_and_import(struct app *app, struct run *r)
     struct db *db = NULL;
     if (status == 0) {
         record_context(app, r);
-        r->labels.tags = r->tags;
-        r->labels.n_tags = r->n_tags;
+        r->labels.tags = r->tags.v;
+        r->labels.n_tags = r->tags.n;
         struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
                              result->len};
         struct import_options o = {.labels = r->labels, .format = r->tool->format, .now = now_iso};
@@ -292,11 +282,8 @@ static int parse_options(int argc, char **argv, struct run *r)
             continue;
         switch (c) {
         case 't':
-            if (!strchr(optarg, '=') || *optarg == '=') {
-                fprintf(stderr, "benchdb run: error: expected --tag KEY=VALUE, got '%s'\n", optarg);
-                return BDB_EXIT_USAGE;
-            }
-            strv_push(&r->user_tags, optarg);
+            if (kv_option("run", "tag", optarg, &r->user_tags))
+                return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'h':
             return usage_exit(usage, BDB_EXIT_OK) - 1;
@@ -333,8 +320,8 @@ int cmd_run(int argc, char **argv, struct app *app)
     }
     free(r.argv.v);
     free(r.paths.v);
-    free(r.user_tags.v);
-    free(r.tags);
+    kv_list_release(&r.user_tags);
+    kv_list_release(&r.tags);
     arena_release(&r.mem);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -38,7 +38,7 @@ int cmd_runs(int argc, char **argv, struct app *app)
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
     if (optind != argc)
-        return usage_exit(usage, BDB_EXIT_USAGE);
+        return unexpected_argument("runs", usage, argv[optind]);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

@@ -13,7 +13,7 @@
 #include "../core/scan.h"
 
 static const char usage[] = "usage: benchdb [--db PATH] COMMAND [ARGS]\n"
-                            "       benchdb help | --version\n"
+                            "       benchdb help [COMMAND] | version | --version\n"
                             "\n"
                             "The warehouse is --db PATH, else $BENCHDB_DB, else ./benchdb.sqlite.\n"
                             "\n"
@@ -45,6 +45,27 @@ static int help(FILE *f, int status)
           "Exit status: 0 ok, 1 some input rejected, 2 usage error, 3 database or I/O failure.\n",
           f);
     return status;
+}
+
+static int version(void)
+{
+    printf("benchdb %s\n", BENCHDB_VERSION);
+    return BDB_EXIT_OK;
+}
+
+/* benchdb help [NAME]: the command's --help, or the overview; an unknown NAME is a usage
+ * error. */
+static int help_command(char *name, struct app *app)
+{
+    if (!name)
+        return help(stdout, BDB_EXIT_OK);
+    static char help_opt[] = "--help";
+    char *sub[] = {name, help_opt, NULL};
+    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+        if (!strcmp(commands[c].name, name))
+            return commands[c].fn(2, sub, app);
+    fprintf(stderr, "benchdb: error: unknown command '%s' (see 'benchdb help')\n", name);
+    return BDB_EXIT_USAGE;
 }
 
 int usage_exit(const char *text, int status)
@@ -189,11 +210,13 @@ int main(int argc, char **argv)
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {
             app.db_path = argv[++i];
+        } else if (!strcmp(argv[i], "--db")) {
+            fprintf(stderr, "benchdb: error: --db needs a PATH\n");
+            return BDB_EXIT_USAGE;
         } else if (!strncmp(argv[i], "--db=", 5)) {
             app.db_path = argv[i] + 5;
-        } else if (!strcmp(argv[i], "--version")) {
-            printf("benchdb %s\n", BENCHDB_VERSION);
-            return BDB_EXIT_OK;
+        } else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+            return version();
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             return help(stdout, BDB_EXIT_OK);
         } else {
@@ -205,16 +228,10 @@ int main(int argc, char **argv)
         app.db_path = "benchdb.sqlite";
     if (i == argc)
         return help(stderr, BDB_EXIT_USAGE);
-    if (!strcmp(argv[i], "help")) {
-        if (i + 1 < argc) {
-            static char help_opt[] = "--help";
-            char *sub[] = {argv[i + 1], help_opt, NULL};
-            for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
-                if (!strcmp(commands[c].name, argv[i + 1]))
-                    return commands[c].fn(2, sub, &app);
-        }
-        return help(stdout, BDB_EXIT_OK);
-    }
+    if (!strcmp(argv[i], "help"))
+        return help_command(i + 1 < argc ? argv[i + 1] : NULL, &app);
+    if (!strcmp(argv[i], "version"))
+        return version();
     time_t epoch;
     struct tm tm;
     if (source_date_epoch(&epoch, &tm) < 0) {

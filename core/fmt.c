@@ -1,6 +1,5 @@
 #include "fmt.h"
 
-#include <csv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,24 +55,4 @@ void fmt_json_string(struct buf *out, const char *s)
         }
     }
     buf_addc(out, '"');
-}
-
-void fmt_csv_field(struct buf *out, const char *s)
-{
-    int formula = s[0] && strchr("=+-@\t\r", s[0]);
-    if (!formula && !strpbrk(s, ",\"\r\n")) {
-        buf_adds(out, s);
-        return;
-    }
-    /* libcsv does the RFC 4180 quoting; the guard goes inside the quotes */
-    struct buf guarded = BUF_INIT;
-    if (formula)
-        buf_addc(&guarded, '\'');
-    buf_adds(&guarded, s);
-    size_t need = csv_write(NULL, 0, guarded.data, guarded.len);
-    buf_grow(out, need);
-    csv_write(out->data + out->len, need, guarded.data, guarded.len);
-    out->len += need;
-    out->data[out->len] = '\0';
-    buf_release(&guarded);
 }

@@ -1,4 +1,4 @@
-/* fmt.h: number and string formatting for text outputs (JSON, CSV). */
+/* fmt.h: number and string formatting for JSON text. */
 #ifndef BDB_FMT_H
 #define BDB_FMT_H
 
@@ -9,8 +9,5 @@ void fmt_plain_number(struct buf *out, double v);
 /* As fmt_plain_number, or null for NaN/inf (JSON has neither). */
 void fmt_json_number(struct buf *out, double v);
 void fmt_json_string(struct buf *out, const char *s);
-/* RFC 4180 quoting when needed. Text that a spreadsheet would evaluate (=, +, -, @, tab, CR
- * at the start) is prefixed with a quote character (OWASP CSV injection guidance). */
-void fmt_csv_field(struct buf *out, const char *s);
 
 #endif

@@ -6,7 +6,6 @@
  * Welch's t-test with Holm's correction over every test of the report. */
 #include "compare.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -744,23 +743,11 @@ static const char method_note[] =
 static int recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
                      struct report *r, struct diag *d)
 {
-    if (!o->rules_path) {
-        size_t len;
-        const char *text = report_builtin_file("tiers.rules", &len);
-        return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);
-    }
-    FILE *f = fopen(o->rules_path, "rb");
-    if (!f)
-        return diag_error(d, "cannot open rules '%s': %s", o->rules_path, strerror(errno));
-    struct buf text = BUF_INIT;
-    int rc = buf_read_file(&text, f);
-    fclose(f);
-    if (rc)
-        rc = diag_error(d, "cannot read rules '%s'", o->rules_path);
-    else
-        rc = query_recommend(db, o, res, o->rules_path, text.data, r, d);
-    buf_release(&text);
-    return rc;
+    if (o->rules)
+        return query_recommend(db, o, res, o->rules_name, o->rules, r, d);
+    size_t len;
+    const char *text = report_builtin_file("tiers.rules", &len);
+    return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);
 }
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)

@@ -12,9 +12,10 @@ struct compare_opts {
     const char *by;            /* storage-class (default), host, sec, mount:KEY, tag:NAME */
     const char *const *values; /* the compared values; the first is the baseline */
     size_t nvalues;
-    const char *const *where_keys, *const *where_vals; /* filters, bound as parameters */
+    const struct kv *where; /* filters (KEY=VALUE), bound as parameters */
     size_t nwhere;
-    const char *rules_path; /* tier rules (templates/tiers.rules format); NULL: the built-in */
+    const char *rules;      /* tier rules (templates/tiers.rules format); NULL: the built-in */
+    const char *rules_name; /* what error messages call them: the file's path */
 };
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/fmt.h"
+#include "../report/report.h"
 
 /* The fixed fields, in output order; metrics follow. */
 static const char *const fields[] = {
@@ -208,13 +209,13 @@ static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names
         if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
             fmt_plain_number(out, sqlite3_column_double(st, i));
         else if (sqlite3_column_type(st, i) != SQLITE_NULL)
-            fmt_csv_field(out, (const char *)sqlite3_column_text(st, i));
+            report_csv_field(out, (const char *)sqlite3_column_text(st, i));
     }
     struct buf tags = BUF_INIT;
     for (size_t i = 0; i < row->tag_keys.n; i++)
         buf_addf(&tags, "%s%s=%s", i ? ";" : "", row->tag_keys.v[i], row->tag_vals.v[i]);
     buf_addc(out, ',');
-    fmt_csv_field(out, tags.data);
+    report_csv_field(out, tags.data);
     buf_release(&tags);
     for (size_t i = 0; i < names->n; i++) {
         buf_addc(out, ',');

@@ -116,13 +116,13 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
                   "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
     for (size_t i = 0; i < o->nwhere; i++) {
         const char *wparam;
-        const char *wx = query_key_expr(o->where_keys[i], &wparam);
+        const char *wx = query_key_expr(o->where[i].key, &wparam);
         if (!wx)
-            return diag_error(d, "unknown --where key '%s'", o->where_keys[i]);
+            return diag_error(d, "unknown --where key '%s'", o->where[i].key);
         buf_addf(sql, " AND %s = ?", wx);
         if (wparam)
             add_bind(b, wparam);
-        add_bind(b, where_value(a, o->where_keys[i], o->where_vals[i]));
+        add_bind(b, where_value(a, o->where[i].key, o->where[i].value));
     }
     buf_addf(sql, " AND %s IN (", kx);
     if (param)

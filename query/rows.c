@@ -153,7 +153,7 @@ static void put_csv_row(struct rows *r)
         if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
             buf_adds(&r->out, cell_text(r->st, c, &r->tmp));
         else
-            fmt_csv_field(&r->out, cell_text(r->st, c, &r->tmp));
+            report_csv_field(&r->out, cell_text(r->st, c, &r->tmp));
     }
     buf_adds(&r->out, "\r\n");
 }
@@ -190,7 +190,7 @@ static int put_stream(struct rows *r)
     if (csv) {
         for (int c = 0; c < r->nc; c++) {
             buf_adds(&r->out, c ? "," : "");
-            fmt_csv_field(&r->out, sqlite3_column_name(r->st, c));
+            report_csv_field(&r->out, sqlite3_column_name(r->st, c));
         }
         buf_adds(&r->out, "\r\n");
     } else {

@@ -141,7 +141,7 @@ static const char *from_sql(const struct check *c)
 {
     int joins = strstr(c->kx, "run.") || strstr(c->kx, "s.path");
     for (size_t i = 0; i < c->o->nwhere; i++) {
-        const char *param, *x = query_key_expr(c->o->where_keys[i], &param);
+        const char *param, *x = query_key_expr(c->o->where[i].key, &param);
         joins |= strstr(x, "run.") || strstr(x, "s.path");
     }
     return joins ? " FROM result r JOIN run ON run.id = r.run_id "
@@ -168,7 +168,7 @@ static int prepare_count(struct check *c, int filtered, sqlite3_stmt **st)
     buf_addf(&sql, "SELECT count(*)%s WHERE %s = ?", from_sql(c), c->kx);
     for (size_t i = 0; filtered && i < c->o->nwhere; i++) {
         const char *wparam;
-        buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where_keys[i], &wparam));
+        buf_addf(&sql, " AND %s = ?", query_key_expr(c->o->where[i].key, &wparam));
     }
     int rc = sqlite3_prepare_v2(c->h, sql.data, -1, st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
     buf_release(&sql);
@@ -181,10 +181,10 @@ static int prepare_count(struct check *c, int filtered, sqlite3_stmt **st)
     for (size_t i = 0; filtered && i < c->o->nwhere; i++) {
         const char *wparam;
         struct buf tmp = BUF_INIT;
-        query_key_expr(c->o->where_keys[i], &wparam);
+        query_key_expr(c->o->where[i].key, &wparam);
         if (wparam)
             sqlite3_bind_text(*st, p++, wparam, -1, SQLITE_STATIC);
-        sqlite3_bind_text(*st, p++, where_value(&tmp, c->o->where_keys[i], c->o->where_vals[i]), -1,
+        sqlite3_bind_text(*st, p++, where_value(&tmp, c->o->where[i].key, c->o->where[i].value), -1,
                           SQLITE_TRANSIENT);
         buf_release(&tmp);
     }
@@ -269,7 +269,7 @@ static int other_keys(struct check *c, const char *value, struct strs *keys, cha
 static void add_filters(struct buf *msg, const struct compare_opts *o)
 {
     for (size_t i = 0; i < o->nwhere; i++)
-        buf_addf(msg, "%s%s=%s", i ? ", " : "", o->where_keys[i], o->where_vals[i]);
+        buf_addf(msg, "%s%s=%s", i ? ", " : "", o->where[i].key, o->where[i].value);
 }
 
 /* "'x' is a value of host and tag:node: try --by host or --by tag:node" */
@@ -356,7 +356,7 @@ int query_check_sides(struct db *db, const struct compare_opts *o, struct diag *
     const char *wparam;
     c.kx = query_key_expr(o->by, &c.param);
     for (size_t i = 0; c.kx && i < o->nwhere; i++)
-        if (!query_key_expr(o->where_keys[i], &wparam))
+        if (!query_key_expr(o->where[i].key, &wparam))
             c.kx = NULL;
     if (!c.kx)
         return 0; /* query_compare names the unknown key */

@@ -34,7 +34,7 @@ static void sub_header(struct buf *out, const char *name, const char *suffix)
     struct buf h = BUF_INIT;
     buf_addf(&h, "%s %s", name, suffix);
     buf_addc(out, ',');
-    fmt_csv_field(out, h.data); /* names come from the inputs: quoted and guarded */
+    report_csv_field(out, h.data); /* names come from the inputs: quoted and guarded */
     buf_release(&h);
 }
 
@@ -45,7 +45,7 @@ static void header(struct buf *out, const struct table *t)
     for (size_t c = 0; c < t->ncols; c++) {
         if (c)
             buf_addc(out, ',');
-        fmt_csv_field(out, t->cols[c].name);
+        report_csv_field(out, t->cols[c].name);
         if (!numeric_column(t, c))
             continue;
         int ratio = t->cols[c].unit == UNIT_RATIO;
@@ -72,7 +72,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
         if (c)
             buf_addc(out, ',');
         if (cell->kind == CELL_TEXT)
-            fmt_csv_field(out, cell->text);
+            report_csv_field(out, cell->text);
         else if (cell->kind == CELL_NUMBER)
             number(out, cell->value);
         if (!numeric_column(t, c))
@@ -84,7 +84,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
             number(out, cell->hi);
             buf_addf(out, ",%s,", verdict_text(cell->verdict));
             if (cell->kind == CELL_NUMBER && cell->text)
-                fmt_csv_field(out, cell->text);
+                report_csv_field(out, cell->text);
             continue;
         }
         if (cell->kind == CELL_NUMBER && row_unit == UNIT_NONE)

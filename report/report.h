@@ -100,6 +100,10 @@ const char *unit_name(enum unit u);
 /* A file of templates/ as compiled into the binary (NUL-terminated), or NULL. */
 const char *report_builtin_file(const char *name, size_t *len);
 
+/* Appends one CSV field: RFC 4180 quoting when needed. Text that a spreadsheet would evaluate
+ * (=, +, -, @, tab, CR at the start) is prefixed with a quote character (OWASP CSV injection
+ * guidance). */
+void report_csv_field(struct buf *out, const char *s);
 /* Appends text from the inputs so that CommonMark shows it literally. */
 void report_md_escape(struct buf *out, const char *s);
 

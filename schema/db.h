@@ -87,19 +87,16 @@ int db_sec_valid(const char *s);
 
 /* ---- changing stored results (relabel.c, reparse.c, merge.c) ---- */
 
-/* A KEY=VALUE filter or assignment. Filter keys: storage_class, host, sec, job, rw, source
- * (the source path), run (run id), tag:NAME. Settable keys: storage_class, host, sec,
- * tag:NAME. */
-struct db_kv {
-    const char *key, *value;
-};
+/* Filters and assignments are KEY=VALUE pairs (struct kv). Filter keys: storage_class, host,
+ * sec, job, rw, source (the source path), run (run id), tag:NAME. Settable keys: storage_class,
+ * host, sec, tag:NAME. */
 
 /* 1 when key may be used in a filter (set: as a --set key), else 0. */
 int db_filter_key_ok(const char *key, int set);
 /* Sets each key of every result matching all filters (none: every result), recording each
  * change in label_history. The caller holds the transaction. *changed counts results that
  * changed; 0 or -1 after a message. */
-int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const struct db_kv *set,
+int db_relabel(struct db *db, const struct kv *where, size_t n_where, const struct kv *set,
                size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
                struct diag *d);
 
@@ -113,7 +110,7 @@ struct db_stored {
 void db_stored_release(struct db_stored *s);
 /* The ids of sources with a result matching all filters (none: every source), ascending;
  * *ids is the caller's to free. 0 or -1. */
-int db_sources_matching(struct db *db, const struct db_kv *where, size_t n_where, int64_t **ids,
+int db_sources_matching(struct db *db, const struct kv *where, size_t n_where, int64_t **ids,
                         size_t *n, struct diag *d);
 int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d);
 

@@ -51,7 +51,7 @@ static const char *value_or_null(const char *v)
 }
 
 /* Fills temp.sel_result with the ids of the results matching every filter. */
-static int select_results(struct db *db, const struct db_kv *where, size_t n, struct diag *d)
+static int select_results(struct db *db, const struct kv *where, size_t n, struct diag *d)
 {
     struct buf sql = BUF_INIT;
     buf_adds(&sql, "INSERT INTO temp.sel_result(id) SELECT r.id FROM result r "
@@ -168,7 +168,7 @@ static size_t results_changed_since(struct db *db, int64_t history_id)
     return n;
 }
 
-int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const struct db_kv *set,
+int db_relabel(struct db *db, const struct kv *where, size_t n_where, const struct kv *set,
                size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
                struct diag *d)
 {
@@ -187,7 +187,7 @@ int db_relabel(struct db *db, const struct db_kv *where, size_t n_where, const s
     return 0;
 }
 
-int db_sources_matching(struct db *db, const struct db_kv *where, size_t n_where, int64_t **ids,
+int db_sources_matching(struct db *db, const struct kv *where, size_t n_where, int64_t **ids,
                         size_t *n, struct diag *d)
 {
     if (select_results(db, where, n_where, d))

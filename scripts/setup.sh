@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# setup.sh: installs what benchdb needs to build, test and demo on Debian 12. Idempotent;
-# run as root (or with sudo). Packages already present are left as they are.
+# setup.sh [--test]: installs what building and running benchdb need on Debian 12; with --test
+# also the test toolchain (the real tools that made the fixtures, independent readers, clang
+# for sanitizers and fuzzing, Chromium and LibreOffice to look at reports as a user would).
+# Idempotent; run as root (or with sudo). Packages already present are left as they are.
 set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libcsv-dev libzstd-dev
-  # tests: independent readers and the real tools that made the fixtures
-  python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
-  # tests: sanitizers and fuzzing with clang, and looking at reports as a user would
-  clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
 )
+if [ "${1:-}" = --test ]; then
+  pkgs+=(
+    # independent readers and the real tools that made the fixtures
+    python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
+    # sanitizers and fuzzing with clang; looking at reports as a user would
+    clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
+    # the installed tree and the .deb (tests/e2e/install.py)
+    man-db bash-completion zsh
+  )
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/setup.sh [--test]" >&2
+  exit 2
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
