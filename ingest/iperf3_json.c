@@ -148,6 +148,18 @@ static size_t find_key(const struct doc_ctx *c, const char *key)
     return c->off;
 }
 
+/* The machine's name from start.system_info, uname -a's text ("Linux vm 6.1.0 #1 SMP ...
+ * x86_64"): its second word, the nodename. NULL when there is none. */
+static const char *system_nodename(struct arena *a, const cJSON *start)
+{
+    const char *u = str(start, "system_info"), *p, *end;
+    if (!u || !(p = strchr(u, ' ')))
+        return NULL;
+    p++;
+    end = strchr(p, ' ');
+    return end && end > p ? arena_strndup(a, p, (size_t)(end - p)) : NULL;
+}
+
 static int emit_direction(struct doc_ctx *c, const struct totals *t, const char *direction,
                           const char *protocol)
 {
@@ -157,7 +169,14 @@ static int emit_direction(struct doc_ctx *c, const struct totals *t, const char 
     struct bench_record *r =
         iperf_record(c->a, "iperf3", str(start, "version"), direction, protocol);
     const cJSON *conn = cJSON_GetArrayItem(item(start, "connected"), 0);
-    r->host = str(conn, "local_host");
+    /* the host is the machine (start.system_info), not the address of its socket: a run on
+     * loopback would otherwise file one machine under 127.0.0.1, ::1 and its LAN address */
+    r->host = system_nodename(c->a, start);
+    const char *address = str(conn, "local_host");
+    if (!r->host)
+        r->host = address;
+    else if (address)
+        record_tag(c->a, r, "local_address", address);
     r->peer = str(item(start, "connecting_to"), "host");
     if (!r->peer)
         r->peer = str(item(start, "accepted_connection"), "host");

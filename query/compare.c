@@ -597,13 +597,15 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
 {
     size_t ncols = 1 + 2 * o->nvalues;
     struct column *cols = xcalloc(ncols, sizeof(*cols));
-    cols[0] = (struct column){"Workload", UNIT_NONE};
-    cols[1] = (struct column){"Metric", UNIT_NONE};
-    cols[2] = (struct column){arena_printf(&r->arena, "%s (baseline)", o->values[0]), UNIT_NONE};
+    cols[0] = (struct column){"Workload", UNIT_NONE, ROLE_KEY};
+    cols[1] = (struct column){"Metric", UNIT_NONE, ROLE_METRIC};
+    cols[2] = (struct column){arena_printf(&r->arena, "%s (baseline)", o->values[0]), UNIT_NONE,
+                              ROLE_SIDE};
     for (size_t s = 1; s < o->nvalues; s++) {
-        cols[1 + 2 * s] = (struct column){o->values[s], UNIT_NONE};
-        cols[2 + 2 * s] = (struct column){
-            arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]), UNIT_RATIO};
+        cols[1 + 2 * s] = (struct column){o->values[s], UNIT_NONE, ROLE_SIDE};
+        cols[2 + 2 * s] =
+            (struct column){arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]),
+                            UNIT_RATIO, ROLE_FACTOR};
     }
     struct buf prose = BUF_INIT;
     comparison_prose(&prose, g);
@@ -624,8 +626,9 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
 static void unmatched_row(struct report *r, struct table **t, const char *name, const char *side,
                           size_t runs)
 {
-    static const struct column cols[] = {
-        {"Workload", UNIT_NONE}, {"Ran on", UNIT_NONE}, {"Runs", UNIT_NONE}};
+    static const struct column cols[] = {{"Workload", UNIT_NONE, ROLE_PLAIN},
+                                         {"Ran on", UNIT_NONE, ROLE_PLAIN},
+                                         {"Runs", UNIT_NONE, ROLE_PLAIN}};
     if (!*t) {
         struct section *s = report_section(
             r, "Workloads not compared",
@@ -712,32 +715,49 @@ static int context_facts(struct db *db, struct report *r, const struct compare_o
     return rc;
 }
 
-static const char method_note[] =
-    "One result is one job of one run: fio's per-thread entries (numjobs without "
-    "group_reporting) and the hosts of a client/server run are summed into their job's result "
-    "(bandwidth and IOPS added, latency means weighted by I/O count, percentiles from the merged "
-    "histograms) and never counted as repeats. Repeats are separate runs of one workload on one "
-    "side whose context agrees (host, OS, mount options other than the compared one, tool major "
-    "version, engine, size); results that differ in it are broken out, not averaged. Results "
-    "that do not say their workload (dd without its command line) match nothing. Repeats are "
-    "averaged; the spread is the sample standard deviation. A factor above 1 means the "
-    "candidate is better in that metric's own direction (higher bandwidth and IOPS, lower "
-    "latency). Its 95 % interval comes from the delta method on the log ratio of the means. "
-    "Bandwidth and IOPS of one workload are one test. Every test of the report is one family: "
-    "the p-values of the t-test on the log ratio (the same delta-method standard error and Welch-Satterthwaite degrees of freedom as the interval) are corrected with Holm's step-down method, and a difference is "
-    "called significant only when the corrected p < 0.05 and the interval excludes 1 (both must "
-    "agree). A factor whose whole interval lies within ±5 % is called equivalent. With a single "
-    "run on either side no verdict is possible and the factor is marked *single run*. For "
-    "fsync=1/fdatasync=1 jobs, fio's write latency is the write() call alone: the fsync latency "
-    "is compared in rows of its own; with sync=1 (O_SYNC) the write latency includes the sync. "
-    "Failed jobs (fio error != 0) are left out. Insights use fixed thresholds: p99 above 10x the median is tail "
-    "latency, runs under 5 s are short, repeats whose bandwidth varies by more than 25 % "
-    "(coefficient of variation) disagree. Buffered random I/O and buffered sequential writes "
-    "without fsync are probably cached, as is random I/O completing in under 10 µs on anything but a "
-    "memory filesystem (no device answers that fast; fsync jobs' writes excepted) and network-filesystem results above the link measured for their host (bit/s, "
-    "or IOPS above its packet rate); IOPS x mean latency above 1.25x iodepth x numjobs (one per "
-    "job for synchronous engines) breaks Little's law. Such suspect results are left out of "
-    "the recommendations.";
+/* How the report was made; every threshold is read from its constant (here, insights.c,
+ * suspect.c), so the text cannot drift from the code. */
+static void method_note(struct buf *out)
+{
+    buf_adds(out,
+             "One result is one job of one run: fio's per-thread entries (numjobs without "
+             "group_reporting) and the hosts of a client/server run are summed into their job's "
+             "result (bandwidth and IOPS added, latency means weighted by I/O count, percentiles "
+             "from the merged histograms) and never counted as repeats. Repeats are separate runs "
+             "of one workload on one side whose context agrees (host, OS, mount options other "
+             "than the compared one, tool major version, engine, size); results that differ in it "
+             "are broken out, not averaged. Results that do not say their workload (dd without "
+             "its command line) match nothing. Repeats are averaged; the spread is the sample "
+             "standard deviation. A factor above 1 means the candidate is better in that metric's "
+             "own direction (higher bandwidth and IOPS, lower latency). Its 95 % interval comes "
+             "from the delta method on the log ratio of the means. Bandwidth and IOPS of one "
+             "workload are one test. Every test of the report is one family: the p-values of the "
+             "t-test on the log ratio (the same delta-method standard error and "
+             "Welch-Satterthwaite degrees of freedom as the interval) are corrected with Holm's "
+             "step-down method, and a difference is ");
+    buf_addf(out,
+             "called significant only when the corrected p < %g and the interval excludes 1 "
+             "(both must agree). A factor whose whole interval lies within \xc2\xb1%g %% is "
+             "called equivalent. ",
+             ALPHA, EQUIVALENCE_MARGIN * 100);
+    buf_adds(out, "With a single run on either side no verdict is possible and the factor is "
+                  "marked *single run*. For fsync=1/fdatasync=1 jobs, fio's write latency is the "
+                  "write() call alone: the fsync latency is compared in rows of its own; with "
+                  "sync=1 (O_SYNC) the write latency includes the sync. Failed jobs (fio error != "
+                  "0) are left out. ");
+    buf_addf(out,
+             "Insights use fixed thresholds: p99 above %gx the median is tail latency, runs under "
+             "%g s are short, repeats whose bandwidth varies by more than %g %% (coefficient of "
+             "variation) disagree. Buffered random I/O and buffered sequential writes without "
+             "fsync are probably cached, as is random I/O completing in under %g \xc2\xb5s on "
+             "anything but a memory filesystem (no device answers that fast; fsync jobs' writes "
+             "excepted) and network-filesystem results above the link measured for their host "
+             "(bit/s, or IOPS above its packet rate); IOPS x mean latency above %gx iodepth x "
+             "numjobs (one per job for synchronous engines) breaks Little's law. Such suspect "
+             "results are left out of the recommendations.",
+             TAIL_RATIO, MIN_RUNTIME_MS / 1000, MAX_CV * 100, MIN_DEVICE_IO_NS / 1000,
+             LITTLE_TOLERANCE);
+}
 
 /* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
 static int recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
@@ -775,8 +795,12 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     }
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
-    if (rc == 0)
-        report_section(r, "Method", method_note);
+    if (rc == 0) {
+        struct buf method = BUF_INIT;
+        method_note(&method);
+        report_section(r, "Method", method.data);
+        buf_release(&method);
+    }
     groups_release(&g);
     suspect_basis_release(&basis);
     side_results_release(&res);

@@ -11,10 +11,8 @@
 #include "../core/xalloc.h"
 #include "results.h"
 
-/* p99 above this multiple of the median is "tail latency far from the median". */
-static const double TAIL_RATIO = 10.0;
-/* Repeats whose coefficient of variation exceeds this disagree too much to average. */
-static const double MAX_CV = 0.25;
+const double TAIL_RATIO = 10.0;
+const double MAX_CV = 0.25;
 /* At most this many sources are named per finding; the rest are counted. */
 enum { MAX_EVIDENCE = 3 };
 
@@ -34,8 +32,9 @@ struct insight_ctx {
     const struct links *links;
 };
 
-static const struct column insight_cols[] = {
-    {"Insight", UNIT_NONE}, {"Finding", UNIT_NONE}, {"Evidence", UNIT_NONE}};
+static const struct column insight_cols[] = {{"Insight", UNIT_NONE, ROLE_PLAIN},
+                                             {"Finding", UNIT_NONE, ROLE_PLAIN},
+                                             {"Evidence", UNIT_NONE, ROLE_PLAIN}};
 
 static const char *plural(size_t n)
 {
@@ -187,10 +186,11 @@ static const char *link_name(struct insight_ctx *c, const struct link *l)
 /* The network-filesystem results of hosts with a measured link, as a share of it. */
 static void network_table(struct insight_ctx *c)
 {
-    static const struct column cols[] = {{"Host", UNIT_NONE},     {"Side", UNIT_NONE},
-                                         {"Workload", UNIT_NONE}, {"Storage", UNIT_BITS_S},
-                                         {"Link", UNIT_BITS_S},   {"Share", UNIT_PERCENT},
-                                         {"Link test", UNIT_NONE}};
+    static const struct column cols[] = {
+        {"Host", UNIT_NONE, ROLE_PLAIN},     {"Side", UNIT_NONE, ROLE_PLAIN},
+        {"Workload", UNIT_NONE, ROLE_PLAIN}, {"Storage", UNIT_BITS_S, ROLE_PLAIN},
+        {"Link", UNIT_BITS_S, ROLE_PLAIN},   {"Share", UNIT_PERCENT, ROLE_PLAIN},
+        {"Link test", UNIT_NONE, ROLE_PLAIN}};
     struct table *t = NULL;
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];

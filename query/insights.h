@@ -78,6 +78,11 @@ void query_flag_suspects(const struct suspect_basis *b, struct side_results *res
 
 /* ---- findings (insights.c) ---- */
 
+/* p99 above this multiple of the median is "tail latency far from the median". */
+extern const double TAIL_RATIO;
+/* Repeats whose coefficient of variation exceeds this disagree too much to average. */
+extern const double MAX_CV;
+
 /* Cache effects, impossible numbers, synchronous engines, tail latency, failed jobs, short
  * runs, disagreeing repeats, sync writes and network storage against its link, each with its
  * evidence. */

@@ -5,6 +5,7 @@
 
 #include "../core/buf.h"
 #include "../core/diag.h"
+#include "../report/report.h"
 #include "../schema/db.h"
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
@@ -12,17 +13,16 @@ enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 /* Every result with its context and metrics, one record per job and direction. */
 int query_export(struct db *db, enum export_format fmt, struct buf *out, struct diag *d);
 
-enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD };
 /* Where rows go as they are read, so that no result is held whole: write takes the next
  * piece of text and returns 0, or non-zero to stop the rows (ctx knows why). */
 struct text_sink {
     int (*write)(void *ctx, const char *data, size_t len);
     void *ctx;
 };
-/* query_runs, query_history and query_sql write rows to out as they come and return 0 when
- * every row was written, 1 when out stopped taking them, -1 after a message. The table and md
- * formats escape control characters (\x1b, \n) and md its own syntax too; csv and json keep
- * the text exact, quoted their own way. */
+/* query_runs, query_history and query_sql build their rows as a report table (report.h's
+ * row_table) and write it to out through the table renderers (table_write_rows) as the rows
+ * come; they return 0 when every row was written, 1 when out stopped taking them, -1 after a
+ * message. */
 
 /* The imported runs with their keys. */
 int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d);
@@ -33,7 +33,6 @@ int query_history(struct db *db, enum table_format fmt, struct text_sink *out, s
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
               struct text_sink *out, struct diag *d);
 
-struct report;
 /* Adds the appendix sections "runs" (each run with its keys) and "results" (every result with
  * its main metrics in base units) that the xlsx and csv reports carry. */
 int query_appendix(struct db *db, struct report *r, struct diag *d);

@@ -609,10 +609,10 @@ static int recommend_class(struct db *db, struct report *r, struct table *tb, co
 int query_recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
                     const char *rules_path, const char *rules, struct report *r, struct diag *d)
 {
-    static const struct column cols[] = {{"Workload class", UNIT_NONE},
-                                         {"Recommended", UNIT_NONE},
-                                         {"Rule", UNIT_NONE},
-                                         {"Evidence", UNIT_NONE}};
+    static const struct column cols[] = {{"Workload class", UNIT_NONE, ROLE_PLAIN},
+                                         {"Recommended", UNIT_NONE, ROLE_PLAIN},
+                                         {"Rule", UNIT_NONE, ROLE_PLAIN},
+                                         {"Evidence", UNIT_NONE, ROLE_PLAIN}};
     struct rules ru = {NULL, 0, 0};
     int rc = parse_rules(db, rules_path, rules, &r->arena, &ru, d);
     if (rc == 0) {

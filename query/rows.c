@@ -1,5 +1,6 @@
-/* rows.c: benchdb runs and benchdb query: a statement's rows as text, csv, json or md, handed
- * to a sink row by row so that a large result never sits in memory. */
+/* rows.c: benchdb runs and benchdb query, and the report's appendix: a statement's rows as a
+ * report table, streamed to a sink through the table renderers (report/table_text.c) so that a
+ * large result never sits in memory, or read whole into a report section. */
 #include "query.h"
 
 #include <sqlite3.h>
@@ -7,9 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/fmt.h"
 #include "../core/xalloc.h"
-#include "../report/report.h"
+#include "rows.h"
 
 /* The text grid and Markdown size their columns from the header and this many first rows,
  * then stream the rest with those widths (a wider cell later pushes its line along; nothing
@@ -21,209 +21,87 @@ enum { GRID_SIZING_ROWS = 100 };
 /* The progress handler runs every this many virtual machine instructions. */
 enum { TIMEOUT_CHECK_OPS = 10000 };
 
-/* One statement's rows on their way to the sink. */
-struct rows {
-    sqlite3_stmt *st;
-    enum table_format fmt;
-    struct text_sink *sink;
-    int nc;
-    int stopped;     /* the sink took no more */
-    struct buf out;  /* text not yet given to the sink */
-    struct buf tmp;  /* a number's text */
-    struct buf safe; /* a cell with its control characters escaped */
-};
-
-/* Gives the pending text to the sink; 0, or -1 once the sink stopped taking it. */
-static int flush(struct rows *r)
+/* A value of the current row as a cell: integers exact, text copied into a. */
+static void fill_cell(struct arena *a, struct cell *c, sqlite3_stmt *st, int col)
 {
-    if (r->out.len && r->sink->write(r->sink->ctx, r->out.data, r->out.len))
-        r->stopped = 1;
-    buf_reset(&r->out);
-    return r->stopped ? -1 : 0;
-}
-
-/* A cell's text (NULL as empty, a float in its shortest exact form); borrowed until the next
- * call. */
-static const char *cell_text(sqlite3_stmt *st, int col, struct buf *tmp)
-{
-    buf_reset(tmp);
     switch (sqlite3_column_type(st, col)) {
     case SQLITE_NULL:
-        return "";
+        break;
+    case SQLITE_INTEGER:
+        cell_set_number(c, sqlite3_column_double(st, col));
+        c->exact = 1;
+        c->integer = (long long)sqlite3_column_int64(st, col);
+        break;
     case SQLITE_FLOAT:
-        fmt_plain_number(tmp, sqlite3_column_double(st, col));
-        return tmp->data;
-    default:
-        return (const char *)sqlite3_column_text(st, col);
+        cell_set_number(c, sqlite3_column_double(st, col));
+        break;
+    default: {
+        const char *text = (const char *)sqlite3_column_text(st, col);
+        cell_set_text(c, arena_strdup(a, text ? text : ""));
+    }
     }
 }
 
-/* Appends text from the warehouse as a terminal or Markdown shows it: control characters
- * escaped (a file name must neither set the terminal's title nor split a row), and in
- * Markdown also the characters that would make a cell, markup or HTML. */
-static void add_shown(struct rows *r, struct buf *to, const char *s)
+static void fill_row(struct arena *a, struct cell *row, sqlite3_stmt *st, size_t ncols)
 {
-    buf_reset(&r->safe);
-    diag_escape(&r->safe, s);
-    if (r->fmt == TABLE_MD)
-        report_md_escape(to, r->safe.data);
-    else
-        buf_add(to, r->safe.data, r->safe.len);
+    for (size_t c = 0; c < ncols; c++)
+        fill_cell(a, &row[c], st, (int)c);
 }
 
-/* Appends the current row's cells as shown, each NUL-terminated; widens width[] to fit them
- * unless width is NULL (the widths are already decided). */
-static void read_grid_row(struct rows *r, struct buf *cells, size_t *width)
+/* The statement's columns as a table's: named as in the SQL, values as stored. */
+static struct column *statement_columns(sqlite3_stmt *st, size_t *ncols)
 {
-    for (int c = 0; c < r->nc; c++) {
-        size_t start = cells->len;
-        add_shown(r, cells, cell_text(r->st, c, &r->tmp));
-        if (width && cells->len - start > width[c])
-            width[c] = cells->len - start;
-        buf_addc(cells, '\0');
-    }
+    *ncols = (size_t)sqlite3_column_count(st);
+    struct column *cols = xcalloc(*ncols ? *ncols : 1, sizeof(*cols));
+    for (size_t c = 0; c < *ncols; c++)
+        cols[c] = (struct column){sqlite3_column_name(st, (int)c), UNIT_NONE, ROLE_FIELD};
+    return cols;
 }
 
-/* Writes one line of nc NUL-terminated cells starting at p; returns the end of them. */
-static const char *put_grid_row(struct rows *r, const char *p, const size_t *width)
+/* Steps st for up to max more rows of rt; returns the last sqlite3_step status (SQLITE_ROW
+ * when max was reached and more may follow). */
+static int read_rows(sqlite3_stmt *st, struct row_table *rt, size_t max)
 {
-    int md = r->fmt == TABLE_MD;
-    if (md)
-        buf_adds(&r->out, "| ");
-    for (int c = 0; c < r->nc; c++) {
-        buf_addf(&r->out, "%s%-*s", c ? (md ? " | " : "  ") : "", (int)width[c], p);
-        p += strlen(p) + 1;
-    }
-    buf_adds(&r->out, md ? " |\n" : "\n");
-    return p;
-}
-
-static void put_md_rule(struct rows *r, const size_t *width)
-{
-    buf_adds(&r->out, "|");
-    for (int c = 0; c < r->nc; c++) {
-        buf_addc(&r->out, ' ');
-        for (size_t i = 0; i < (width[c] < 3 ? 3 : width[c]); i++)
-            buf_addc(&r->out, '-');
-        buf_adds(&r->out, " |");
-    }
-    buf_addc(&r->out, '\n');
-}
-
-/* Aligned text or a Markdown table; returns the last sqlite3_step status. */
-static int put_grid(struct rows *r)
-{
-    size_t *width = xcalloc((size_t)r->nc, sizeof(size_t));
-    struct buf names = BUF_INIT, cells = BUF_INIT;
-    for (int c = 0; c < r->nc; c++) {
-        size_t start = names.len;
-        add_shown(r, &names, sqlite3_column_name(r->st, c));
-        width[c] = names.len - start;
-        buf_addc(&names, '\0');
-    }
-    int rc = SQLITE_DONE;
-    size_t nrows = 0;
-    while (nrows < GRID_SIZING_ROWS && (rc = sqlite3_step(r->st)) == SQLITE_ROW) {
-        read_grid_row(r, &cells, width);
-        nrows++;
-    }
-    put_grid_row(r, names.data, width);
-    if (r->fmt == TABLE_MD)
-        put_md_rule(r, width);
-    const char *p = cells.data;
-    for (size_t i = 0; i < nrows; i++)
-        p = put_grid_row(r, p, width);
-    /* rc is SQLITE_ROW here only when the window is full and more rows may follow */
-    while (rc == SQLITE_ROW && !flush(r) && (rc = sqlite3_step(r->st)) == SQLITE_ROW) {
-        buf_reset(&cells);
-        read_grid_row(r, &cells, NULL);
-        put_grid_row(r, cells.data, width);
-    }
-    free(width);
-    buf_release(&names);
-    buf_release(&cells);
+    int rc = SQLITE_ROW;
+    while (rt->t.nrows < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        fill_row(&rt->rows, row_table_add(rt), st, rt->t.ncols);
     return rc;
 }
 
-static void put_csv_row(struct rows *r)
-{
-    for (int c = 0; c < r->nc; c++) {
-        int type = sqlite3_column_type(r->st, c);
-        buf_adds(&r->out, c ? "," : "");
-        if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
-            buf_adds(&r->out, cell_text(r->st, c, &r->tmp));
-        else
-            report_csv_field(&r->out, cell_text(r->st, c, &r->tmp));
-    }
-    buf_adds(&r->out, "\r\n");
-}
-
-static void put_json_row(struct rows *r)
-{
-    buf_addc(&r->out, '{');
-    for (int c = 0; c < r->nc; c++) {
-        buf_adds(&r->out, c ? ", " : "");
-        fmt_json_string(&r->out, sqlite3_column_name(r->st, c));
-        buf_adds(&r->out, ": ");
-        switch (sqlite3_column_type(r->st, c)) {
-        case SQLITE_NULL:
-            buf_adds(&r->out, "null");
-            break;
-        case SQLITE_INTEGER: /* exactly: a double holds only 53 bits */
-            buf_addf(&r->out, "%lld", (long long)sqlite3_column_int64(r->st, c));
-            break;
-        case SQLITE_FLOAT:
-            fmt_json_number(&r->out, sqlite3_column_double(r->st, c));
-            break;
-        default:
-            fmt_json_string(&r->out, cell_text(r->st, c, &r->tmp));
-        }
-    }
-    buf_addc(&r->out, '}');
-}
-
-/* CSV (RFC 4180, header first) or a JSON array of objects; returns the last sqlite3_step
- * status. */
-static int put_stream(struct rows *r)
-{
-    int csv = r->fmt == TABLE_CSV;
-    if (csv) {
-        for (int c = 0; c < r->nc; c++) {
-            buf_adds(&r->out, c ? "," : "");
-            report_csv_field(&r->out, sqlite3_column_name(r->st, c));
-        }
-        buf_adds(&r->out, "\r\n");
-    } else {
-        buf_addc(&r->out, '[');
-    }
-    int rc = SQLITE_DONE;
-    size_t nrows = 0;
-    while (!flush(r) && (rc = sqlite3_step(r->st)) == SQLITE_ROW) {
-        if (csv) {
-            put_csv_row(r);
-        } else {
-            buf_adds(&r->out, nrows ? ",\n  " : "\n  ");
-            put_json_row(r);
-        }
-        nrows++;
-    }
-    if (!csv)
-        buf_adds(&r->out, nrows ? "\n]\n" : "]\n");
-    return rc;
-}
-
-/* Writes every row of st to sink: 0 when all were written, 1 when the sink stopped taking
- * them, -1 when sqlite3_step failed (the handle's message says why). */
+/* Writes every row of st to sink as a table in fmt, a row at a time after the grid's sizing
+ * window, giving the text to the sink before each step: 0 when all were written, 1 when the
+ * sink stopped taking them, -1 when sqlite3_step failed (the handle's message says why). */
 static int render(sqlite3_stmt *st, enum table_format fmt, struct text_sink *sink)
 {
-    struct rows r = {st, fmt, sink, sqlite3_column_count(st), 0, BUF_INIT, BUF_INIT, BUF_INIT};
-    int rc = fmt == TABLE_TEXT || fmt == TABLE_MD ? put_grid(&r) : put_stream(&r);
-    if (rc == SQLITE_DONE)
-        flush(&r);
-    buf_release(&r.out);
-    buf_release(&r.tmp);
-    buf_release(&r.safe);
-    return r.stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    size_t ncols;
+    struct column *cols = statement_columns(st, &ncols);
+    struct row_table rows;
+    row_table_init(&rows, "rows", cols, ncols);
+    free(cols);
+    struct table_writer w;
+    table_writer_init(&w, fmt);
+    struct buf out = BUF_INIT;
+    int stopped = 0;
+    int rc = read_rows(st, &rows, fmt == TABLE_TEXT || fmt == TABLE_MD ? GRID_SIZING_ROWS : 1);
+    for (;;) {
+        table_write_rows(&w, &rows.t, &out);
+        row_table_clear(&rows);
+        if (rc != SQLITE_ROW)
+            break;
+        stopped = out.len && sink->write(sink->ctx, out.data, out.len);
+        buf_reset(&out);
+        if (stopped)
+            break;
+        rc = read_rows(st, &rows, 1);
+    }
+    if (rc == SQLITE_DONE) {
+        table_write_end(&w, &rows.t, &out);
+        stopped = out.len && sink->write(sink->ctx, out.data, out.len);
+    }
+    buf_release(&out);
+    table_writer_release(&w);
+    row_table_release(&rows);
+    return stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The rows of a fixed statement; what names the list in the error. */
@@ -241,22 +119,54 @@ static int list(struct db *db, const char *sql, const char *what, enum table_for
     return rc;
 }
 
+void runs_sql(struct buf *sql, int detail)
+{
+    buf_addf(sql,
+             "SELECT run.id AS %s, s.path AS source, s.format,%s run.tool, run.tool_version,"
+             " group_concat(DISTINCT r.host) AS hosts,"
+             " group_concat(DISTINCT r.storage_class) AS storage_classes,"
+             " group_concat(DISTINCT r.sec) AS sec,"
+             " group_concat(DISTINCT m.options) AS mount_options,"
+             " count(r.id) AS results,"
+             " CASE WHEN run.started_at IS NULL THEN NULL"
+             "  ELSE strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', run.started_at, 'unixepoch') END"
+             " AS started,"
+             " s.imported_at AS imported%s"
+             " FROM run JOIN source_file s ON s.id = run.source_id"
+             " LEFT JOIN result r ON r.run_id = run.id LEFT JOIN mount m ON m.id = r.mount_id"
+             " GROUP BY run.id ORDER BY run.id",
+             detail ? "run_id" : "run", detail ? " s.sha256," : "",
+             detail ? ", run.command_line" : "");
+}
+
 int query_runs(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)
 {
-    const char *sql =
-        "SELECT run.id AS run, s.path AS source, s.format, run.tool, run.tool_version,"
-        " group_concat(DISTINCT r.host) AS hosts,"
-        " group_concat(DISTINCT r.storage_class) AS storage_classes,"
-        " group_concat(DISTINCT r.sec) AS sec,"
-        " group_concat(DISTINCT m.options) AS mount_options,"
-        " count(r.id) AS results,"
-        " CASE WHEN run.started_at IS NULL THEN NULL"
-        "  ELSE strftime('%Y-%m-%dT%H:%M:%SZ', run.started_at, 'unixepoch') END AS started,"
-        " s.imported_at AS imported"
-        " FROM run JOIN source_file s ON s.id = run.source_id"
-        " LEFT JOIN result r ON r.run_id = run.id LEFT JOIN mount m ON m.id = r.mount_id"
-        " GROUP BY run.id ORDER BY run.id";
-    return list(db, sql, "runs", fmt, out, d);
+    struct buf sql = BUF_INIT;
+    runs_sql(&sql, 0);
+    int rc = list(db, sql.data, "runs", fmt, out, d);
+    buf_release(&sql);
+    return rc;
+}
+
+int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
+                 const char *sql, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
+    size_t ncols;
+    struct column *cols = statement_columns(st, &ncols);
+    struct section *s = report_section(r, heading, NULL);
+    s->appendix = 1;
+    struct table *t = report_table(r, s, name, cols, ncols);
+    free(cols);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        fill_row(&r->arena, table_add_row(r, t), st, ncols);
+    int rc = step == SQLITE_DONE ? 0 : diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int query_history(struct db *db, enum table_format fmt, struct text_sink *out, struct diag *d)

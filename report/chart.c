@@ -22,14 +22,16 @@ static struct chart *find_chart(struct chart_set *cs, const char *metric, enum u
 void chart_set_init(struct chart_set *cs, const struct table *t)
 {
     memset(cs, 0, sizeof(*cs));
-    if (strcmp(t->name, "comparison") || t->ncols < 3)
+    size_t metric_col = table_find_role(t, ROLE_METRIC);
+    cs->key = table_find_role(t, ROLE_KEY);
+    if (metric_col == t->ncols || cs->key == t->ncols || table_find_role(t, ROLE_SIDE) == t->ncols)
         return;
     cs->sides = xcalloc(t->ncols, sizeof(*cs->sides));
-    for (size_t c = 2; c < t->ncols; c++)
-        if (t->cols[c].unit != UNIT_RATIO)
+    for (size_t c = 0; c < t->ncols; c++)
+        if (t->cols[c].role == ROLE_SIDE)
             cs->sides[cs->nsides++] = c;
     for (size_t r = 0; r < t->nrows; r++) {
-        const struct cell *metric = &t->cells[r * t->ncols + 1];
+        const struct cell *metric = &t->cells[r * t->ncols + metric_col];
         if (metric->kind != CELL_TEXT)
             continue;
         enum unit unit = UNIT_NONE;

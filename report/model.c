@@ -38,6 +38,16 @@ struct section *report_section(struct report *r, const char *heading, const char
     return s;
 }
 
+static void copy_columns(struct arena *a, struct table *t, const char *name,
+                         const struct column *cols, size_t ncols)
+{
+    t->name = arena_strdup(a, name);
+    t->cols = arena_alloc(a, ncols * sizeof(*cols));
+    for (size_t i = 0; i < ncols; i++)
+        t->cols[i] = (struct column){arena_strdup(a, cols[i].name), cols[i].unit, cols[i].role};
+    t->ncols = ncols;
+}
+
 struct table *report_table(struct report *r, struct section *s, const char *name,
                            const struct column *cols, size_t ncols)
 {
@@ -45,17 +55,19 @@ struct table *report_table(struct report *r, struct section *s, const char *name
     t->name = arena_strdup(&r->arena, name);
     t->cols = arena_alloc(&r->arena, ncols * sizeof(*cols));
     for (size_t i = 0; i < ncols; i++)
-        t->cols[i] = (struct column){arena_strdup(&r->arena, cols[i].name), cols[i].unit};
+        t->cols[i] =
+            (struct column){arena_strdup(&r->arena, cols[i].name), cols[i].unit, cols[i].role};
     t->ncols = ncols;
     s->table = t;
     return t;
 }
 
-struct cell *table_add_row(struct report *r, struct table *t)
+/* Appends a row of empty cells to t, whose rows live in a. */
+static struct cell *add_row(struct arena *a, struct table *t)
 {
     if (t->nrows == t->arows) {
         size_t n = t->arows ? t->arows * 2 : 16;
-        struct cell *c = arena_alloc(&r->arena, n * t->ncols * sizeof(*c));
+        struct cell *c = arena_alloc(a, n * t->ncols * sizeof(*c));
         if (t->nrows)
             memcpy(c, t->cells, t->nrows * t->ncols * sizeof(*c));
         t->cells = c;
@@ -72,6 +84,36 @@ struct cell *table_add_row(struct report *r, struct table *t)
                                .p = NAN,
                                .alt = NAN};
     return row;
+}
+
+struct cell *table_add_row(struct report *r, struct table *t)
+{
+    return add_row(&r->arena, t);
+}
+
+void row_table_init(struct row_table *rt, const char *name, const struct column *cols, size_t ncols)
+{
+    memset(rt, 0, sizeof(*rt));
+    copy_columns(&rt->names, &rt->t, name, cols, ncols);
+}
+
+struct cell *row_table_add(struct row_table *rt)
+{
+    return add_row(&rt->rows, &rt->t);
+}
+
+void row_table_clear(struct row_table *rt)
+{
+    arena_release(&rt->rows);
+    rt->t.cells = NULL;
+    rt->t.nrows = rt->t.arows = 0;
+}
+
+void row_table_release(struct row_table *rt)
+{
+    row_table_clear(rt);
+    arena_release(&rt->names);
+    memset(rt, 0, sizeof(*rt));
 }
 
 enum unit cell_unit(const struct table *t, size_t row, size_t col)
@@ -105,4 +147,35 @@ void cell_set_number(struct cell *c, double value)
 {
     c->kind = CELL_NUMBER;
     c->value = value;
+}
+
+size_t table_find_role(const struct table *t, enum column_role role)
+{
+    size_t c = 0;
+    while (c < t->ncols && t->cols[c].role != role)
+        c++;
+    return c;
+}
+
+void report_walk(const struct report *r, const struct report_walker *w, void *ctx)
+{
+    if (w->title)
+        w->title(ctx, r->title);
+    for (size_t i = 0; i < r->nfacts && w->fact; i++)
+        w->fact(ctx, r->facts[i].key, r->facts[i].value);
+    if (r->generated && w->fact)
+        w->fact(ctx, "Generated", r->generated);
+    if (w->facts_end)
+        w->facts_end(ctx);
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct section *s = &r->sections[i];
+        if (s->appendix)
+            continue;
+        if (w->section)
+            w->section(ctx, s);
+        if (s->table && w->table)
+            w->table(ctx, s->table);
+        if (w->section_end)
+            w->section_end(ctx, s);
+    }
 }

@@ -9,15 +9,10 @@
 
 #include "../core/fmt.h"
 
-/* Factor columns get their interval and verdict; columns of averaged runs their n and sd. */
+/* Factor columns get their interval and verdict; columns of a compared side their n and sd. */
 static int numeric_column(const struct table *t, size_t c)
 {
-    for (size_t r = 0; r < t->nrows; r++) {
-        const struct cell *cell = &t->cells[r * t->ncols + c];
-        if (cell->kind == CELL_NUMBER && (cell->n > 0 || t->cols[c].unit == UNIT_RATIO))
-            return 1;
-    }
-    return 0;
+    return t->cols[c].role == ROLE_SIDE || t->cols[c].role == ROLE_FACTOR;
 }
 
 /* A column with a second view of its values (IOPS beside bandwidth) gets a column for it. */
@@ -48,7 +43,7 @@ static void header(struct buf *out, const struct table *t)
         report_csv_field(out, t->cols[c].name);
         if (!numeric_column(t, c))
             continue;
-        int ratio = t->cols[c].unit == UNIT_RATIO;
+        int ratio = t->cols[c].role == ROLE_FACTOR;
         for (size_t i = 0; i < (ratio ? 4u : 6u); i++)
             sub_header(out, t->cols[c].name, ratio ? factor_cols[i] : value_cols[i]);
         if (alt_column(t, c))
@@ -77,7 +72,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
             number(out, cell->value);
         if (!numeric_column(t, c))
             continue;
-        if (t->cols[c].unit == UNIT_RATIO) {
+        if (t->cols[c].role == ROLE_FACTOR) {
             buf_addc(out, ',');
             number(out, cell->lo);
             buf_addc(out, ',');

@@ -108,6 +108,10 @@ static void human(struct buf *out, double v, enum unit u)
     buf_release(&tmp);
 }
 
+static const struct value_marks html_marks = {" <span class=\"sd\">\xc2\xb1 ", "</span>",
+                                              " <span class=\"n\">n=",         "</span>",
+                                              " <span class=\"alt\">",         " IOPS</span>"};
+
 static void number_cell(struct buf *out, const struct cell *c, enum unit u)
 {
     buf_addf(out, "<td class=\"%s\" data-value=\"", u == UNIT_RATIO ? factor_class(c) : "num");
@@ -119,23 +123,10 @@ static void number_cell(struct buf *out, const struct cell *c, enum unit u)
         escaped_number(out, c->hi);
     }
     buf_adds(out, "\">");
-    if (c->text) {
+    if (c->text)
         html_escape(out, c->text);
-    } else {
-        human(out, c->value, u);
-        if (c->n > 1 && isfinite(c->sd)) {
-            buf_adds(out, " <span class=\"sd\">± ");
-            human(out, c->sd, u);
-            buf_adds(out, "</span>");
-        }
-    }
-    if (u != UNIT_RATIO && c->n > 1)
-        buf_addf(out, " <span class=\"n\">n=%d</span>", c->n);
-    if (isfinite(c->alt)) {
-        buf_adds(out, " <span class=\"alt\">");
-        human(out, c->alt, UNIT_IOPS);
-        buf_adds(out, " IOPS</span>");
-    }
+    else
+        value_format(out, c, u, &html_marks); /* our own text: digits and unit names */
     buf_adds(out, "</td>");
 }
 
@@ -188,7 +179,7 @@ struct axis {
 
 static double bar_end(const struct cell *c)
 {
-    return c->n > 1 && isfinite(c->sd) ? c->value + c->sd : c->value;
+    return cell_has_spread(c) ? c->value + c->sd : c->value;
 }
 
 static void axis_init(struct axis *a, const struct table *t, const struct chart *ch,
@@ -268,18 +259,14 @@ static void bar(struct buf *out, const struct axis *a, const char *side, const s
     buf_adds(out, "\" data-value=\"");
     escaped_number(out, c->value);
     buf_adds(out, "\" data-sd=\"");
-    escaped_number(out, c->n > 1 ? c->sd : NAN);
+    escaped_number(out, cell_has_spread(c) ? c->sd : NAN);
     buf_addf(out, "\" data-n=\"%d\"><title>", c->n);
     html_escape(out, side);
     buf_adds(out, ": ");
-    human(out, c->value, u);
-    if (c->n > 1 && isfinite(c->sd)) {
-        buf_adds(out, " ± ");
-        human(out, c->sd, u);
-        buf_addf(out, " (n=%d)", c->n);
-    }
+    static const struct value_marks title_marks = {" \xc2\xb1 ", "", " (n=", ")", NULL, NULL};
+    value_format(out, c, u, &title_marks);
     buf_adds(out, "</title></rect>\n");
-    if (c->n > 1 && isfinite(c->sd)) {
+    if (cell_has_spread(c)) {
         double lo = axis_x(a, c->value - c->sd), hi = axis_x(a, c->value + c->sd);
         buf_addf(out, "<path class=\"err\" d=\"M%.2f %.1fH%.2fM%.2f %.1fV%.1fM%.2f %.1fV%.1f\"/>\n",
                  lo, yc, hi, lo, yc - 4, yc + 4, hi, yc - 4, yc + 4);
@@ -342,7 +329,7 @@ static void chart(struct buf *out, const struct table *t, const struct chart *ch
     double y = 28;
     for (size_t i = 0; i < ch->nrows; i++) {
         size_t row = ch->rows[i], ends[LABEL_LINES];
-        const char *name = t->cells[row * t->ncols].text;
+        const char *name = t->cells[row * t->ncols + cs->key].text;
         double bars = (double)cs->nsides * BAR_H + (double)(cs->nsides - 1) * BAR_GAP;
         double lines = (double)wrap_label(name ? name : "", ends) * LINE_H;
         double h = bars > lines ? bars : lines;
@@ -386,39 +373,57 @@ static void charts(struct buf *out, const struct table *t)
 
 /* ---- the page ---- */
 
+static void page_title(void *ctx, const char *title)
+{
+    buf_adds(ctx, "<header>\n<h1>");
+    html_escape(ctx, title);
+    buf_adds(ctx, "</h1>\n<dl class=\"facts\">\n");
+}
+
+static void page_fact(void *ctx, const char *key, const char *value)
+{
+    buf_adds(ctx, "<dt>");
+    html_escape(ctx, key);
+    buf_adds(ctx, "</dt><dd>");
+    html_escape(ctx, value);
+    buf_adds(ctx, "</dd>\n");
+}
+
+static void page_facts_end(void *ctx)
+{
+    buf_adds(ctx, "</dl>\n</header>\n");
+}
+
+static void page_section(void *ctx, const struct section *s)
+{
+    buf_adds(ctx, "<section>\n<h2>");
+    html_escape(ctx, s->heading);
+    buf_adds(ctx, "</h2>\n");
+    if (s->prose && *s->prose)
+        prose(ctx, s->prose);
+}
+
+static void page_table(void *ctx, const struct table *t)
+{
+    table(ctx, t);
+    charts(ctx, t);
+}
+
+static void page_section_end(void *ctx, const struct section *s)
+{
+    (void)s;
+    buf_adds(ctx, "</section>\n");
+}
+
 static void body(struct buf *out, const struct report *r)
 {
-    buf_adds(out, "<header>\n<h1>");
-    html_escape(out, r->title);
-    buf_adds(out, "</h1>\n<dl class=\"facts\">\n");
-    for (size_t i = 0; i < r->nfacts; i++) {
-        buf_adds(out, "<dt>");
-        html_escape(out, r->facts[i].key);
-        buf_adds(out, "</dt><dd>");
-        html_escape(out, r->facts[i].value);
-        buf_adds(out, "</dd>\n");
-    }
-    if (r->generated) {
-        buf_adds(out, "<dt>Generated</dt><dd>");
-        html_escape(out, r->generated);
-        buf_adds(out, "</dd>\n");
-    }
-    buf_adds(out, "</dl>\n</header>\n");
-    for (size_t i = 0; i < r->nsections; i++) {
-        const struct section *s = &r->sections[i];
-        if (s->appendix)
-            continue;
-        buf_adds(out, "<section>\n<h2>");
-        html_escape(out, s->heading);
-        buf_adds(out, "</h2>\n");
-        if (s->prose && *s->prose)
-            prose(out, s->prose);
-        if (s->table) {
-            table(out, s->table);
-            charts(out, s->table);
-        }
-        buf_adds(out, "</section>\n");
-    }
+    static const struct report_walker page = {.title = page_title,
+                                              .fact = page_fact,
+                                              .facts_end = page_facts_end,
+                                              .section = page_section,
+                                              .table = page_table,
+                                              .section_end = page_section_end};
+    report_walk(r, &page, out);
 }
 
 int render_html(const struct report *r, const char *template_dir, struct buf *out, struct diag *d)

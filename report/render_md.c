@@ -2,7 +2,6 @@
  * `a|b`, `<b>`, `&lt;` or `~~x~~` cannot break a table, inject markup or be read as an entity. */
 #include "report.h"
 
-#include <math.h>
 #include <string.h>
 
 void report_md_escape(struct buf *out, const char *s)
@@ -19,40 +18,17 @@ void report_md_escape(struct buf *out, const char *s)
 
 static void md_cell(struct buf *out, const struct cell *c, enum unit u)
 {
-    struct buf tmp = BUF_INIT;
-    switch (c->kind) {
-    case CELL_EMPTY:
+    if (c->kind == CELL_EMPTY)
         buf_adds(out, "–");
-        break;
-    case CELL_TEXT:
+    else if (c->kind == CELL_TEXT || c->text)
         report_md_escape(out, c->text);
-        break;
-    case CELL_NUMBER:
-        if (c->text) {
-            report_md_escape(out, c->text);
-            break;
-        }
-        unit_format(&tmp, c->value, u);
-        buf_add(out, tmp.data, tmp.len);
-        if (c->n > 1 && isfinite(c->sd)) {
-            buf_reset(&tmp);
-            unit_format(&tmp, c->sd, u);
-            buf_addf(out, " ± %s", tmp.data);
-        }
-        if (c->n > 1)
-            buf_addf(out, " (n=%d)", c->n);
-        if (isfinite(c->alt)) {
-            buf_reset(&tmp);
-            unit_format(&tmp, c->alt, UNIT_IOPS);
-            buf_addf(out, "; %s IOPS", tmp.data);
-        }
-        break;
-    }
-    buf_release(&tmp);
+    else
+        value_format(out, c, u, &VALUE_MARKS_TEXT);
 }
 
-static void md_table(struct buf *out, const struct table *t)
+static void md_table(void *ctx, const struct table *t)
 {
+    struct buf *out = ctx;
     buf_adds(out, "|");
     for (size_t c = 0; c < t->ncols; c++) {
         buf_addc(out, ' ');
@@ -74,34 +50,38 @@ static void md_table(struct buf *out, const struct table *t)
     }
 }
 
+static void md_title(void *ctx, const char *title)
+{
+    buf_adds(ctx, "# ");
+    report_md_escape(ctx, title);
+    buf_adds(ctx, "\n\n");
+}
+
+static void md_fact(void *ctx, const char *key, const char *value)
+{
+    buf_adds(ctx, "- **");
+    report_md_escape(ctx, key);
+    buf_adds(ctx, ":** ");
+    report_md_escape(ctx, value);
+    buf_addc(ctx, '\n');
+}
+
+static void md_section(void *ctx, const struct section *s)
+{
+    buf_adds(ctx, "\n## ");
+    report_md_escape(ctx, s->heading);
+    buf_adds(ctx, "\n\n");
+    if (s->prose && *s->prose) {
+        buf_adds(ctx, s->prose); /* our own CommonMark; input text in it is pre-escaped */
+        buf_adds(ctx, "\n\n");
+    }
+}
+
 int render_md(const struct report *r, struct buf *out, struct diag *d)
 {
     (void)d;
-    buf_adds(out, "# ");
-    report_md_escape(out, r->title);
-    buf_adds(out, "\n\n");
-    for (size_t i = 0; i < r->nfacts; i++) {
-        buf_adds(out, "- **");
-        report_md_escape(out, r->facts[i].key);
-        buf_adds(out, ":** ");
-        report_md_escape(out, r->facts[i].value);
-        buf_addc(out, '\n');
-    }
-    if (r->generated)
-        buf_addf(out, "- **Generated:** %s\n", r->generated);
-    for (size_t i = 0; i < r->nsections; i++) {
-        const struct section *s = &r->sections[i];
-        if (s->appendix)
-            continue;
-        buf_adds(out, "\n## ");
-        report_md_escape(out, s->heading);
-        buf_adds(out, "\n\n");
-        if (s->prose && *s->prose) {
-            buf_adds(out, s->prose); /* our own CommonMark; input text in it is pre-escaped */
-            buf_adds(out, "\n\n");
-        }
-        if (s->table)
-            md_table(out, s->table);
-    }
+    static const struct report_walker md = {
+        .title = md_title, .fact = md_fact, .section = md_section, .table = md_table};
+    report_walk(r, &md, out);
     return 0;
 }

@@ -209,17 +209,16 @@ static void formats(struct xlsx *x)
 
 static enum col_kind column_kind(const struct table *t, size_t c)
 {
-    if (t->cols[c].unit == UNIT_RATIO)
+    if (t->cols[c].role == ROLE_FACTOR)
         return COL_FACTOR;
-    enum col_kind kind = COL_PLAIN;
+    if (t->cols[c].role != ROLE_SIDE)
+        return COL_PLAIN;
     for (size_t r = 0; r < t->nrows; r++) {
         const struct cell *v = &t->cells[r * t->ncols + c];
         if (v->kind == CELL_NUMBER && isfinite(v->alt))
             return COL_VALUE_ALT;
-        if (v->kind == CELL_NUMBER && v->n > 0)
-            kind = COL_VALUE;
     }
-    return kind;
+    return COL_VALUE;
 }
 
 static void layout(struct sheet_table *st, const struct table *t)
@@ -293,7 +292,7 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
         number(x, ws, row, col, st, v->value, u);
     }
     if ((st->kind[c] == COL_VALUE || st->kind[c] == COL_VALUE_ALT) && v->kind == CELL_NUMBER) {
-        if (v->n > 1)
+        if (cell_has_spread(v))
             number(x, ws, row, col + 1, st, v->sd, u);
         if (v->n > 0)
             put_number(x, ws, row, col + 2, v->n, x->count);
@@ -391,58 +390,87 @@ static double wrapped_height(const char *s, double width)
     return 15 * lines;
 }
 
-static lxw_row_t summary_section(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
-                                 const struct section *s)
+/* The Summary sheet as the page walk fills it: row is the next free row. */
+struct summary {
+    struct xlsx *x;
+    lxw_worksheet *ws;
+    lxw_row_t row;
+};
+
+static void summary_title(void *ctx, const char *title)
 {
-    put_text(x, ws, row, 0, s->heading, x->bold);
+    struct summary *sm = ctx;
+    put_text(sm->x, sm->ws, sm->row, 0, title, sm->x->title);
+    sm->row += 2;
+}
+
+static void summary_fact(void *ctx, const char *key, const char *value)
+{
+    struct summary *sm = ctx;
+    put_text(sm->x, sm->ws, sm->row, 0, key, sm->x->bold);
+    put_text(sm->x, sm->ws, sm->row++, 1, value, sm->x->wrap);
+}
+
+static void summary_units(void *ctx)
+{
+    summary_fact(ctx, "Units",
+                 "Comparison and Charts: MiB/s, IOPS and \xc2\xb5s (each cell's number "
+                 "format shows its unit). Runs and Results: base units as named in the "
+                 "column headers (bytes/s, ns, ms, bytes).");
+    ((struct summary *)ctx)->row++;
+}
+
+static void summary_section(void *ctx, const struct section *s)
+{
+    struct summary *sm = ctx;
+    put_text(sm->x, sm->ws, sm->row, 0, s->heading, sm->x->bold);
     if (s->prose && *s->prose) {
         char *text = plain_text(s->prose);
-        put_text(x, ws, row, 1, text, x->wrap);
-        check(x, worksheet_set_row(ws, row, wrapped_height(text, PROSE_WIDTH), NULL));
+        put_text(sm->x, sm->ws, sm->row, 1, text, sm->x->wrap);
+        check(sm->x, worksheet_set_row(sm->ws, sm->row, wrapped_height(text, PROSE_WIDTH), NULL));
         free(text);
     }
-    row++;
-    if (s->table && strcmp(s->table->name, "comparison")) {
-        struct sheet_table small;
-        layout(&small, s->table);
-        row = table(x, ws, row, &small) + 1;
-        layout_release(&small);
-    } else if (s->table) {
-        put_text(x, ws, row++, 1,
-                 "The table is on the Comparison sheet, the charts on the "
-                 "Charts sheet.",
-                 NULL);
+    sm->row++;
+}
+
+/* A comparison has sheets of its own; other tables stand in the Summary. */
+static int compares(const struct table *t)
+{
+    return table_find_role(t, ROLE_SIDE) < t->ncols;
+}
+
+static void summary_table(void *ctx, const struct table *t)
+{
+    struct summary *sm = ctx;
+    if (compares(t)) {
+        put_text(sm->x, sm->ws, sm->row++, 1,
+                 "The table is on the Comparison sheet, the charts on the Charts sheet.", NULL);
+        return;
     }
-    return row + 1;
+    struct sheet_table small;
+    layout(&small, t);
+    sm->row = table(sm->x, sm->ws, sm->row, &small) + 1;
+    layout_release(&small);
+}
+
+static void summary_section_end(void *ctx, const struct section *s)
+{
+    (void)s;
+    ((struct summary *)ctx)->row++;
 }
 
 static void summary_sheet(struct xlsx *x, const struct report *r)
 {
-    lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Summary");
-    lxw_row_t row = 0;
-    put_text(x, ws, row, 0, r->title, x->title);
-    row += 2;
-    for (size_t i = 0; i < r->nfacts; i++, row++) {
-        put_text(x, ws, row, 0, r->facts[i].key, x->bold);
-        put_text(x, ws, row, 1, r->facts[i].value, x->wrap);
-    }
-    if (r->generated) {
-        put_text(x, ws, row, 0, "Generated", x->bold);
-        put_text(x, ws, row++, 1, r->generated, NULL);
-    }
-    put_text(x, ws, row, 0, "Units", x->bold);
-    put_text(x, ws, row, 1,
-             "Comparison and Charts: MiB/s, IOPS and \xc2\xb5s (each cell's number "
-             "format shows its unit). Runs and Results: base units as named in the "
-             "column headers (bytes/s, ns, ms, bytes).",
-             x->wrap);
-    row += 2;
-    for (size_t i = 0; i < r->nsections; i++) {
-        if (!r->sections[i].appendix)
-            row = summary_section(x, ws, row, &r->sections[i]);
-    }
-    check(x, worksheet_set_column(ws, 0, 0, 34, NULL));
-    check(x, worksheet_set_column(ws, 1, 1, PROSE_WIDTH, NULL));
+    static const struct report_walker summary = {.title = summary_title,
+                                                 .fact = summary_fact,
+                                                 .facts_end = summary_units,
+                                                 .section = summary_section,
+                                                 .table = summary_table,
+                                                 .section_end = summary_section_end};
+    struct summary sm = {x, workbook_add_worksheet(x->wb, "Summary"), 0};
+    report_walk(r, &summary, &sm);
+    check(x, worksheet_set_column(sm.ws, 0, 0, 34, NULL));
+    check(x, worksheet_set_column(sm.ws, 1, 1, PROSE_WIDTH, NULL));
 }
 
 /* ---- Charts ---- */
@@ -462,7 +490,7 @@ static lxw_row_t chart_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
         put_text(x, ws, row + 1, (lxw_col_t)(1 + s), t->cols[cs->sides[s]].name, x->header);
     lxw_row_t first = row + 2, last = row + 1 + (lxw_row_t)ch->nrows;
     for (size_t i = 0; i < ch->nrows; i++) {
-        const struct cell *name = &t->cells[ch->rows[i] * t->ncols];
+        const struct cell *name = &t->cells[ch->rows[i] * t->ncols + cs->key];
         put_text(x, ws, first + (lxw_row_t)i, 0, name->kind == CELL_TEXT ? name->text : "", NULL);
         for (size_t s = 0; s < cs->nsides; s++) {
             const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
@@ -504,10 +532,11 @@ static void charts_sheet(struct xlsx *x, const struct table *t)
 
 /* ---- the workbook ---- */
 
-static const struct table *find_table(const struct report *r, const char *name)
+/* The first table that compares sides. */
+static const struct table *find_comparison(const struct report *r)
 {
     for (size_t i = 0; i < r->nsections; i++)
-        if (r->sections[i].table && !strcmp(r->sections[i].table->name, name))
+        if (r->sections[i].table && compares(r->sections[i].table))
             return r->sections[i].table;
     return NULL;
 }
@@ -526,20 +555,19 @@ static void properties(struct xlsx *x, const struct report *r)
     free(title);
 }
 
+/* Summary, then the comparison with the columns that name a row frozen, its charts, and a sheet
+ * per appendix table named as its section. */
 static void sheets(struct xlsx *x, const struct report *r)
 {
-    static const char *const appendix[][2] = {{"runs", "Runs"}, {"results", "Results"}};
-    const struct table *cmp = find_table(r, "comparison");
+    const struct table *cmp = find_comparison(r);
     summary_sheet(x, r);
     if (cmp) {
-        table_sheet(x, "Comparison", cmp, 2);
+        table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
         charts_sheet(x, cmp);
     }
-    for (size_t i = 0; i < sizeof(appendix) / sizeof(appendix[0]); i++) {
-        const struct table *t = find_table(r, appendix[i][0]);
-        if (t)
-            table_sheet(x, appendix[i][1], t, 0);
-    }
+    for (size_t i = 0; i < r->nsections; i++)
+        if (r->sections[i].appendix && r->sections[i].table)
+            table_sheet(x, r->sections[i].heading, r->sections[i].table, 0);
 }
 
 int render_xlsx(const struct report *r, const char *path, struct diag *d)

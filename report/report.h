@@ -38,11 +38,25 @@ struct cell {
     double min, max;      /* range of averaged runs; NAN when unknown */
     double p;             /* a factor's test p-value (Welch), before correction; NAN */
     double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
+    int exact;            /* CELL_NUMBER read from an integer: integer is its exact value */
+    long long integer;    /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
+};
+
+/* What a column holds, set where the table is built; renderers, CSV sub-columns and charts
+ * read it instead of guessing from table names and positions. */
+enum column_role {
+    ROLE_PLAIN,  /* text, or numbers shown in their human unit */
+    ROLE_KEY,    /* names the row's subject (the workload): a chart's bar group */
+    ROLE_METRIC, /* names the row's measure: a chart per metric */
+    ROLE_SIDE,   /* one compared side's values: means of repeats with their spread */
+    ROLE_FACTOR, /* a candidate against the baseline: factor, 95 % interval, verdict */
+    ROLE_FIELD,  /* a stored field as the warehouse holds it: numbers exact, in base units */
 };
 
 struct column {
     const char *name;
     enum unit unit;
+    enum column_role role;
 };
 
 struct table {
@@ -88,6 +102,51 @@ void cell_set_text(struct cell *c, const char *text);
 void cell_set_number(struct cell *c, double value);
 /* Appends a row of empty cells and returns it. */
 struct cell *table_add_row(struct report *r, struct table *t);
+/* A table outside any report (benchdb runs, query, runs --history): its rows stream through it
+ * a batch at a time, their cells and text held in rows until row_table_clear. */
+struct row_table {
+    struct table t;
+    struct arena names; /* the table's and its columns' names */
+    struct arena rows;
+};
+void row_table_init(struct row_table *rt, const char *name, const struct column *cols,
+                    size_t ncols);
+struct cell *row_table_add(struct row_table *rt);
+void row_table_clear(struct row_table *rt);
+void row_table_release(struct row_table *rt);
+
+/* The first column of role, or t->ncols when there is none. */
+size_t table_find_role(const struct table *t, enum column_role role);
+
+/* The rule every page follows for a value: a mean of two or more runs shows its sample
+ * standard deviation (when known) and its run count; a single run shows the value alone. */
+int cell_averaged(const struct cell *c);
+int cell_has_spread(const struct cell *c);
+/* What a page puts around the parts of a value; NULL alt_open: the second view is left out. */
+struct value_marks {
+    const char *sd_open, *sd_close;   /* " ± " "" */
+    const char *n_open, *n_close;     /* " (n=" ")" */
+    const char *alt_open, *alt_close; /* "; " " IOPS" */
+};
+extern const struct value_marks VALUE_MARKS_TEXT; /* "70.2 MiB/s ± 1.2 MiB/s (n=3); 17.5k IOPS" */
+/* A number cell's value as a page shows it (a cell with a phrase shows the phrase instead, in the
+ * page's escaping): the value in unit u, its spread and run count as cell_averaged says, and its
+ * second view (IOPS beside bandwidth), each set apart by m. */
+void value_format(struct buf *out, const struct cell *c, enum unit u, const struct value_marks *m);
+
+/* The page walk every page renderer shares (cmark's renderer idea): the walk visits the title,
+ * the facts (and "Generated" when the report states a time), then each section that is not an
+ * appendix with its table; each renderer supplies what a node becomes. NULL callbacks are
+ * skipped. */
+struct report_walker {
+    void (*title)(void *ctx, const char *title);
+    void (*fact)(void *ctx, const char *key, const char *value);
+    void (*facts_end)(void *ctx);
+    void (*section)(void *ctx, const struct section *s); /* its heading and prose */
+    void (*table)(void *ctx, const struct table *t);
+    void (*section_end)(void *ctx, const struct section *s);
+};
+void report_walk(const struct report *r, const struct report_walker *w, void *ctx);
 
 /* Human text of a value in its unit: "70.2 MiB/s", "212 ms", "308k", "30.0x". */
 void unit_format(struct buf *out, double v, enum unit u);
@@ -108,6 +167,27 @@ void report_csv_field(struct buf *out, const char *s);
 void report_md_escape(struct buf *out, const char *s);
 
 int render_md(const struct report *r, struct buf *out, struct diag *d);
+
+/* A table as text, written as its rows come: an aligned grid, RFC 4180 CSV (header first), a
+ * JSON array of objects (one per row, keyed by column name), or a Markdown table. Cells are shown
+ * as stored: numbers exact, in base units. The grid and Markdown escape control characters
+ * (\x1b, \n: a name must neither drive the terminal nor split a row) and Markdown its own
+ * syntax too; CSV and JSON keep the text exact, quoted their own way. */
+enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD };
+struct table_writer {
+    enum table_format fmt;
+    size_t *width;   /* grid and Markdown: sized from the header and the first batch of rows */
+    size_t nrows;    /* rows written */
+    int started;     /* the header is written */
+    struct buf cell; /* a cell's text as shown */
+};
+void table_writer_init(struct table_writer *w, enum table_format fmt);
+/* Appends t's rows to out, the first call the header too; later batches keep the first widths
+ * (a wider cell pushes its line along; nothing is cut). */
+void table_write_rows(struct table_writer *w, const struct table *t, struct buf *out);
+/* Ends the table (JSON's closing bracket; the header of a table that had no rows). */
+void table_write_end(struct table_writer *w, const struct table *t, struct buf *out);
+void table_writer_release(struct table_writer *w);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css

@@ -116,3 +116,32 @@ const char *unit_name(enum unit u)
     }
     return "";
 }
+
+int cell_averaged(const struct cell *c)
+{
+    return c->n > 1;
+}
+
+int cell_has_spread(const struct cell *c)
+{
+    return cell_averaged(c) && isfinite(c->sd);
+}
+
+const struct value_marks VALUE_MARKS_TEXT = {" \xc2\xb1 ", "", " (n=", ")", "; ", " IOPS"};
+
+void value_format(struct buf *out, const struct cell *c, enum unit u, const struct value_marks *m)
+{
+    unit_format(out, c->value, u);
+    if (cell_has_spread(c)) {
+        buf_adds(out, m->sd_open);
+        unit_format(out, c->sd, u);
+        buf_adds(out, m->sd_close);
+    }
+    if (cell_averaged(c))
+        buf_addf(out, "%s%d%s", m->n_open, c->n, m->n_close);
+    if (m->alt_open && isfinite(c->alt)) {
+        buf_adds(out, m->alt_open);
+        unit_format(out, c->alt, UNIT_IOPS);
+        buf_adds(out, m->alt_close);
+    }
+}

@@ -77,7 +77,10 @@ def iperf3_json_expect(path):
                  "bw_bytes_s": recv["bits_per_second"] / 8, "io_bytes": float(recv["bytes"]),
                  "runtime_ms": recv["seconds"] * 1000,
                  "cpu_pct": end["cpu_utilization_percent"]["host_total"],
-                 "started_at": doc["start"]["timestamp"]["timesecs"]}
+                 "started_at": doc["start"]["timestamp"]["timesecs"],
+                 # the machine (uname's nodename), not its socket's address
+                 "host": doc["start"]["system_info"].split()[1],
+                 "tag.local_address": doc["start"]["connected"][0]["local_host"]}
             e["sender_bw_bytes_s"] = sent["bits_per_second"] / 8 if sent["bytes"] > 0 else None
             if proto == "tcp":
                 e["retransmits"] = float(sent["retransmits"]) if sent["bytes"] > 0 else None

@@ -1,0 +1,16 @@
+/* rows.h: statements read as report tables, shared by rows.c and appendix.c. Private to
+ * query/. */
+#ifndef BDB_ROWS_H
+#define BDB_ROWS_H
+
+#include "query.h"
+
+/* The runs with their keys, as benchdb runs lists them; detail (the report's appendix) names
+ * the id run_id and adds each source's sha256 and the run's command line. */
+void runs_sql(struct buf *sql, int detail);
+/* Adds an appendix section whose table is sql's rows, columns named as in the SQL, values as
+ * stored. */
+int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
+                 const char *sql, struct diag *d);
+
+#endif
