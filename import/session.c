@@ -69,26 +69,6 @@ void diag_replay(struct diag *d, enum diag_level level, const char *line)
         fprintf(stderr, "%s\n", line);
 }
 
-const struct importer *import_choose(const struct import_options *o, const struct source *src,
-                                     struct diag *d)
-{
-    if (o->format)
-        return importer_find(o->format);
-    /* a warehouse keeps its sources' bytes, in which an importer could find output */
-    if (src->len >= 16 && !memcmp(src->data, "SQLite format 3", 16)) { /* with its NUL */
-        diag_error_line(d, src, 1,
-                        "a SQLite database (a benchdb warehouse?), not benchmark output; to "
-                        "combine warehouses use 'benchdb merge'");
-        return NULL;
-    }
-    struct buf tried = BUF_INIT;
-    const struct importer *imp = importer_detect(src, &tried);
-    if (!imp)
-        diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
-    buf_release(&tried);
-    return imp;
-}
-
 /* A dry run's sink: each record checked as the database's sink checks it, then printed. */
 struct dry_sink {
     size_t count;
@@ -260,7 +240,7 @@ static int store_with_sidecar(struct import_session *s, const struct sidecar *sc
 {
     struct import_labels merged;
     struct kv *tags = NULL;
-    sidecar_merge(sc, &s->o->labels, &merged, &tags);
+    db_labels_overlay(&s->o->labels, &sc->labels, &merged, &tags);
     int rc = store(s, &merged, imp, src, in, parse);
     free(tags);
     return rc;

@@ -55,6 +55,14 @@ struct import_labels {
     size_t n_tags;
 };
 
+/* The one rule of which label wins: each of over's (a flag over a sidecar, a sidecar or flag
+ * over what `benchdb run` recorded, any of them over the content) unless it is NULL, then
+ * under's. Tags: under's then over's, each left out where a later one has its key (so over's
+ * replace under's). The tags are in *tags, NULL when none, which the caller frees; out's
+ * strings are borrowed from over and under. */
+void db_labels_overlay(const struct import_labels *over, const struct import_labels *under,
+                       struct import_labels *out, struct kv **tags);
+
 struct db_import; /* one file being imported, inside a transaction */
 
 /* 1 when a file with this content is already stored (its path in *path, caller frees),
