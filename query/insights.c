@@ -108,30 +108,18 @@ static void evidence_workload(struct insight_ctx *c, struct finding *f, const st
 
 /* Counts (and names the first few of) the usable results for which holds() is true. */
 static void collect(struct insight_ctx *c, struct finding *f,
-                    int (*holds)(const struct insight_ctx *, const struct side_result *))
+                    int (*holds)(const struct side_result *))
 {
     for (size_t i = 0; i < c->n; i++)
-        if (result_usable(&c->res[i]) && holds(c, &c->res[i]))
+        if (result_usable(&c->res[i]) && holds(&c->res[i]))
             evidence_workload(c, f, &c->res[i]);
-}
-
-static int is_buffered(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
-    return suspect_buffered(r);
-}
-
-static int is_sync_write(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
-    return result_is_sync(r);
 }
 
 /* Buffered I/O that the page cache or the NFS client cache probably served. */
 static void buffered(struct insight_ctx *c)
 {
     struct finding f = {"Probably cached", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_buffered);
+    collect(c, &f, suspect_buffered);
     buf_addf(&f.text,
              "%zu buffered (direct=0) result%s: random I/O, or sequential writes without "
              "fsync/fdatasync/O_SYNC (fio's end_fsync is not stored, so a final flush cannot be "
@@ -142,16 +130,15 @@ static void buffered(struct insight_ctx *c)
     emit(c, &f);
 }
 
-static int is_stated_cached(const struct insight_ctx *c, const struct side_result *r)
+static int stated_cached(const struct side_result *r)
 {
-    (void)c;
     return r->stated_cached;
 }
 
 static void stated(struct insight_ctx *c)
 {
     struct finding f = {"Stated as cached", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_stated_cached);
+    collect(c, &f, stated_cached);
     buf_addf(&f.text,
              "%zu result%s whose author noted that a cache answered: left out of the "
              "recommendations.",
@@ -285,16 +272,10 @@ static void sync_engine_depth(struct insight_ctx *c)
     emit(c, &f);
 }
 
-static int is_transcribed(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
-    return suspect_transcribed(r);
-}
-
 static void transcribed(struct insight_ctx *c)
 {
     struct finding f = {"Typed without context", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_transcribed);
+    collect(c, &f, suspect_transcribed);
     buf_addf(&f.text,
              "%zu result%s typed by hand without the workload (no rw): it could be any "
              "workload, so it is left out of the recommendations.",
@@ -447,7 +428,7 @@ static void short_runs(struct insight_ctx *c)
 static void sync_writes(struct insight_ctx *c)
 {
     struct finding f = {"Sync writes", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_sync_write);
+    collect(c, &f, result_is_sync);
     buf_addf(&f.text,
              "%zu sync-write result%s (fsync/fdatasync/O_SYNC): each write waits for "
              "stable storage, the figure that matters for databases and journals.",
