@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +129,15 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
+     * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    struct stat st;
+    if (mode != DB_CREATE && stat(path, &st) != 0 && errno == ENOENT)
+        return diag_error(d,
+                          "no warehouse at '%s' yet: import results first (or name one with "
+                          "--db or $BENCHDB_DB)",
+                          path);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
@@ -413,8 +423,9 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
 }
 
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d)
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
     buf_init(&imp->json);
@@ -438,7 +449,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         sql_bind_text(st, &rc, ":imported_at", imported_at);
         sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
         if (whole) {
-            struct raw_blob b = raw_pack(&db->packer, src->data, src->len);
+            struct raw_blob b = packed ? *packed : raw_pack(&db->packer, src->data, src->len);
             sql_bind_blob(st, &rc, ":raw", b.data, b.len);
             sql_bind_text(st, &rc, ":raw_codec", b.codec);
         }
