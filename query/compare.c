@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "figures.h"
 #include "insights.h"
 #include "results.h"
 #include "stats.h"
@@ -791,8 +792,10 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     if (rc == 0) {
         comparison_table(r, o, &g);
         unmatched_section(r, o, &g);
-        query_insights(o, &res, &basis, r);
+        rc = query_figures(db, o, &res, r, d);
     }
+    if (rc == 0)
+        query_insights(o, &res, &basis, r);
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
     if (rc == 0) {
