@@ -302,13 +302,16 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
     } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
         put_number(x, ws, row, col + 1, v->lo, x->interval);
         put_number(x, ws, row, col + 2, v->hi, x->interval);
-        put_text(x, ws, row, col + 3, verdict_text(v->verdict), NULL);
-        fit(st, col + 3, text_width(verdict_text(v->verdict)));
+        const char *verdict = v->direction ? v->direction : verdict_text(v->verdict);
+        put_text(x, ws, row, col + 3, verdict, NULL);
+        fit(st, col + 3, text_width(verdict));
     }
 }
 
-/* Colours a factor only when its verdict column says significant: green when the candidate
- * is better (factor > 1), red when worse. The rule reads the verdict column of its row. */
+/* Colours a factor only when its verdict column says it is significant (a verdict that names
+ * its direction: "2.60x faster", never "not significant" or "single run"): green when the
+ * candidate is better (factor > 1), red when worse. The rule reads the verdict column of its
+ * row. */
 static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw_row_t last,
                          lxw_col_t col, lxw_col_t verdict)
 {
@@ -316,7 +319,7 @@ static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw
     lxw_col_to_name(fcol, col, 0);
     lxw_col_to_name(vcol, verdict, 1);
     for (int better = 1; better >= 0; better--) {
-        snprintf(formula, sizeof(formula), "=AND(%s%u=\"significant\",%s%u%s1)", vcol,
+        snprintf(formula, sizeof(formula), "=AND(ISNUMBER(SEARCH(\"x \",%s%u)),%s%u%s1)", vcol,
                  (unsigned)first + 1, fcol, (unsigned)first + 1, better ? ">" : "<");
         lxw_conditional_format rule = {0};
         rule.type = LXW_CONDITIONAL_TYPE_FORMULA;
@@ -347,6 +350,17 @@ static void set_widths(struct xlsx *x, lxw_worksheet *ws, const struct sheet_tab
         check(x, worksheet_set_column(ws, c, c, st->width[c], NULL));
 }
 
+/* Every sheet prints landscape on A4, its columns fitted to the page width (as many pages down
+ * as it takes), its first row repeated on each page. */
+static void page_setup(struct xlsx *x, lxw_worksheet *ws)
+{
+    enum { PAPER_A4 = 9 };
+    worksheet_set_landscape(ws);
+    worksheet_set_paper(ws, PAPER_A4);
+    worksheet_fit_to_pages(ws, 1, 0);
+    check(x, worksheet_repeat_rows(ws, 0, 0));
+}
+
 /* A sheet that is one table: header frozen, autofilter on, columns fitted. */
 static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
                         lxw_col_t frozen_cols)
@@ -357,6 +371,7 @@ static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
     lxw_row_t end = table(x, ws, 0, &st);
     set_widths(x, ws, &st);
     worksheet_freeze_panes(ws, 1, frozen_cols);
+    page_setup(x, ws);
     check(x, worksheet_autofilter(ws, 0, 0, end > 1 ? end - 1 : 1, st.ncols - 1));
     layout_release(&st);
 }
@@ -472,6 +487,7 @@ static void summary_sheet(struct xlsx *x, const struct report *r)
     report_walk(r, &summary, &sm);
     check(x, worksheet_set_column(sm.ws, 0, 0, 34, NULL));
     check(x, worksheet_set_column(sm.ws, 1, 1, PROSE_WIDTH, NULL));
+    page_setup(x, sm.ws);
 }
 
 /* ---- Charts: any figure as its data block and a native chart of it ---- */
@@ -566,15 +582,17 @@ static lxw_chart *native_chart(struct xlsx *x, const struct figure *f, lxw_row_t
         workbook_add_chart(x->wb, bars ? LXW_CHART_BAR : LXW_CHART_SCATTER_STRAIGHT_WITH_MARKERS);
     chart_title_set_name(chart, cell_text(x, f->title)); /* copies the text */
     if (bars) {
-        /* a bar chart's x_axis is its category axis (drawn upright): reversed, the first workload
-         * is on top as in the table; the value axis is never reversed, and crossing at the
-         * maximum keeps it below the bars */
-        chart_axis_set_reverse(chart->x_axis);
-        chart_axis_set_crossing_max(chart->x_axis);
+        /* libxlsxwriter swaps a bar chart's axes: x_axis is the value axis (drawn across), y_axis
+         * the category axis (drawn upright). The category axis is reversed so that the first
+         * workload is on top, as in the table; the value axis never is, and crossing the
+         * categories at their maximum keeps it below the bars. */
+        chart_axis_set_reverse(chart->y_axis);
+        chart_axis_set_crossing_max(chart->y_axis);
+        axis_setup(x, chart->x_axis, &f->y);
     } else {
         axis_setup(x, chart->x_axis, &f->x);
+        axis_setup(x, chart->y_axis, &f->y);
     }
-    axis_setup(x, chart->y_axis, &f->y);
     for (size_t s = 0; s < f->nseries; s++) {
         lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
         lxw_col_t xcol = bars ? 0 : (lxw_col_t)(2 * s), ycol = bars ? (lxw_col_t)(1 + s) : xcol + 1;
@@ -618,6 +636,7 @@ static void charts_sheet(struct xlsx *x, const struct report *r, const struct ta
     struct figure **bars;
     size_t n = chart_bar_figures(t, &a, &bars);
     lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Charts");
+    page_setup(x, ws);
     lxw_row_t row = 0;
     size_t widest = 1;
     for (size_t i = 0; i < n; i++) {

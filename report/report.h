@@ -28,18 +28,19 @@ enum verdict { VERDICT_NONE, VERDICT_SIGNIFICANT, VERDICT_NOT_SIGNIFICANT, VERDI
 
 struct cell {
     enum cell_kind kind;
-    const char *text;     /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
-    double value;         /* CELL_NUMBER, in the column's base unit */
-    double sd;            /* spread of repeated runs; NAN when unknown */
-    int n;                /* number of runs averaged; 0 when not applicable */
-    enum verdict verdict; /* for factors */
-    double lo, hi;        /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
-    enum unit unit;       /* UNIT_NONE: the column's unit */
-    double min, max;      /* range of averaged runs; NAN when unknown */
-    double p;             /* a factor's test p-value (Welch), before correction; NAN */
-    double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
-    int exact;            /* CELL_NUMBER read from an integer: integer is its exact value */
-    long long integer;    /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
+    const char *text;      /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
+    double value;          /* CELL_NUMBER, in the column's base unit */
+    double sd;             /* spread of repeated runs; NAN when unknown */
+    int n;                 /* number of runs averaged; 0 when not applicable */
+    enum verdict verdict;  /* for factors */
+    const char *direction; /* a significant factor's verdict with its direction: "2.60x faster" */
+    double lo, hi;         /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
+    enum unit unit;        /* UNIT_NONE: the column's unit */
+    double min, max;       /* range of averaged runs; NAN when unknown */
+    double p;              /* a factor's test p-value (Welch), before correction; NAN */
+    double alt;            /* a second view of the same value (IOPS beside bandwidth); NAN */
+    int exact;             /* CELL_NUMBER read from an integer: integer is its exact value */
+    long long integer;     /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
 };
 
 /* What a column holds, set where the table is built; renderers, CSV sub-columns and charts
