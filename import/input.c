@@ -1,4 +1,5 @@
-/* input.c: reading an input whole (up to HELD_MAX_MIB) or as a stream of chunks. */
+/* input.c: reading an input whole (up to HELD_MAX_MIB) or as a stream of chunks, and choosing
+ * the importer for it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,24 @@ void import_stream_init(struct import_stream *in, const char *name, FILE *f, con
 void import_stream_release(struct import_stream *in)
 {
     free(in->chunk);
+}
+
+const struct importer *import_choose(const struct import_options *o, const struct source *src,
+                                     struct diag *d)
+{
+    if (o->format)
+        return importer_find(o->format);
+    /* a warehouse keeps its sources' bytes, in which an importer could find output */
+    if (src->len >= 16 && !memcmp(src->data, "SQLite format 3", 16)) { /* with its NUL */
+        diag_error_line(d, src, 1,
+                        "a SQLite database (a benchdb warehouse?), not benchmark output; to "
+                        "combine warehouses use 'benchdb merge'");
+        return NULL;
+    }
+    struct buf tried = BUF_INIT;
+    const struct importer *imp = importer_detect(src, &tried);
+    if (!imp)
+        diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
+    buf_release(&tried);
+    return imp;
 }

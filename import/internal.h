@@ -75,6 +75,21 @@ struct parsed {
     size_t n_ev, a_ev;
 };
 
+/* Which fio logs and fio JSON jobs of one import command belong together (attach.c). */
+struct attach_registry;
+struct attach_registry *attach_new(void);
+void attach_free(struct attach_registry *reg);
+/* Notes what record r of the file at path (format: its importer), stored as result_id, may
+ * pair with: a fio JSON job or a fio log. reg NULL: nothing. */
+void attach_collect(struct attach_registry *reg, const char *path, const char *format,
+                    const struct bench_record *r, int64_t result_id);
+/* The file collected since the last call is complete: pairs its jobs or logs with those of the
+ * files stored before it and moves each paired log's series to its job's result, inside the
+ * file's transaction. 0, or -1 after a database failure. */
+int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d);
+/* The file was not stored: forgets what was collected from it. */
+void attach_file_drop(struct attach_registry *reg);
+
 /* Passes a diagnostic line, already formatted, to d as if reported there. */
 void diag_replay(struct diag *d, enum diag_level level, const char *line);
 

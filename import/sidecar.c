@@ -170,21 +170,6 @@ int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d)
     return rc;
 }
 
-void sidecar_merge(const struct sidecar *sc, const struct import_labels *flags,
-                   struct import_labels *out, struct kv **tags)
-{
-    const struct import_labels *s = &sc->labels;
-    out->host = flags->host ? flags->host : s->host;
-    out->storage_class = flags->storage_class ? flags->storage_class : s->storage_class;
-    out->sec = flags->sec ? flags->sec : s->sec;
-    out->mount = flags->mount ? flags->mount : s->mount;
-    out->n_tags = s->n_tags + flags->n_tags;
-    *tags = xmalloc((out->n_tags ? out->n_tags : 1) * sizeof(**tags));
-    for (size_t i = 0; i < out->n_tags; i++)
-        (*tags)[i] = i < s->n_tags ? s->tags[i] : flags->tags[i - s->n_tags];
-    out->tags = *tags;
-}
-
 void sidecar_release(struct sidecar *sc)
 {
     free(sc->tags);

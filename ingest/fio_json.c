@@ -345,6 +345,34 @@ static const char *string(const struct fio_doc *doc, const cJSON *obj, const cha
     return cJSON_IsString(v) ? copy(doc, v->valuestring) : NULL;
 }
 
+/* The file-name prefix of each log the job wrote when its option names one (write_bw_log=pre
+ * writes pre_bw.N.log; without a value the prefix is the job name): what ties the logs to
+ * this job when both are imported together (import/attach.c). */
+static void put_log_prefixes(struct fio_doc *doc, struct bench_record *r, const cJSON *job)
+{
+    static const char *const opts[] = {"write_bw_log", "write_iops_log", "write_lat_log",
+                                       "write_hist_log"};
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        const char *v = option(doc, job, opts[i]);
+        if (v && *v)
+            record_tag(doc->a, r, opts[i], copy(doc, v));
+    }
+}
+
+/* fio's own steady-state detection (ss=, ss_dur=): tag ss holds the criterion as fio prints
+ * it ("iops_slope:0.300000%"), ss_attained yes or no. */
+static void put_steadystate(struct fio_doc *doc, struct bench_record *r, const cJSON *job)
+{
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(job, "steadystate");
+    double attained;
+    if (!cJSON_IsObject(ss) || !number(ss, "attained", &attained))
+        return;
+    const char *criterion = string(doc, ss, "ss");
+    if (criterion)
+        record_tag(doc->a, r, "ss", criterion);
+    record_tag(doc->a, r, "ss_attained", attained != 0 ? "yes" : "no");
+}
+
 static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, const char *dir)
 {
     struct bench_record *r = record_new(doc->a, "fio");
@@ -372,6 +400,8 @@ static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, co
     const char *desc = string(doc, job, "desc");
     if (desc && *desc)
         record_tag(doc->a, r, "description", desc);
+    put_log_prefixes(doc, r, job);
+    put_steadystate(doc, r, job);
     return r;
 }
 

@@ -55,6 +55,14 @@ struct import_labels {
     size_t n_tags;
 };
 
+/* The one rule of which label wins: each of over's (a flag over a sidecar, a sidecar or flag
+ * over what `benchdb run` recorded, any of them over the content) unless it is NULL, then
+ * under's. Tags: under's then over's, each left out where a later one has its key (so over's
+ * replace under's). The tags are in *tags, NULL when none, which the caller frees; out's
+ * strings are borrowed from over and under. */
+void db_labels_overlay(const struct import_labels *over, const struct import_labels *under,
+                       struct import_labels *out, struct kv **tags);
+
 struct db_import; /* one file being imported, inside a transaction */
 
 /* 1 when a file with this content is already stored (its path in *path, caller frees),
@@ -78,6 +86,12 @@ int db_import_set_hash(struct db_import *imp, const char *sha256);
 /* The sink that stores records of this file. */
 struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
+/* The id of the result the sink stored last (0: none yet). */
+int64_t db_import_last_result(const struct db_import *imp);
+/* Moves the series of result `from` (a fio log's own result) to result `to` (the job that
+ * wrote the log) and tags `from` part=fio log, so that comparisons leave it out while its
+ * summary stays with its source. Inside the caller's transaction; 0 or -1 after a message. */
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d);
 void db_import_free(struct db_import *imp);
 
 /* The values a sec label may hold (the schema's CHECK), as messages list them. */
