@@ -29,6 +29,9 @@ static const char usage[] =
     "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
+    "  --alias LONG=SHORT    a short label for a compared value in the ranking view (5 or\n"
+    "                        more values; repeatable); without one, a label is shortened\n"
+    "                        to the part that differs between the values\n"
     "  --template DIR        with html: report.html and style.css in DIR replace the\n"
     "                        built-in ones (a file missing there falls back to the built-in)\n"
     "\n"
@@ -42,7 +45,7 @@ struct report_opts {
     struct compare_opts cmp;
     const char **values;
     size_t nv, av;
-    struct kv_list where;
+    struct kv_list where, aliases;
     const char *output, *format, *table, *template_dir;
 };
 
@@ -67,11 +70,17 @@ static const char *infer_format(const char *path)
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},      {"rules", required_argument, NULL, 'r'},
-        {"by", required_argument, NULL, 'b'},     {"where", required_argument, NULL, 'w'},
-        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-        {"table", required_argument, NULL, 't'},  {"template", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"compare", no_argument, NULL, 'c'},
+        {"rules", required_argument, NULL, 'r'},
+        {"by", required_argument, NULL, 'b'},
+        {"where", required_argument, NULL, 'w'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"table", required_argument, NULL, 't'},
+        {"template", required_argument, NULL, 'T'},
+        {"alias", required_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
@@ -95,6 +104,10 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             break;
         case 'w':
             if (kv_option("report", "where", optarg, &o->where))
+                return usage_exit(usage, BDB_EXIT_USAGE);
+            break;
+        case 'a':
+            if (kv_option("report", "alias", optarg, &o->aliases))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'o':
@@ -142,6 +155,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
     o->cmp.nvalues = o->nv;
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
+    o->cmp.aliases = o->aliases.v;
+    o->cmp.naliases = o->aliases.n;
     return BDB_EXIT_OK;
 }
 
@@ -257,6 +272,7 @@ int cmd_report(int argc, char **argv, struct app *app)
     db_close(db);
     free(o.values);
     kv_list_release(&o.where);
+    kv_list_release(&o.aliases);
     buf_release(&rules);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -16,6 +16,7 @@
 #include "../core/xalloc.h"
 #include "figures.h"
 #include "insights.h"
+#include "ranking.h"
 #include "results.h"
 #include "stats.h"
 
@@ -813,6 +814,7 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     }
     if (rc == 0) {
         comparison_table(r, o, &g);
+        query_ranking(o, r->sections[r->nsections - 1].table, r);
         unmatched_section(r, o, &g);
         rc = query_figures(db, o, &res, r, d);
     }

@@ -14,6 +14,8 @@ struct compare_opts {
     size_t nvalues;
     const struct kv *where; /* filters (KEY=VALUE), bound as parameters */
     size_t nwhere;
+    const struct kv *aliases; /* short labels (LONG=SHORT) of compared values */
+    size_t naliases;
     const char *rules;      /* tier rules (templates/tiers.rules format); NULL: the built-in */
     const char *rules_name; /* what error messages call them: the file's path */
 };
