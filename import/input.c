@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/scan.h"
 #include "../core/xalloc.h"
@@ -39,6 +40,28 @@ int read_rest(FILE *f, struct buf *b)
             return -1;
     }
     return b->len > max;
+}
+
+int read_regular(int fd, size_t size, struct buf *b)
+{
+    const size_t max = (size_t)HELD_MAX_MIB << 20;
+    size_t want = size + 1; /* one more, to see the end at once when the size held */
+    for (;;) {
+        buf_grow(b, want);
+        ssize_t n = read(fd, b->data + b->len, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        b->len += (size_t)n;
+        if (b->len > max)
+            return 1;
+        want = 64 << 10; /* the file grew: read on */
+    }
+    b->data[b->len] = '\0';
+    return 0;
 }
 
 static int next_chunk(struct import_stream *s)

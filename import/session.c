@@ -40,7 +40,7 @@ static int run_live(void *ctx, struct arena *a, struct record_sink *sink, struct
 {
     struct live_parse *lp = ctx;
     if (lp->in)
-        return importer_stream(lp->imp)->parse_stream(&lp->in->stream, a, sink, d);
+        return lp->imp->parse_stream(&lp->in->stream, a, sink, d);
     return lp->imp->parse(lp->src, a, sink, d);
 }
 
@@ -176,12 +176,13 @@ static int collect_emit(void *ctx, const struct bench_record *r)
     return 0;
 }
 
-/* Parses into the database inside one transaction: src whole, or the stream in (then src
- * has the path only, and the hash is known, and looked up, only at the end). 0 stored,
- * 1 skipped, -1 rejected, -2 database failure. */
+/* Parses into the database inside one transaction: src whole (its hash and stored bytes from
+ * pre when a worker prepared them), or the stream in (then src has the path only, and the hash
+ * is known, and looked up, only at the end). 0 stored, 1 skipped, -1 rejected, -2 database
+ * failure. */
 static int store(struct import_session *s, const struct import_labels *labels,
                  const struct importer *imp, const struct source *src, struct import_stream *in,
-                 const struct producer *parse)
+                 const struct producer *parse, const struct prepared *pre)
 {
     char sha[65], when[32];
     /* Look up inside the write transaction: another import may be storing the same file. */
@@ -189,7 +190,10 @@ static int store(struct import_session *s, const struct import_labels *labels,
         return -2;
     int rc = 0;
     if (!in) {
-        sha256_hex(src->data, src->len, sha);
+        if (pre)
+            memcpy(sha, pre->sha, sizeof(sha));
+        else
+            sha256_hex(src->data, src->len, sha);
         rc = skip_if_stored(s, src->path, sha);
     }
     if (rc)
@@ -197,7 +201,8 @@ static int store(struct import_session *s, const struct import_labels *labels,
     s->o->now(when);
     unsigned errors = s->d->errors;
     struct db_import *di =
-        db_import_begin(s->db, src, in ? NULL : sha, imp->name, when, labels, s->d);
+        db_import_begin(s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL,
+                        imp->name, when, labels, s->d);
     struct arena a = ARENA_INIT;
     rc = -2;
     if (di) {
@@ -259,12 +264,13 @@ static int flush_batch(struct import_session *s, int force)
 /* store() with the labels of the sidecar sc under the command-line ones. */
 static int store_with_sidecar(struct import_session *s, const struct sidecar *sc,
                               const struct importer *imp, const struct source *src,
-                              struct import_stream *in, const struct producer *parse)
+                              struct import_stream *in, const struct producer *parse,
+                              const struct prepared *pre)
 {
     struct import_labels merged;
     struct kv *tags = NULL;
     db_labels_overlay(&s->o->labels, &sc->labels, &merged, &tags);
-    int rc = store(s, &merged, imp, src, in, parse);
+    int rc = store(s, &merged, imp, src, in, parse, pre);
     free(tags);
     return rc;
 }
@@ -281,7 +287,7 @@ static int import_parse(struct import_session *s, const char *path, const struct
     struct sidecar sc;
     int rc = sidecar_load(path, &sc, s->d);
     if (rc == 0)
-        rc = store_with_sidecar(s, &sc, imp, src, in, &parse);
+        rc = store_with_sidecar(s, &sc, imp, src, in, &parse, NULL);
     sidecar_release(&sc);
     return rc;
 }
@@ -308,7 +314,7 @@ static const struct importer *stream_choice(const struct import_options *o, FILE
         (S_ISREG(st.st_mode) ? st.st_size <= stream_threshold() : head->len < HEAD_BYTES))
         return NULL;
     const struct importer *imp = o->format ? importer_find(o->format) : importer_detect(head, NULL);
-    return imp && importer_stream(imp) ? imp : NULL;
+    return imp && imp->parse_stream ? imp : NULL;
 }
 
 static int import_streamed(struct import_session *s, const char *path, const char *name,
@@ -366,7 +372,8 @@ static int import_parsed(struct import_session *s, struct parsed *p)
     struct producer replay = {run_replay, p};
     if (p->state == PARSED_REJECTED)
         return run_replay(p, NULL, NULL, s->d);
-    return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay);
+    return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay,
+                              p->rc == 0 ? &p->pre : NULL);
 }
 
 static enum import_outcome outcome(int rc)
@@ -439,7 +446,7 @@ enum import_outcome import_store(struct db *db, const struct import_options *o,
     const struct importer *imp = importer_find(o->format);
     struct live_parse lp = {imp, src, NULL};
     struct producer parse = {run_live, &lp};
-    int rc = store(&s, &o->labels, imp, src, NULL, &parse);
+    int rc = store(&s, &o->labels, imp, src, NULL, &parse, NULL);
     if (flush_batch(&s, 1))
         rc = -2;
     buf_release(&s.said);

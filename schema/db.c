@@ -128,6 +128,9 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
+     * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
@@ -413,8 +416,9 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
 }
 
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d)
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
     buf_init(&imp->json);
@@ -438,7 +442,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         sql_bind_text(st, &rc, ":imported_at", imported_at);
         sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
         if (whole) {
-            struct raw_blob b = raw_pack(&db->packer, src->data, src->len);
+            struct raw_blob b = packed ? *packed : raw_pack(&db->packer, src->data, src->len);
             sql_bind_blob(st, &rc, ":raw", b.data, b.len);
             sql_bind_text(st, &rc, ":raw_codec", b.codec);
         }

@@ -71,13 +71,29 @@ int db_source_find(struct db *db, const char *sha256, char **path, struct diag *
 /* Files over this size are stored in pieces of it (table source_chunk). */
 enum { DB_CHUNK_BYTES = 4 << 20 };
 
-/* Starts storing one file: its provenance row and, when src->data is set, its bytes. A file
+/* A source's bytes as stored (rawstore.c, schema/0003_raw.sql), packed by raw_pack. */
+struct raw_packer; /* a compression context and its output: one per thread that packs */
+/* Bytes to store and their codec (NULL: as they are). */
+struct raw_blob {
+    const void *data;
+    size_t len;
+    const char *codec;
+};
+/* The stored form of len bytes at data: compressed when that makes them smaller, else
+ * themselves. Never fails. The result points into data or into *p (created on first use),
+ * valid until the next call. */
+struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
+void raw_packer_free(struct raw_packer *p);
+
+/* Starts storing one file: its provenance row and, when src->data is set, its bytes (packed
+ * here, or given already packed when they fit one row, src->len <= DB_CHUNK_BYTES). A file
  * stored while it is read passes src->data and sha256 NULL, then gives its bytes in order
  * through db_import_add_chunk (each DB_CHUNK_BYTES but the last) and its hash at the end
  * through db_import_set_hash. src->path must outlive the import. */
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d);
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d);
 /* 0, or -1 after a message. */
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len);
 /* The content hash and size (the chunks' total) of a file stored while read: call only when

@@ -50,18 +50,7 @@ int wide_index(const struct wide_columns *w, const char *name);
 void wide_release(struct wide_columns *w);
 
 /* ---- rawstore.c: a source's bytes as stored (schema/0003_raw.sql) ---- */
-struct raw_packer; /* a compression context and its output, kept per connection */
-/* Bytes to store and their codec (NULL: as they are). */
-struct raw_blob {
-    const void *data;
-    size_t len;
-    const char *codec;
-};
-/* The stored form of len bytes at data: compressed when that makes them smaller, else
- * themselves. Never fails. The result points into data or into *p (created on first use),
- * valid until the next call. */
-struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
-void raw_packer_free(struct raw_packer *p);
+/* struct raw_blob, raw_pack, raw_packer_free: db.h (import's workers pack ahead) */
 /* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
 typedef int raw_each_fn(void *ctx, const void *data, size_t len);
 /* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:

@@ -110,7 +110,7 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
     /* the bytes stay with the old source until db_reparse_finish moves them */
     struct source bare = {s->path, NULL, s->src.len};
     struct db_import *imp =
-        db_import_begin(db, &bare, s->sha256, s->format, s->imported_at, &no_labels, d);
+        db_import_begin(db, &bare, s->sha256, NULL, s->format, s->imported_at, &no_labels, d);
     if (!imp)
         db_rollback(db);
     return imp;
