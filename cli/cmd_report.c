@@ -32,6 +32,9 @@ static const char usage[] =
     "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
+    "  --alias LONG=SHORT    a short label for a compared value in the ranking view (5 or\n"
+    "                        more values; repeatable); without one, a label is shortened\n"
+    "                        to the part that differs between the values\n"
     "  --template DIR        with html: report.html and style.css in DIR replace the\n"
     "                        built-in ones (a file missing there falls back to the built-in)\n"
     "\n"
@@ -45,7 +48,7 @@ struct report_opts {
     struct compare_opts cmp;
     const char **values;
     size_t nv, av;
-    struct kv_list where;
+    struct kv_list where, aliases;
     struct time_range dates;
     const char *output, *format, *table, *template_dir;
 };
@@ -79,6 +82,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         {"format", required_argument, NULL, 'f'},
         {"table", required_argument, NULL, 't'},
         {"template", required_argument, NULL, 'T'},
+        {"alias", required_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -105,6 +109,10 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             break;
         case 'w':
             if (kv_option("report", "where", optarg, &o->where))
+                return usage_exit(usage, BDB_EXIT_USAGE);
+            break;
+        case 'a':
+            if (kv_option("report", "alias", optarg, &o->aliases))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'o':
@@ -157,6 +165,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
     o->cmp.dates = &o->dates;
+    o->cmp.aliases = o->aliases.v;
+    o->cmp.naliases = o->aliases.n;
     return BDB_EXIT_OK;
 }
 
@@ -274,6 +284,7 @@ int cmd_report(int argc, char **argv, struct app *app)
     db_close(db);
     free(o.values);
     kv_list_release(&o.where);
+    kv_list_release(&o.aliases);
     buf_release(&rules);
     return status < 0 ? BDB_EXIT_OK : status;
 }

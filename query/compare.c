@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "figures.h"
 #include "insights.h"
+#include "ranking.h"
 #include "results.h"
 #include "side_expr.h"
 #include "stats.h"
@@ -385,6 +387,25 @@ static const char *factor_phrase(struct arena *a, const struct cell *c, const st
     return s;
 }
 
+/* "2.60x faster", "1.42x higher latency": a significant factor's verdict in the metric's own
+ * words; "no difference (1.00x)" when it rounds to 1. */
+static const char *direction_phrase(struct arena *a, const struct cell *c,
+                                    const struct metric_def *m)
+{
+    int better = c->value >= 1;
+    double f = better ? c->value : 1 / c->value;
+    struct buf b = BUF_INIT;
+    if (f < 1.005) {
+        buf_adds(&b, "no difference (1.00x)");
+    } else {
+        add_sig3(&b, f);
+        buf_addf(&b, "x %s", better ? m->better : m->worse);
+    }
+    const char *s = arena_strdup(a, b.data);
+    buf_release(&b);
+    return s;
+}
+
 /* ---- the report ---- */
 
 /* Network throughput is shown in bit/s, as links are rated. */
@@ -568,6 +589,8 @@ static void decide(struct report *r, struct tests *t)
         if (c->verdict != VERDICT_SINGLE_RUN)
             c->verdict = compare_verdict(c, p[j++]);
         c->text = factor_phrase(&r->arena, c, t->v[i].def);
+        if (c->verdict == VERDICT_SIGNIFICANT)
+            c->direction = direction_phrase(&r->arena, c, t->v[i].def);
         if (t->v[i].caution) /* the number stands, but not for what the storage can do */
             c->text = arena_printf(&r->arena, "%s; caution: %s", c->text, t->v[i].caution);
     }
@@ -793,9 +816,12 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     }
     if (rc == 0) {
         comparison_table(r, o, &g);
+        query_ranking(o, r->sections[r->nsections - 1].table, r);
         unmatched_section(r, o, &g);
-        query_insights(o, &res, &basis, r);
+        rc = query_figures(db, o, &res, r, d);
     }
+    if (rc == 0)
+        query_insights(o, &res, &basis, r);
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
     if (rc == 0) {

@@ -15,6 +15,8 @@ struct compare_opts {
     const struct kv *where; /* filters (KEY=VALUE), bound as parameters */
     size_t nwhere;
     const struct time_range *dates; /* only runs started within (--since/--until); NULL: all */
+    const struct kv *aliases;       /* short labels (LONG=SHORT) of compared values */
+    size_t naliases;
     const char *rules;      /* tier rules (templates/tiers.rules format); NULL: the built-in */
     const char *rules_name; /* what error messages call them: the file's path */
 };

@@ -1,6 +1,7 @@
 /* chart.c: which rows and columns of the comparison table make which bar chart. */
 #include "chart.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,4 +51,42 @@ void chart_set_release(struct chart_set *cs)
     free(cs->v);
     free(cs->sides);
     memset(cs, 0, sizeof(*cs));
+}
+
+static struct figure *bar_figure(const struct table *t, const struct chart *ch,
+                                 const struct chart_set *cs, struct arena *a)
+{
+    struct figure *f = figure_new(a, FIGURE_BARS, ch->metric);
+    f->y = (struct figure_axis){ch->metric, ch->unit, SCALE_LINEAR};
+    for (size_t s = 0; s < cs->nsides; s++)
+        figure_series(a, f, t->cols[cs->sides[s]].name);
+    for (size_t i = 0; i < ch->nrows; i++) {
+        const struct cell *name = &t->cells[ch->rows[i] * t->ncols + cs->key];
+        size_t x = figure_category(a, f, name->kind == CELL_TEXT ? name->text : "");
+        for (size_t s = 0; s < cs->nsides; s++) {
+            const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
+            if (c->kind != CELL_NUMBER || !isfinite(c->value))
+                continue;
+            struct figure_point *p = figure_point(a, &f->series[s], (double)x, c->value);
+            p->cell = c;
+            if (isfinite(c->lo) && isfinite(c->hi) && cell_averaged(c)) {
+                p->lo = c->lo;
+                p->hi = c->hi;
+            }
+        }
+    }
+    figure_fit_scale(f);
+    return f;
+}
+
+size_t chart_bar_figures(const struct table *t, struct arena *a, struct figure ***out)
+{
+    struct chart_set cs;
+    chart_set_init(&cs, t);
+    size_t n = cs.nsides ? cs.n : 0;
+    *out = arena_alloc(a, (n ? n : 1) * sizeof(**out));
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = bar_figure(t, &cs.v[i], &cs, a);
+    chart_set_release(&cs);
+    return n;
 }

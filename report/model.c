@@ -34,6 +34,8 @@ struct section *report_section(struct report *r, const char *heading, const char
     s->heading = arena_strdup(&r->arena, heading);
     s->prose = arena_strdup(&r->arena, prose);
     s->table = NULL;
+    s->figures = NULL;
+    s->nfigures = s->afigures = 0;
     s->appendix = 0;
     return s;
 }
@@ -175,6 +177,8 @@ void report_walk(const struct report *r, const struct report_walker *w, void *ct
             w->section(ctx, s);
         if (s->table && w->table)
             w->table(ctx, s->table);
+        for (size_t f = 0; f < s->nfigures && w->figure; f++)
+            w->figure(ctx, s->figures[f]);
         if (w->section_end)
             w->section_end(ctx, s);
     }

@@ -77,11 +77,45 @@ static void md_section(void *ctx, const struct section *s)
     }
 }
 
+/* A percentile curve reads well as a table: a row per percentile, a column per side; a value
+ * that rests on fewer than 10 samples beyond it is marked. Other figures are drawings only. */
+static void md_figure(void *ctx, const struct figure *f)
+{
+    struct buf *out = ctx;
+    if (f->kind != FIGURE_PERCENTILES || !f->nseries)
+        return;
+    buf_adds(out, "\n**");
+    report_md_escape(out, f->title);
+    buf_adds(out, "**\n\n| Percentile |");
+    for (size_t s = 0; s < f->nseries; s++) {
+        buf_addc(out, ' ');
+        report_md_escape(out, f->series[s].name);
+        buf_adds(out, " |");
+    }
+    buf_adds(out, "\n| --- |");
+    for (size_t s = 0; s < f->nseries; s++)
+        buf_adds(out, " ---: |");
+    for (size_t i = 0; i < f->series[0].n; i++) {
+        buf_addf(out, "\n| p%g |", f->series[0].v[i].x);
+        for (size_t s = 0; s < f->nseries; s++) {
+            const struct figure_point *p = i < f->series[s].n ? &f->series[s].v[i] : NULL;
+            buf_addc(out, ' ');
+            if (p)
+                unit_format(out, p->y, f->y.unit);
+            buf_adds(out, p && p->weak ? " (few samples) |" : " |");
+        }
+    }
+    buf_addc(out, '\n');
+}
+
 int render_md(const struct report *r, struct buf *out, struct diag *d)
 {
     (void)d;
-    static const struct report_walker md = {
-        .title = md_title, .fact = md_fact, .section = md_section, .table = md_table};
+    static const struct report_walker md = {.title = md_title,
+                                            .fact = md_fact,
+                                            .section = md_section,
+                                            .table = md_table,
+                                            .figure = md_figure};
     report_walk(r, &md, out);
     return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "../core/xalloc.h"
 #include "chart.h"
+#include "plot.h"
 
 enum { N_UNITS = UNIT_BITS_S + 1 };
 
@@ -301,13 +302,16 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
     } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
         put_number(x, ws, row, col + 1, v->lo, x->interval);
         put_number(x, ws, row, col + 2, v->hi, x->interval);
-        put_text(x, ws, row, col + 3, verdict_text(v->verdict), NULL);
-        fit(st, col + 3, text_width(verdict_text(v->verdict)));
+        const char *verdict = v->direction ? v->direction : verdict_text(v->verdict);
+        put_text(x, ws, row, col + 3, verdict, NULL);
+        fit(st, col + 3, text_width(verdict));
     }
 }
 
-/* Colours a factor only when its verdict column says significant: green when the candidate
- * is better (factor > 1), red when worse. The rule reads the verdict column of its row. */
+/* Colours a factor only when its verdict column says it is significant (a verdict that names
+ * its direction: "2.60x faster", never "not significant" or "single run"): green when the
+ * candidate is better (factor > 1), red when worse. The rule reads the verdict column of its
+ * row. */
 static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw_row_t last,
                          lxw_col_t col, lxw_col_t verdict)
 {
@@ -315,7 +319,7 @@ static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw
     lxw_col_to_name(fcol, col, 0);
     lxw_col_to_name(vcol, verdict, 1);
     for (int better = 1; better >= 0; better--) {
-        snprintf(formula, sizeof(formula), "=AND(%s%u=\"significant\",%s%u%s1)", vcol,
+        snprintf(formula, sizeof(formula), "=AND(ISNUMBER(SEARCH(\"x \",%s%u)),%s%u%s1)", vcol,
                  (unsigned)first + 1, fcol, (unsigned)first + 1, better ? ">" : "<");
         lxw_conditional_format rule = {0};
         rule.type = LXW_CONDITIONAL_TYPE_FORMULA;
@@ -346,6 +350,17 @@ static void set_widths(struct xlsx *x, lxw_worksheet *ws, const struct sheet_tab
         check(x, worksheet_set_column(ws, c, c, st->width[c], NULL));
 }
 
+/* Every sheet prints landscape on A4, its columns fitted to the page width (as many pages down
+ * as it takes), its first row repeated on each page. */
+static void page_setup(struct xlsx *x, lxw_worksheet *ws)
+{
+    enum { PAPER_A4 = 9 };
+    worksheet_set_landscape(ws);
+    worksheet_set_paper(ws, PAPER_A4);
+    worksheet_fit_to_pages(ws, 1, 0);
+    check(x, worksheet_repeat_rows(ws, 0, 0));
+}
+
 /* A sheet that is one table: header frozen, autofilter on, columns fitted. */
 static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
                         lxw_col_t frozen_cols)
@@ -356,6 +371,7 @@ static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
     lxw_row_t end = table(x, ws, 0, &st);
     set_widths(x, ws, &st);
     worksheet_freeze_panes(ws, 1, frozen_cols);
+    page_setup(x, ws);
     check(x, worksheet_autofilter(ws, 0, 0, end > 1 ? end - 1 : 1, st.ncols - 1));
     layout_release(&st);
 }
@@ -471,63 +487,168 @@ static void summary_sheet(struct xlsx *x, const struct report *r)
     report_walk(r, &summary, &sm);
     check(x, worksheet_set_column(sm.ws, 0, 0, 34, NULL));
     check(x, worksheet_set_column(sm.ws, 1, 1, PROSE_WIDTH, NULL));
+    page_setup(x, sm.ws);
 }
 
-/* ---- Charts ---- */
+/* ---- Charts: any figure as its data block and a native chart of it ---- */
 
 enum { CHART_ROWS = 18 }; /* a chart's height in rows at the default 480x288 px */
 
-/* The chart's data (workload x side, in the spreadsheet unit) and a native bar chart of it. */
-static lxw_row_t chart_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
-                             const struct table *t, const struct chart *ch,
-                             const struct chart_set *cs)
+/* "Bandwidth (MiB/s)": an axis title with the spreadsheet unit its numbers are in. */
+static void sheet_axis_title(struct buf *out, const struct figure_axis *a)
+{
+    buf_adds(out, a->title);
+    const char *unit = sheet_units[a->unit].name, *log = a->scale == SCALE_LOG ? "log scale" : "";
+    if (!strcmp(a->title, unit))
+        unit = ""; /* never "IOPS (IOPS)" */
+    if (a->scale == SCALE_NINES)
+        buf_adds(out, " (nines: 1 = p90, 2 = p99, 3 = p99.9)");
+    else if (*unit || *log)
+        buf_addf(out, " (%s%s%s)", unit, *unit && *log ? ", " : "", log);
+}
+
+/* A value of axis a as the sheet holds it: its spreadsheet unit; nines as nines. */
+static double sheet_value(const struct figure_axis *a, double v)
+{
+    return a->scale == SCALE_NINES ? plot_axis_value(SCALE_NINES, v) : v / sheet_units[a->unit].div;
+}
+
+static void axis_setup(struct xlsx *x, lxw_chart_axis *axis, const struct figure_axis *a)
 {
     struct buf title = BUF_INIT;
-    buf_addf(&title, "%s (%s)", ch->metric, sheet_units[ch->unit].name);
-    put_text(x, ws, row, 0, title.data, x->bold);
-    put_text(x, ws, row + 1, 0, "Workload", x->header);
-    for (size_t s = 0; s < cs->nsides; s++)
-        put_text(x, ws, row + 1, (lxw_col_t)(1 + s), t->cols[cs->sides[s]].name, x->header);
-    lxw_row_t first = row + 2, last = row + 1 + (lxw_row_t)ch->nrows;
-    for (size_t i = 0; i < ch->nrows; i++) {
-        const struct cell *name = &t->cells[ch->rows[i] * t->ncols + cs->key];
-        put_text(x, ws, first + (lxw_row_t)i, 0, name->kind == CELL_TEXT ? name->text : "", NULL);
-        for (size_t s = 0; s < cs->nsides; s++) {
-            const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
-            if (c->kind == CELL_NUMBER)
-                put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(1 + s),
-                           c->value / sheet_units[ch->unit].div, x->unit[ch->unit]);
+    sheet_axis_title(&title, a);
+    chart_axis_set_name(axis, cell_text(x, title.data));
+    if (a->scale == SCALE_LOG)
+        chart_axis_set_log_base(axis, 10);
+    buf_release(&title);
+}
+
+/* Bars: a row per category, a column per series. Returns the last data row. */
+static lxw_row_t bar_data(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first,
+                          const struct figure *f)
+{
+    for (size_t c = 0; c < f->ncategories; c++)
+        put_text(x, ws, first + (lxw_row_t)c, 0, f->categories[c], NULL);
+    for (size_t s = 0; s < f->nseries; s++)
+        for (size_t i = 0; i < f->series[s].n; i++) {
+            const struct figure_point *p = &f->series[s].v[i];
+            put_number(x, ws, first + (lxw_row_t)p->x, (lxw_col_t)(1 + s), sheet_value(&f->y, p->y),
+                       x->unit[f->y.unit]);
         }
+    return first + (lxw_row_t)(f->ncategories ? f->ncategories - 1 : 0);
+}
+
+/* x/y plots: two columns (x, y) per series, its points down them. Returns the last data row. */
+static lxw_row_t xy_data(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, const struct figure *f)
+{
+    size_t longest = 0;
+    for (size_t s = 0; s < f->nseries; s++) {
+        const struct figure_series *fs = &f->series[s];
+        for (size_t i = 0; i < fs->n; i++) {
+            lxw_format *xf = f->x.scale == SCALE_NINES ? x->interval : x->unit[f->x.unit];
+            put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(2 * s),
+                       sheet_value(&f->x, fs->v[i].x), xf);
+            put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(2 * s + 1),
+                       sheet_value(&f->y, fs->v[i].y), x->unit[f->y.unit]);
+        }
+        longest = fs->n > longest ? fs->n : longest;
     }
-    lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_BAR);
-    chart_title_set_name(chart, cell_text(x, ch->metric)); /* both copy the text */
-    chart_axis_set_name(chart->y_axis, cell_text(x, title.data));
-    chart_axis_set_reverse(chart->x_axis); /* workloads top to bottom, as in the table */
-    for (size_t s = 0; s < cs->nsides; s++) {
+    return first + (lxw_row_t)(longest ? longest - 1 : 0);
+}
+
+static void data_header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const struct figure *f)
+{
+    if (f->kind == FIGURE_BARS)
+        put_text(x, ws, row, 0, "Workload", x->header);
+    for (size_t s = 0; s < f->nseries; s++) {
+        if (f->kind == FIGURE_BARS) {
+            put_text(x, ws, row, (lxw_col_t)(1 + s), f->series[s].name, x->header);
+            continue;
+        }
+        struct buf h = BUF_INIT;
+        buf_addf(&h, "%s: %s", f->series[s].name, f->x.title);
+        put_text(x, ws, row, (lxw_col_t)(2 * s), h.data, x->header);
+        put_text(x, ws, row, (lxw_col_t)(2 * s + 1), f->y.title, x->header);
+        buf_release(&h);
+    }
+}
+
+/* The native chart over the data block (header at row, data first..last). */
+static lxw_chart *native_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
+                               lxw_row_t first, lxw_row_t last)
+{
+    int bars = f->kind == FIGURE_BARS;
+    lxw_chart *chart =
+        workbook_add_chart(x->wb, bars ? LXW_CHART_BAR : LXW_CHART_SCATTER_STRAIGHT_WITH_MARKERS);
+    chart_title_set_name(chart, cell_text(x, f->title)); /* copies the text */
+    if (bars) {
+        /* libxlsxwriter swaps a bar chart's axes: x_axis is the value axis (drawn across), y_axis
+         * the category axis (drawn upright). The category axis is reversed so that the first
+         * workload is on top, as in the table; the value axis never is, and crossing the
+         * categories at their maximum keeps it below the bars. */
+        chart_axis_set_reverse(chart->y_axis);
+        chart_axis_set_crossing_max(chart->y_axis);
+        axis_setup(x, chart->x_axis, &f->y);
+    } else {
+        axis_setup(x, chart->x_axis, &f->x);
+        axis_setup(x, chart->y_axis, &f->y);
+    }
+    for (size_t s = 0; s < f->nseries; s++) {
         lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
-        chart_series_set_categories(series, "Charts", first, 0, last, 0);
-        chart_series_set_values(series, "Charts", first, (lxw_col_t)(1 + s), last,
-                                (lxw_col_t)(1 + s));
-        chart_series_set_name_range(series, "Charts", row + 1, (lxw_col_t)(1 + s));
+        lxw_col_t xcol = bars ? 0 : (lxw_col_t)(2 * s), ycol = bars ? (lxw_col_t)(1 + s) : xcol + 1;
+        chart_series_set_categories(series, "Charts", first, xcol, last, xcol);
+        chart_series_set_values(series, "Charts", first, ycol, last, ycol);
+        if (bars)
+            chart_series_set_name_range(series, "Charts", row, ycol);
+        else
+            chart_series_set_name(series, cell_text(x, f->series[s].name));
     }
     chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
-    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(cs->nsides + 2), chart));
+    return chart;
+}
+
+/* The figure's data (in the spreadsheet unit) and a native chart of it; returns the next row. */
+static lxw_row_t figure_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                              const struct figure *f)
+{
+    struct buf title = BUF_INIT;
+    sheet_axis_title(&title, &f->y);
+    if (f->kind != FIGURE_BARS) {
+        buf_reset(&title);
+        buf_adds(&title, f->title);
+    }
+    put_text(x, ws, row, 0, title.data, x->bold);
     buf_release(&title);
-    lxw_row_t height = (lxw_row_t)ch->nrows + 3;
+    data_header(x, ws, row + 1, f);
+    lxw_row_t first = row + 2;
+    lxw_row_t last = f->kind == FIGURE_BARS ? bar_data(x, ws, first, f) : xy_data(x, ws, first, f);
+    size_t width = f->kind == FIGURE_BARS ? f->nseries + 1 : 2 * f->nseries;
+    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(width + 1),
+                                    native_chart(x, f, row + 1, first, last)));
+    lxw_row_t height = last - row + 2;
     return row + (height > CHART_ROWS ? height : CHART_ROWS);
 }
 
-static void charts_sheet(struct xlsx *x, const struct table *t)
+/* The comparison's bar charts, then every figure of the page's sections. */
+static void charts_sheet(struct xlsx *x, const struct report *r, const struct table *t)
 {
-    struct chart_set cs;
-    chart_set_init(&cs, t);
+    struct arena a = ARENA_INIT;
+    struct figure **bars;
+    size_t n = chart_bar_figures(t, &a, &bars);
     lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Charts");
+    page_setup(x, ws);
     lxw_row_t row = 0;
-    for (size_t i = 0; i < cs.n && cs.nsides; i++)
-        row = chart_block(x, ws, row, t, &cs.v[i], &cs);
+    size_t widest = 1;
+    for (size_t i = 0; i < n; i++) {
+        row = figure_block(x, ws, row, bars[i]);
+        widest = bars[i]->nseries > widest ? bars[i]->nseries : widest;
+    }
+    for (size_t i = 0; i < r->nsections; i++)
+        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
+            row = figure_block(x, ws, row, r->sections[i].figures[j]);
     check(x, worksheet_set_column(ws, 0, 0, 36, NULL));
-    check(x, worksheet_set_column(ws, 1, (lxw_col_t)cs.nsides, 16, NULL));
-    chart_set_release(&cs);
+    check(x, worksheet_set_column(ws, 1, (lxw_col_t)(2 * widest), 16, NULL));
+    arena_release(&a);
 }
 
 /* ---- the workbook ---- */
@@ -563,7 +684,7 @@ static void sheets(struct xlsx *x, const struct report *r)
     summary_sheet(x, r);
     if (cmp) {
         table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
-        charts_sheet(x, cmp);
+        charts_sheet(x, r, cmp);
     }
     for (size_t i = 0; i < r->nsections; i++)
         if (r->sections[i].appendix && r->sections[i].table)

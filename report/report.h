@@ -28,18 +28,19 @@ enum verdict { VERDICT_NONE, VERDICT_SIGNIFICANT, VERDICT_NOT_SIGNIFICANT, VERDI
 
 struct cell {
     enum cell_kind kind;
-    const char *text;     /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
-    double value;         /* CELL_NUMBER, in the column's base unit */
-    double sd;            /* spread of repeated runs; NAN when unknown */
-    int n;                /* number of runs averaged; 0 when not applicable */
-    enum verdict verdict; /* for factors */
-    double lo, hi;        /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
-    enum unit unit;       /* UNIT_NONE: the column's unit */
-    double min, max;      /* range of averaged runs; NAN when unknown */
-    double p;             /* a factor's test p-value (Welch), before correction; NAN */
-    double alt;           /* a second view of the same value (IOPS beside bandwidth); NAN */
-    int exact;            /* CELL_NUMBER read from an integer: integer is its exact value */
-    long long integer;    /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
+    const char *text;      /* CELL_TEXT; for numbers an optional human phrase ("30.0x faster") */
+    double value;          /* CELL_NUMBER, in the column's base unit */
+    double sd;             /* spread of repeated runs; NAN when unknown */
+    int n;                 /* number of runs averaged; 0 when not applicable */
+    enum verdict verdict;  /* for factors */
+    const char *direction; /* a significant factor's verdict with its direction: "2.60x faster" */
+    double lo, hi;         /* 95 % interval of a factor, or of the mean of averaged runs; NAN */
+    enum unit unit;        /* UNIT_NONE: the column's unit */
+    double min, max;       /* range of averaged runs; NAN when unknown */
+    double p;              /* a factor's test p-value (Welch), before correction; NAN */
+    double alt;            /* a second view of the same value (IOPS beside bandwidth); NAN */
+    int exact;             /* CELL_NUMBER read from an integer: integer is its exact value */
+    long long integer;     /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
 };
 
 /* What a column holds, set where the table is built; renderers, CSV sub-columns and charts
@@ -67,10 +68,78 @@ struct table {
     size_t nrows, arows;
 };
 
+/* ---- figures: every chart of a report is data (a figure) and one plot writer per page kind
+ * draws any figure (report/plot_svg.c for HTML, report/plot_xlsx.c for native charts). ---- */
+
+/* What a figure shows; HTML names it in data-kind ("bars", "percentiles", ...). */
+enum figure_kind { FIGURE_BARS, FIGURE_PERCENTILES, FIGURE_TIMESERIES, FIGURE_SCALING };
+
+enum axis_scale {
+    SCALE_LINEAR,
+    SCALE_LOG,   /* decades: values spanning more than 100x, latencies */
+    SCALE_NINES, /* percentiles: p90, p99, p99.9 equally spaced (-log10(1 - p/100)) */
+};
+
+struct figure_axis {
+    const char *title; /* "Latency", "IOPS", "Percentile" (the unit is added by the writer) */
+    enum unit unit;    /* of the values on the axis, in base units */
+    enum axis_scale scale;
+};
+
+struct figure_point {
+    double x, y;   /* bars: x is the category's index */
+    double lo, hi; /* y's error bar (a 95 % interval) or band (min/max); NAN: none */
+    int weak;      /* rests on too little data (a percentile with < 10 samples beyond it) */
+    const struct cell *cell; /* bars: the table cell shown (spread, run count); NULL */
+};
+
+struct figure_series {
+    const char *name; /* legend: the compared side */
+    struct figure_point *v;
+    size_t n, a;
+    int band; /* lo/hi are a band around the line (min/max of downsampled points), not bars */
+};
+
+/* A point of interest drawn over the series: the knee of a scaling curve, a cliff in time. */
+struct figure_mark {
+    double x, y; /* y NAN: a vertical line at x */
+    const char *label;
+};
+
+struct figure {
+    enum figure_kind kind;
+    const char *title; /* the caption */
+    const char *note;  /* a sentence under the chart (how to read it, what is flagged); NULL */
+    struct figure_axis x, y;
+    const char **categories; /* bars: the category names (workloads), x = 0 .. n-1 */
+    size_t ncategories, acategories;
+    struct figure_series *series;
+    size_t nseries, aseries;
+    struct figure_mark *marks;
+    size_t nmarks, amarks;
+};
+
+/* A figure in arena a (everything added to it lives there too). */
+struct figure *figure_new(struct arena *a, enum figure_kind kind, const char *title);
+size_t figure_category(struct arena *a, struct figure *f, const char *name);
+struct figure_series *figure_series(struct arena *a, struct figure *f, const char *name);
+/* Appends a point (lo, hi NAN; not weak) and returns it. */
+struct figure_point *figure_point(struct arena *a, struct figure_series *s, double x, double y);
+void figure_mark(struct arena *a, struct figure *f, double x, double y, const char *label);
+/* "bars", "percentiles", "timeseries", "scaling" */
+const char *figure_kind_name(enum figure_kind k);
+/* Puts f's value axis on a log scale when its values span more than FIGURE_LOG_SPAN. */
+extern const double FIGURE_LOG_SPAN;
+void figure_fit_scale(struct figure *f);
+/* The smallest and largest finite y (with error bars and bands) of f's points; 0 when none. */
+int figure_y_range(const struct figure *f, double *lo, double *hi);
+
 struct section {
     const char *heading;
     const char *prose; /* CommonMark, may be NULL */
     struct table *table;
+    struct figure **figures; /* drawn after the table (in the report's arena) */
+    size_t nfigures, afigures;
     int appendix; /* data for spreadsheets and CSV (runs, results): md and html skip it */
 };
 
@@ -91,6 +160,9 @@ struct report {
 
 void report_init(struct report *r, const char *title);
 void report_release(struct report *r);
+/* Adds a new figure to s and returns it. */
+struct figure *section_figure(struct report *r, struct section *s, enum figure_kind kind,
+                              const char *title);
 void report_fact(struct report *r, const char *key, const char *value);
 struct section *report_section(struct report *r, const char *heading, const char *prose);
 struct table *report_table(struct report *r, struct section *s, const char *name,
@@ -145,6 +217,8 @@ struct report_walker {
     void (*section)(void *ctx, const struct section *s); /* its heading and prose */
     void (*table)(void *ctx, const struct table *t);
     void (*section_end)(void *ctx, const struct section *s);
+    void (*figure)(void *ctx, const struct figure *f); /* each of the section's figures, after
+                                                          its table */
 };
 void report_walk(const struct report *r, const struct report_walker *w, void *ctx);
 

@@ -5,7 +5,7 @@ JSON of examples/ (IOPS beside the bandwidth, fsync rows, and the verdicts of
 tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the report, for the
 significance classes and the wording), byte-identical output, --template overrides, and (when
 chromium is installed) the page as a browser renders it."""
-import glob, json, os, re, shutil, statistics, subprocess, sys, tempfile
+import glob, json, math, os, re, shutil, statistics, subprocess, sys, tempfile
 from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -88,6 +88,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.tables, self.charts, self.cell, self.value = {}, [], None, None
+        self.figure = {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -98,8 +99,11 @@ class Page(HTMLParser):
         elif tag in ("td", "th"):
             self.cell = [a, ""]
             self.rows[-1].append(self.cell)
+        elif tag == "figure":
+            self.figure = a
         elif tag == "svg":
-            self.charts.append({"label": a.get("aria-label"), "bars": [], "values": []})
+            self.charts.append({"label": a.get("aria-label"), "bars": [], "values": [],
+                                "figure": self.figure})
         elif tag == "rect" and a.get("class") == "bar":
             self.charts[-1]["bars"].append(a)
         elif tag == "text" and self.charts and a.get("font-size") == "10" and \
@@ -183,7 +187,15 @@ def check_charts(page, exp):
         t.eq(len(chart["bars"]), 2 * len(mine), metric + " bars")
         top = max(statistics.mean(v) + statistics.stdev(v) for e in mine.values()
                   for v in e.values())
-        t.eq(chart["label"], "%s (%s)" % (metric, human_unit(metric, top)), "axis label")
+        means = [statistics.mean(v) for e in mine.values() for v in e.values()]
+        # issue 14: a log axis exactly when the values span more than 100x
+        log = max(means) / min(means) > 100
+        t.eq(chart["figure"].get("data-kind"), "bars", metric + ": data-kind")
+        t.eq(chart["figure"].get("data-scale"), "log" if log else None, metric + ": data-scale")
+        t.eq(chart["label"], "%s (log scale)" % metric if log else
+             "%s (%s)" % (metric, human_unit(metric, top)), "axis label")
+        decade = math.floor(math.log10(min(means)))  # a log axis starts at a whole decade
+        length = (lambda v: math.log10(v) - decade) if log else (lambda v: v)
         scale = None
         for bar in chart["bars"]:
             side = "disk" if bar["data-side"] == "disk (baseline)" else bar["data-side"]
@@ -197,9 +209,12 @@ def check_charts(page, exp):
             t.eq(bar["data-n"], "3", metric + " bar n")
             t.ok(float(bar["width"]) > 0, "%s bar %s=%g drawn" % (metric, side, value))
             width = float(bar["width"])
-            scale = scale or width / value
-            if width > 5:  # bar lengths are proportional to the values
-                t.near(width / value / scale, 1.0, metric + " bar length")
+            scale = scale or width / length(value)
+            if width > 5:  # bar lengths are proportional to the values (or their logs)
+                t.near(width / length(value) / scale, 1.0, metric + " bar length")
+            lo, hi = stats_ref.mean_ci(match[0])
+            t.near(float(bar["data-lo"]), lo, metric + " bar 95 % interval low")
+            t.near(float(bar["data-hi"]), hi, metric + " bar 95 % interval high")
         unit = "bytes/s" if metric == "Bandwidth" else "ns"
         t.eq([v[1] for v in chart["values"]],
              [human(float(b["data-value"]), unit) for b in chart["bars"]],

@@ -6,7 +6,7 @@ tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the r
 native chart per compared metric, number formats, conditional formats, frozen headers, autofilters, hostile job names stored
 as strings (never formulas), identical sheet XML on a second render, -o required, and (when
 LibreOffice is installed) conversion to csv and pdf."""
-import csv, glob, io, json, os, shutil, statistics, subprocess, sys, tempfile, zipfile
+import csv, glob, io, json, os, re, shutil, statistics, subprocess, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -76,6 +76,10 @@ METRIC_UNITS = {"Bandwidth": (True, 1048576, '#,##0.0 "MiB/s"'),
                 "p99 latency": (False, 1e3, '#,##0.00 "µs"'),
                 "fsync latency": (False, 1e3, '#,##0.00 "µs"'),
                 "fsync p99 latency": (False, 1e3, '#,##0.00 "µs"')}
+WORDS = {"Bandwidth": ("faster", "slower"), "Mean latency": ("lower latency", "higher latency"),
+         "p99 latency": ("lower p99 latency", "higher p99 latency"),
+         "fsync latency": ("lower fsync latency", "higher fsync latency"),
+         "fsync p99 latency": ("lower fsync p99 latency", "higher fsync p99 latency")}
 RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential Write"}
 
 
@@ -143,14 +147,21 @@ def check_comparison(wb):
         t.eq(row[10].number_format, '0.00"x"', "factor format")
         t.near(row[11].value, lo, "%r interval low" % (key,))
         t.near(row[12].value, hi, "%r interval high" % (key,))
+        # issue 14: a significant verdict says its direction ("2.60x faster"), in the words of
+        # the metric; the others stay "not significant" / "single run"
+        if verdict == "significant":
+            up = factor >= 1
+            f = factor if up else 1 / factor
+            verdict = "no difference (1.00x)" if f < 1.005 else "%sx %s" % (
+                stats_ref.sig3(f), WORDS[key[1]][0 if up else 1])
         t.eq(row[13].value, verdict, "%r verdict (p=%.3g, Holm %.3g)" % (key, p, p_adj))
         seen += 1
     t.eq(seen, 14, "every comparison row checked")
     last = len(exp) + 1
     rules = [(str(cf.sqref), r.formula[0]) for cf in ws.conditional_formatting for r in cf.rules]
-    t.eq(sorted(rules), sorted([("K2:K%d" % last, 'AND($N2="significant",K2>1)'),
-                                ("K2:K%d" % last, 'AND($N2="significant",K2<1)')]),
-         "factor colours only significant changes")
+    t.eq(sorted(rules), sorted([("K2:K%d" % last, 'AND(ISNUMBER(SEARCH("x ",$N2)),K2>1)'),
+                                ("K2:K%d" % last, 'AND(ISNUMBER(SEARCH("x ",$N2)),K2<1)')]),
+         "factor colours only significant changes (a verdict that names its direction)")
 
 
 def check_charts(wb):
@@ -161,8 +172,15 @@ def check_charts(wb):
     exp, _ = example_values()
     titles = [r[0].value for r in ws.iter_rows() if isinstance(r[0].value, str) and
               r[0].value.endswith(")") and r[1].value is None]
-    t.eq(titles, ["Bandwidth (MiB/s)", "Mean latency (µs)", "p99 latency (µs)",
-                  "fsync latency (µs)", "fsync p99 latency (µs)"], "chart data blocks")
+    # issue 14: a chart whose values span more than 100x is drawn on a log axis, and says so
+    want = []
+    for metric in ["Bandwidth", "Mean latency", "p99 latency", "fsync latency",
+                   "fsync p99 latency"]:
+        means = [statistics.mean(v) for k, e in exp.items() if k[1] == metric for v in e.values()]
+        unit = "MiB/s" if metric == "Bandwidth" else "µs"
+        want.append("%s (%s%s)" % (metric, unit,
+                                   ", log scale" if max(means) / min(means) > 100 else ""))
+    t.eq(titles, want, "chart data blocks")
     rows = [[c.value for c in r] for r in ws.iter_rows()]
     for i, r in enumerate(rows):
         if r[0] not in titles:
@@ -177,6 +195,32 @@ def check_charts(wb):
             for j, side in ((1, "disk"), (2, "tmpfs")):
                 t.near(b[j], statistics.mean(exp[(b[0], metric)][side]) / div,
                        "%s chart %s %s" % (metric, b[0], side))
+
+
+def check_print_and_axes(z):
+    """issue 14: every sheet prints landscape, fitted to the page width, its first row repeated;
+    no chart reverses its value axis, and a bar chart reverses its categories (the first
+    workload on top) with the value axis crossing at their end (below the bars)."""
+    sheets = sorted(n for n in z.namelist() if re.match(r"xl/worksheets/sheet\d+\.xml$", n))
+    t.eq(len(sheets), 5, "five sheets")
+    for n in sheets:
+        x = z.read(n).decode()
+        t.ok('<pageSetUpPr fitToPage="1"/>' in x, n + ": fitToPage")
+        t.ok(re.search(r'<pageSetup [^>]*fitToHeight="0"[^>]*orientation="landscape"', x),
+             n + ": one page wide, landscape")
+    titles = re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="(\d)">[^!]*!\$1:\$1<',
+                        z.read("xl/workbook.xml").decode())
+    t.eq(sorted(titles), ["0", "1", "2", "3", "4"], "print titles (row 1) on every sheet")
+    charts = sorted(n for n in z.namelist() if n.startswith("xl/charts/chart"))
+    t.eq(len(charts), len(METRIC_UNITS), "a chart part per metric")
+    for n in charts:
+        x = z.read(n).decode()
+        val = re.search(r"<c:valAx>.*?</c:valAx>", x, re.S).group(0)
+        cat = re.search(r"<c:catAx>.*?</c:catAx>", x, re.S).group(0)
+        t.ok('<c:orientation val="minMax"/>' in val, n + ": value axis not reversed")
+        t.ok('<c:axPos val="b"/>' in val and '<c:crosses val="max"/>' in val,
+             n + ": value axis below the bars")
+        t.ok('<c:orientation val="maxMin"/>' in cat, n + ": categories top to bottom")
 
 
 def main():
@@ -210,6 +254,7 @@ def main():
         with zipfile.ZipFile(out) as z:
             t.ok(not any("<f>" in z.read(n).decode() for n in z.namelist()
                          if n.startswith("xl/worksheets/")), "no cell formulas anywhere")
+            check_print_and_axes(z)
             first = {n: z.read(n) for n in z.namelist()}
 
         out2 = os.path.join(tmp, "r2.xlsx")

@@ -37,6 +37,12 @@ def ratio_interval(a, b):
     return r * math.exp(-half), r * math.exp(half)
 
 
+def mean_ci(x):
+    """95 % t interval of the mean of a sample of n >= 2: mean +- t(0.975, n-1) sd / sqrt(n)."""
+    half = stats.t.ppf(0.975, len(x) - 1) * statistics.stdev(x) / math.sqrt(len(x))
+    return statistics.mean(x) - half, statistics.mean(x) + half
+
+
 def ratio_p(a, b):
     """Two-sided p-value of 'mean(b)/mean(a) = 1', tested on the log ratio; None when either
     side has fewer than two values. With no spread at all: 0 for different means, 1 else."""

@@ -40,6 +40,11 @@ static void on_section_end(void *ctx, const struct section *s)
     buf_addf(ctx, "/S %s\n", s->heading);
 }
 
+static void on_figure(void *ctx, const struct figure *f)
+{
+    buf_addf(ctx, "f %s %s\n", figure_kind_name(f->kind), f->title);
+}
+
 static void walk_order(void)
 {
     static const struct column cols[] = {{"a", UNIT_NONE, ROLE_PLAIN}};
@@ -47,17 +52,21 @@ static void walk_order(void)
     report_init(&r, "Title");
     report_fact(&r, "Compared by", "host");
     r.generated = "2026-01-01 00:00 UTC";
-    report_table(&r, report_section(&r, "One", "prose"), "first", cols, 1);
-    report_section(&r, "Runs", NULL)->appendix = 1;
+    struct section *one = report_section(&r, "One", "prose");
+    section_figure(&r, one, FIGURE_PERCENTILES, "p");
+    report_table(&r, one, "first", cols, 1);
+    section_figure(&r, report_section(&r, "Runs", NULL), FIGURE_BARS, "hidden")->note = "x";
+    r.sections[1].appendix = 1;
     report_section(&r, "Two", NULL);
-    static const struct report_walker all = {on_title,   on_fact,  on_facts_end,
-                                             on_section, on_table, on_section_end};
+    static const struct report_walker all = {on_title, on_fact,        on_facts_end, on_section,
+                                             on_table, on_section_end, on_figure};
     struct buf out = BUF_INIT;
     report_walk(&r, &all, &out);
     STR_EQ(out.data,
            "T Title\nF Compared by=host\nF Generated=2026-01-01 00:00 UTC\nE\n"
-           "S One\nt first\n/S One\nS Two\n/S Two\n",
-           "title, facts, Generated last, then the page's sections; the appendix is skipped");
+           "S One\nt first\nf percentiles p\n/S One\nS Two\n/S Two\n",
+           "title, facts, Generated last, then the page's sections, each table before its "
+           "figures; the appendix is skipped");
     buf_reset(&out);
     static const struct report_walker sections_only = {.section = on_section};
     report_walk(&r, &sections_only, &out);

@@ -1,0 +1,468 @@
+/* figures.c: the chart data of a comparison beyond its bars: latency percentile curves from the
+ * merged json+ bins of each compared workload, and scaling curves of queue-depth (or job-count)
+ * sweeps with their knee and Little's law at every point. docs/charts.md states the rules. */
+#include "figures.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "insights.h"
+
+/* The percentiles of a curve: p50 to p99.99, denser in the tail. */
+static const double CURVE_PCTS[] = {50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+enum { N_PCTS = sizeof(CURVE_PCTS) / sizeof(CURVE_PCTS[0]) };
+/* A percentile with fewer samples than this beyond it is one or two outliers, not a tail. */
+static const double MIN_TAIL_SAMPLES = 10;
+/* A sweep is a curve from this many distinct queue depths (or job counts) on. */
+enum { MIN_SWEEP_POINTS = 3 };
+
+/* ---- results in groups: (key, side, swept value), sorted ---- */
+
+struct item {
+    const char *key;
+    size_t side;
+    int64_t x; /* the swept value (iodepth or numjobs); 0 when none */
+    const struct side_result *r;
+};
+
+struct items {
+    struct item *v;
+    size_t n, a;
+    struct arena keys;
+};
+
+static int cmp_items(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    if (x->side != y->side)
+        return x->side < y->side ? -1 : 1;
+    if (x->x != y->x)
+        return x->x < y->x ? -1 : 1;
+    return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
+}
+
+static void add_item(struct items *it, const char *key, const struct side_result *r, int64_t x)
+{
+    ALLOC_GROW(it->v, it->n, it->a);
+    it->v[it->n++] = (struct item){key, r->side, x, r};
+}
+
+static void items_sort(struct items *it)
+{
+    if (it->n)
+        qsort(it->v, it->n, sizeof(*it->v), cmp_items);
+}
+
+static void items_release(struct items *it)
+{
+    free(it->v);
+    arena_release(&it->keys);
+}
+
+/* The end of the run of items from i that share the key (and the side, when by_side). */
+static size_t run_end(const struct items *it, size_t i, int by_side)
+{
+    size_t j = i;
+    while (j < it->n && !strcmp(it->v[j].key, it->v[i].key) &&
+           (!by_side || it->v[j].side == it->v[i].side))
+        j++;
+    return j;
+}
+
+static int usable(const struct side_result *r)
+{
+    return result_usable(r) && (*r->rw || *r->direction) && !result_is_network(r);
+}
+
+/* ---- merged histograms ---- */
+
+struct bins {
+    double *ns, *count;
+    size_t n, a;
+    double total;
+};
+
+/* The bins of every result of items[from, to) summed per latency, of kind "clat" (else
+ * "lat"): 0, or -1 after a message. */
+static int merged_bins(sqlite3 *h, const struct item *v, size_t from, size_t to, struct bins *out,
+                       struct diag *d)
+{
+    struct buf ids = BUF_INIT;
+    for (size_t i = from; i < to; i++)
+        buf_addf(&ids, "%s%" PRId64, i > from ? "," : "[", v[i].r->id);
+    buf_addc(&ids, ']');
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h,
+                           "SELECT b.value ->> 0 AS ns, sum(b.value ->> 1) FROM histogram hg, "
+                           "json_each(hg.bins) b WHERE hg.metric = ?1 AND hg.result_id IN "
+                           "(SELECT value FROM json_each(?2)) GROUP BY ns ORDER BY ns",
+                           -1, &st, NULL) != SQLITE_OK) {
+        buf_release(&ids);
+        return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
+    }
+    out->n = 0;
+    out->total = 0;
+    static const char *const kinds[] = {"clat", "lat"};
+    for (size_t k = 0; k < 2 && !out->n; k++) {
+        sqlite3_bind_text(st, 1, kinds[k], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, ids.data, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            ALLOC_GROW(out->ns, out->n, out->a);
+            out->count = xrealloc(out->count, out->a * sizeof(*out->count));
+            out->ns[out->n] = sqlite3_column_double(st, 0);
+            out->count[out->n] = sqlite3_column_double(st, 1);
+            out->total += out->count[out->n++];
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    buf_release(&ids);
+    return 0;
+}
+
+/* fio's rule (calc_clat_percentiles): the first bin whose cumulative count reaches p % of all. */
+static double bins_percentile(const struct bins *b, double pct)
+{
+    double sum = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        sum += b->count[i];
+        if (sum >= pct / 100.0 * b->total)
+            return b->ns[i];
+    }
+    return b->n ? b->ns[b->n - 1] : NAN;
+}
+
+static void bins_release(struct bins *b)
+{
+    free(b->ns);
+    free(b->count);
+}
+
+/* ---- percentile curves ---- */
+
+static const char *side_name(const struct compare_opts *o, size_t side)
+{
+    return o->values[side];
+}
+
+/* Whether the run [i, end) has the baseline and at least one candidate. */
+static int compared(const struct items *it, size_t i, size_t end)
+{
+    return it->v[i].side == 0 && it->v[end - 1].side > 0;
+}
+
+static struct figure *percentile_figure(struct report *r, struct section *s,
+                                        const struct side_result *first)
+{
+    struct buf title = BUF_INIT;
+    buf_adds(&title, "Latency percentiles: ");
+    result_workload_name(&title, first);
+    struct figure *f = section_figure(r, s, FIGURE_PERCENTILES, title.data);
+    buf_release(&title);
+    f->x = (struct figure_axis){"Percentile", UNIT_NONE, SCALE_NINES};
+    f->y = (struct figure_axis){"Completion latency", UNIT_NS, SCALE_LOG};
+    f->note = "Each side's repeats (and threads) merged into one histogram; a hollow point "
+              "rests on fewer than 10 samples beyond it.";
+    return f;
+}
+
+/* One curve per side of the compared workload in [i, end) whose results have bins. */
+static int percentile_curves(sqlite3 *h, const struct compare_opts *o, const struct items *it,
+                             size_t i, size_t end, struct report *r, struct section **s,
+                             struct diag *d)
+{
+    struct figure *f = NULL;
+    struct bins b = {0};
+    int rc = 0;
+    for (size_t j = i; j < end && rc == 0;) {
+        size_t side_end = run_end(it, j, 1);
+        rc = merged_bins(h, it->v, j, side_end, &b, d);
+        if (rc == 0 && b.n) {
+            if (!*s)
+                *s = report_section(r, "Latency percentiles",
+                                    "Percentiles computed from the latency histograms (fio "
+                                    "json+ bins) of each side's results merged, never averaged "
+                                    "across runs.");
+            if (!f)
+                f = percentile_figure(r, *s, it->v[i].r);
+            struct figure_series *fs = figure_series(&r->arena, f, side_name(o, it->v[j].side));
+            for (size_t p = 0; p < N_PCTS; p++)
+                figure_point(&r->arena, fs, CURVE_PCTS[p], bins_percentile(&b, CURVE_PCTS[p]))
+                    ->weak = b.total * (1 - CURVE_PCTS[p] / 100) < MIN_TAIL_SAMPLES;
+        }
+        j = side_end;
+    }
+    bins_release(&b);
+    return rc;
+}
+
+static int percentiles(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                       struct report *r, struct diag *d)
+{
+    struct items it = {0};
+    for (size_t i = 0; i < res->n; i++)
+        if (usable(&res->v[i]))
+            add_item(&it, res->v[i].workload, &res->v[i], 0);
+    items_sort(&it);
+    struct section *s = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < it.n && rc == 0;) {
+        size_t end = run_end(&it, i, 0);
+        if (compared(&it, i, end))
+            rc = percentile_curves(db_handle(db), o, &it, i, end, r, &s, d);
+        i = end;
+    }
+    items_release(&it);
+    return rc;
+}
+
+/* ---- scaling curves ---- */
+
+enum sweep { SWEEP_IODEPTH, SWEEP_NUMJOBS };
+static const char *const sweep_names[] = {"iodepth", "numjobs"};
+
+/* The workload without the swept setting: results that differ only in it are one sweep. */
+static const char *sweep_key(struct arena *a, const struct side_result *r, enum sweep sw)
+{
+    return arena_printf(a, "%s|%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64, r->rw,
+                        r->direction, r->bs, sw == SWEEP_IODEPTH ? r->numjobs : r->iodepth,
+                        r->direct, r->sync, r->fsync + 2 * r->fdatasync);
+}
+
+static int64_t swept(const struct side_result *r, enum sweep sw)
+{
+    return sw == SWEEP_IODEPTH ? r->iodepth : r->numjobs;
+}
+
+/* One point of a sweep: the repeats at one depth. */
+struct sweep_point {
+    int64_t x;
+    double iops, lat, p99; /* means of the repeats (lat: completion latency); p99 from their
+                              merged bins */
+    double in_flight;      /* Little's law: IOPS x mean total latency */
+    double outstanding;    /* iodepth x numjobs (one per job for synchronous engines) */
+};
+
+static double mean_of(const struct item *v, size_t from, size_t to, enum result_metric m)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = from; i < to; i++)
+        if (!isnan(v[i].r->m[m])) {
+            sum += v[i].r->m[m];
+            n++;
+        }
+    return n ? sum / (double)n : NAN;
+}
+
+static int sweep_point(sqlite3 *h, const struct item *v, size_t from, size_t to,
+                       struct sweep_point *p, struct diag *d)
+{
+    const struct side_result *r = v[from].r;
+    struct bins b = {0};
+    int rc = merged_bins(h, v, from, to, &b, d);
+    p->x = v[from].x;
+    p->iops = mean_of(v, from, to, RM_IOPS);
+    p->lat = mean_of(v, from, to, RM_LAT_MEAN);
+    /* never an average of percentiles: the merged bins, else the one result's own */
+    p->p99 = b.n ? bins_percentile(&b, 99) : to - from == 1 ? r->m[RM_P99] : NAN;
+    p->in_flight = p->iops * mean_of(v, from, to, RM_LAT_TOTAL) / 1e9;
+    p->outstanding = (double)(result_engine_is_sync(r) ? 1
+                              : r->iodepth > 0         ? r->iodepth
+                                                       : 1) *
+                     (double)(r->numjobs > 0 ? r->numjobs : 1);
+    bins_release(&b);
+    return rc;
+}
+
+/* The knee: the last point before the first step where mean latency grows by a larger factor
+ * than IOPS; -1 when latency never outgrows throughput. */
+static long knee(const struct sweep_point *p, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (p[i].lat / p[i - 1].lat > p[i].iops / p[i - 1].iops)
+            return (long)i - 1;
+    return -1;
+}
+
+struct sweep_ctx {
+    struct report *r;
+    struct section *s;
+    struct table *t;
+    const struct compare_opts *o;
+    enum sweep sw;
+};
+
+static struct section *scaling_section(struct sweep_ctx *c)
+{
+    static const struct column cols[] = {
+        {"Workload", UNIT_NONE, ROLE_PLAIN},    {"Side", UNIT_NONE, ROLE_PLAIN},
+        {"iodepth", UNIT_NONE, ROLE_PLAIN},     {"numjobs", UNIT_NONE, ROLE_PLAIN},
+        {"IOPS", UNIT_IOPS, ROLE_PLAIN},        {"Mean latency", UNIT_NS, ROLE_PLAIN},
+        {"p99 latency", UNIT_NS, ROLE_PLAIN},   {"In flight", UNIT_NONE, ROLE_PLAIN},
+        {"Outstanding", UNIT_NONE, ROLE_PLAIN}, {"Little's law", UNIT_NONE, ROLE_PLAIN},
+        {"Knee", UNIT_NONE, ROLE_PLAIN},
+    };
+    if (!c->s) {
+        c->s = report_section(
+            c->r, "Scaling",
+            "Workloads run at 3 or more queue depths (or job counts): IOPS against mean and p99 "
+            "latency across the sweep. The knee is the last point before mean latency grows by "
+            "a larger factor than IOPS. In flight is IOPS x mean total latency (Little's law), which "
+            "cannot exceed the I/Os outstanding (iodepth x numjobs) by more than the tolerance.");
+        c->t = report_table(c->r, c->s, "scaling", cols, sizeof(cols) / sizeof(cols[0]));
+    }
+    return c->s;
+}
+
+static void scaling_row(struct sweep_ctx *c, const char *workload, size_t side,
+                        const struct side_result *first, const struct sweep_point *p, int is_knee)
+{
+    struct cell *row = table_add_row(c->r, c->t);
+    cell_set_text(&row[0], workload);
+    cell_set_text(&row[1], side_name(c->o, side));
+    cell_set_number(&row[2], (double)(c->sw == SWEEP_IODEPTH ? p->x : first->iodepth));
+    cell_set_number(&row[3], (double)(c->sw == SWEEP_NUMJOBS ? p->x : first->numjobs));
+    cell_set_number(&row[4], p->iops);
+    cell_set_number(&row[5], p->lat);
+    if (isfinite(p->p99))
+        cell_set_number(&row[6], p->p99);
+    cell_set_number(&row[7], round(p->in_flight * 100) / 100);
+    cell_set_number(&row[8], p->outstanding);
+    cell_set_text(&row[9], p->in_flight <= LITTLE_TOLERANCE * p->outstanding ? "holds" : "broken");
+    if (is_knee)
+        cell_set_text(&row[10], "knee");
+}
+
+static struct figure *scaling_figure(struct sweep_ctx *c, const char *workload)
+{
+    struct figure *f = section_figure(c->r, scaling_section(c), FIGURE_SCALING,
+                                      arena_printf(&c->r->arena, "Scaling: %s", workload));
+    f->x = (struct figure_axis){"IOPS", UNIT_IOPS, SCALE_LINEAR};
+    f->y = (struct figure_axis){"Latency", UNIT_NS, SCALE_LINEAR};
+    f->note = "Each point is one queue depth (or job count), in sweep order; a ring marks each "
+              "side's knee, and a point that breaks Little's law is labelled so.";
+    return f;
+}
+
+/* The curves of one side's sweep: mean and p99 latency against IOPS, the knee, Little's law. */
+static void side_curves(struct sweep_ctx *c, struct figure *f, const char *workload, size_t side,
+                        const struct side_result *first, const struct sweep_point *p, size_t n)
+{
+    struct arena *a = &c->r->arena;
+    long k = knee(p, n);
+    struct figure_series *mean =
+        figure_series(a, f, arena_printf(a, "%s mean", side_name(c->o, side)));
+    struct figure_series *p99 =
+        figure_series(a, f, arena_printf(a, "%s p99", side_name(c->o, side)));
+    for (size_t i = 0; i < n; i++) {
+        figure_point(a, mean, p[i].iops, p[i].lat);
+        if (isfinite(p[i].p99))
+            figure_point(a, p99, p[i].iops, p[i].p99);
+        if (p[i].in_flight > LITTLE_TOLERANCE * p[i].outstanding)
+            figure_mark(a, f, p[i].iops, p[i].lat, "breaks Little's law");
+        scaling_row(c, workload, side, first, &p[i], (long)i == k);
+    }
+    if (k >= 0)
+        figure_mark(a, f, p[k].iops, p[k].lat,
+                    arena_printf(a, "knee: %s %s=%" PRId64, side_name(c->o, side),
+                                 sweep_names[c->sw], p[k].x));
+}
+
+/* The sweep's name: its workload without the swept setting, then the range swept. */
+static const char *sweep_title(struct arena *a, const struct side_result *first, enum sweep sw,
+                               int64_t lo, int64_t hi)
+{
+    struct side_result r = *first;
+    if (sw == SWEEP_IODEPTH)
+        r.iodepth = 1;
+    else
+        r.numjobs = 1;
+    struct buf b = BUF_INIT;
+    result_workload_name(&b, &r);
+    buf_addf(&b, ", %s %" PRId64 " to %" PRId64, sweep_names[sw], lo, hi);
+    const char *s = arena_strdup(a, b.data);
+    buf_release(&b);
+    return s;
+}
+
+/* The points of the side run [i, end): one per distinct swept value. */
+static int side_points(sqlite3 *h, const struct items *it, size_t i, size_t end,
+                       struct sweep_point **p, size_t *n, struct diag *d)
+{
+    *n = 0;
+    *p = xcalloc(end - i, sizeof(**p));
+    int rc = 0;
+    for (size_t j = i; j < end && rc == 0;) {
+        size_t k = j;
+        while (k < end && it->v[k].x == it->v[j].x)
+            k++;
+        rc = sweep_point(h, it->v, j, k, &(*p)[(*n)++], d);
+        j = k;
+    }
+    return rc;
+}
+
+/* A figure for the sweep [i, end) when one of its sides has enough points. */
+static int sweep_curves(sqlite3 *h, struct sweep_ctx *c, const struct items *it, size_t i,
+                        size_t end, struct diag *d)
+{
+    struct figure *f = NULL;
+    const char *title = NULL;
+    int rc = 0;
+    for (size_t j = i; j < end && rc == 0;) {
+        size_t side_end = run_end(it, j, 1), n;
+        struct sweep_point *p;
+        rc = side_points(h, it, j, side_end, &p, &n, d);
+        if (rc == 0 && n >= MIN_SWEEP_POINTS) {
+            if (!f) {
+                title = sweep_title(&c->r->arena, it->v[j].r, c->sw, p[0].x, p[n - 1].x);
+                f = scaling_figure(c, title);
+            }
+            side_curves(c, f, title, it->v[j].side, it->v[j].r, p, n);
+        }
+        free(p);
+        j = side_end;
+    }
+    if (f)
+        figure_fit_scale(f);
+    return rc;
+}
+
+static int scaling(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                   struct report *r, struct diag *d)
+{
+    struct sweep_ctx c = {r, NULL, NULL, o, SWEEP_IODEPTH};
+    int rc = 0;
+    for (int sw = SWEEP_IODEPTH; sw <= SWEEP_NUMJOBS && rc == 0; sw++) {
+        struct items it = {0};
+        c.sw = (enum sweep)sw;
+        for (size_t i = 0; i < res->n; i++)
+            if (usable(&res->v[i]) && swept(&res->v[i], c.sw) > 0 &&
+                !(c.sw == SWEEP_IODEPTH && result_engine_is_sync(&res->v[i])))
+                add_item(&it, sweep_key(&it.keys, &res->v[i], c.sw), &res->v[i],
+                         swept(&res->v[i], c.sw));
+        items_sort(&it);
+        for (size_t i = 0; i < it.n && rc == 0;) {
+            size_t end = run_end(&it, i, 0);
+            rc = sweep_curves(db_handle(db), &c, &it, i, end, d);
+            i = end;
+        }
+        items_release(&it);
+    }
+    return rc;
+}
+
+int query_figures(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                  struct report *r, struct diag *d)
+{
+    int rc = percentiles(db, o, res, r, d);
+    return rc ? rc : scaling(db, o, res, r, d);
+}
