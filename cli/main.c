@@ -34,6 +34,7 @@ static const struct command {
     {"report", cmd_report, "compare storage classes (or other keys) as md, html, xlsx or csv"},
     {"run", cmd_run, "run fio, dd or iperf3 and import the result with its context"},
     {"runs", cmd_runs, "list imported runs and their context"},
+    {"trend", cmd_trend, "follow each series over time and find where its level changed"},
 };
 
 static int help(FILE *f, int status)

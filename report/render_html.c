@@ -56,7 +56,7 @@ static void html_escape_n(struct buf *out, const char *s, size_t n)
     }
 }
 
-static void html_escape(struct buf *out, const char *s)
+void html_escape(struct buf *out, const char *s)
 {
     if (s)
         html_escape_n(out, s, strlen(s));
@@ -405,6 +405,7 @@ static void page_section(void *ctx, const struct section *s)
 
 static void page_table(void *ctx, const struct table *t)
 {
+    line_charts(ctx, t);
     table(ctx, t);
     charts(ctx, t);
 }

@@ -12,7 +12,7 @@ pkgs=(
 if [ "${1:-}" = --test ]; then
   pkgs+=(
     # independent readers and the real tools that made the fixtures
-    python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
+    python3 python3-scipy python3-openpyxl python3-jsonschema jq sqlite3 fio iperf iperf3 bonnie++ busybox
     # sanitizers and fuzzing with clang; looking at reports as a user would
     clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
     # the installed tree and the .deb (tests/e2e/install.py)
