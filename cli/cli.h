@@ -4,6 +4,7 @@
 #ifndef BDB_CLI_H
 #define BDB_CLI_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "../core/diag.h"
@@ -43,8 +44,15 @@ void now_iso(char out[32]);
  * or empty, -1 when it is not a whole number of seconds from 0 to 9999-12-31T23:59:59Z (main()
  * refuses to run then). */
 int source_date_epoch(time_t *t, struct tm *tm);
+/* The largest: every output file names its time in ISO 8601, whose years have four digits. */
+#define SOURCE_DATE_EPOCH_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
 /* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
 int usage_exit(const char *usage, int status);
+/* For an option the command does not handle: -h prints the usage to stdout and gives -1 (stop
+ * with status 0); any other prints it to stderr and gives BDB_EXIT_USAGE. */
+int usage_option(int c, const char *usage);
+/* Prints "benchdb CMD: error: WHAT" and the usage to stderr; gives BDB_EXIT_USAGE. */
+int usage_error(const char *usage, const char *cmd, const char *what);
 /* BDB_EXIT_USAGE after "benchdb CMD: error: unexpected argument 'ARG'" and the usage text. */
 int unexpected_argument(const char *cmd, const char *usage, const char *arg);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */

@@ -102,16 +102,12 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
             if (parse_jobs(optarg, &o->options.jobs))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
-        case 'h':
-            return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
-            return usage_exit(usage, BDB_EXIT_USAGE);
+            return usage_option(c, usage);
         }
     }
-    if (optind == argc) {
-        fprintf(stderr, "benchdb import: error: no input files\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    if (optind == argc)
+        return usage_error(usage, "import", "no input files");
     o->options.labels.tags = o->tags.v;
     o->options.labels.n_tags = o->tags.n;
     return BDB_EXIT_OK;

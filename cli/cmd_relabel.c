@@ -63,7 +63,7 @@ static int parse_options(int argc, char **argv, struct relabel_opts *o)
             o->dry_run = 1;
             continue;
         }
-        return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
+        return usage_option(c, usage);
     }
     if (optind != argc)
         return unexpected_argument("relabel", usage, argv[optind]);

@@ -33,12 +33,13 @@ static void report(const struct db_stored *s, const struct reparse_counts *c)
            c->tags_added, c->runs_changed ? ", run details changed" : "");
 }
 
-/* 0 done, -1 rejected by the importer, -2 database failure. */
-static int reparse_one(struct app *app, struct db *db, int64_t id)
+/* Re-derives one source: IMPORT_STORED (changed or not), IMPORT_REJECTED by the importer,
+ * or IMPORT_FAILED_DB. */
+static enum import_outcome reparse_one(struct app *app, struct db *db, int64_t id)
 {
     struct db_stored s;
     if (db_stored_load(db, id, &s, &app->diag))
-        return -2;
+        return IMPORT_FAILED_DB;
     const struct importer *imp = importer_find(s.format);
     struct db_import *di = NULL;
     struct arena a = ARENA_INIT;
@@ -60,7 +61,7 @@ static int reparse_one(struct app *app, struct db *db, int64_t id)
     db_import_free(di);
     arena_release(&a);
     db_stored_release(&s);
-    return rc;
+    return rc == 0 ? IMPORT_STORED : rc == -1 ? IMPORT_REJECTED : IMPORT_FAILED_DB;
 }
 
 int cmd_reparse(int argc, char **argv, struct app *app)
@@ -76,7 +77,7 @@ int cmd_reparse(int argc, char **argv, struct app *app)
     while (status == BDB_EXIT_OK && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'w' && filter_option("reparse", 0, optarg, &where) == 0)
             continue;
-        status = c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
+        status = usage_option(c, usage);
     }
     if (status == BDB_EXIT_OK && optind != argc)
         status = unexpected_argument("reparse", usage, argv[optind]);
@@ -87,11 +88,9 @@ int cmd_reparse(int argc, char **argv, struct app *app)
                                   db_sources_matching(db, where.v, where.n, &ids, &n, &app->diag)))
         status = BDB_EXIT_ENV;
     for (size_t i = 0; status != BDB_EXIT_ENV && i < n; i++) {
-        int rc = reparse_one(app, db, ids[i]);
-        if (rc == -2)
-            status = BDB_EXIT_ENV;
-        else if (rc == -1)
-            status = BDB_EXIT_INPUT;
+        int rc = import_exit_status(reparse_one(app, db, ids[i]));
+        if (rc != BDB_EXIT_OK)
+            status = rc;
     }
     free(ids);
     kv_list_release(&where);

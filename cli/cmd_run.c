@@ -55,7 +55,6 @@ struct run {
     struct strv paths;        /* files and directories the job touches */
     struct kv_list user_tags; /* --tag K=V */
     const char *output;       /* fio --output FILE, else NULL: read the captured stream */
-    struct kv_list tags;      /* the recorded context first, then --tag, so that --tag wins */
     struct import_labels labels;
     struct arena mem;
 };
@@ -195,26 +194,18 @@ static const struct tool tools[] = {
     {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
-static void record_context(struct app *app, struct run *r)
+/* The labels to store: the command line's over what was recorded (db_labels_overlay); *tags
+ * is the caller's to free. */
+static void label_run(struct app *app, struct run *r, struct import_labels *out, struct kv **tags)
 {
     struct run_context c;
+    struct kv recorded_tags[RUN_CONTEXT_TAGS];
+    struct import_labels recorded;
     run_context_capture(&c, r->argv.v, r->paths.v, r->paths.n, &r->mem, &app->diag);
-    if (!r->labels.host)
-        r->labels.host = c.host;
-    const struct kv context[] = {
-        {"kernel", c.kernel},
-        {"os", c.os},
-        {"tool_version", c.tool_version},
-        {"cmdline", c.cmdline},
-        {"mountpoint", c.mountpoint},
-    };
-    for (size_t i = 0; i < sizeof(context) / sizeof(context[0]); i++)
-        if (context[i].value)
-            kv_list_add(&r->tags, context[i].key, context[i].value);
-    if (!r->labels.mount)
-        r->labels.mount = c.mount;
-    for (size_t i = 0; i < r->user_tags.n; i++)
-        kv_list_add(&r->tags, r->user_tags.v[i].key, r->user_tags.v[i].value);
+    run_context_labels(&c, recorded_tags, &recorded);
+    r->labels.tags = r->user_tags.v;
+    r->labels.n_tags = r->user_tags.n;
+    db_labels_overlay(&r->labels, &recorded, out, tags);
 }
 
 static int report_failure(struct app *app, const struct run *r, int status, const struct buf *out,
@@ -251,15 +242,15 @@ static int run_and_import(struct app *app, struct run *r)
         result = &file;
     struct db *db = NULL;
     if (status == 0) {
-        record_context(app, r);
-        r->labels.tags = r->tags.v;
-        r->labels.n_tags = r->tags.n;
+        struct kv *tags = NULL;
+        struct import_options o = {.format = r->tool->format, .now = now_iso};
+        label_run(app, r, &o.labels, &tags);
         struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
                              result->len};
-        struct import_options o = {.labels = r->labels, .format = r->tool->format, .now = now_iso};
         status = open_db(app, DB_CREATE, &db)
                      ? BDB_EXIT_ENV
                      : import_exit_status(import_store(db, &o, &src, &app->diag));
+        free(tags);
     }
     db_close(db);
     buf_release(&out);
@@ -285,16 +276,12 @@ static int parse_options(int argc, char **argv, struct run *r)
             if (kv_option("run", "tag", optarg, &r->user_tags))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
-        case 'h':
-            return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
-            return usage_exit(usage, BDB_EXIT_USAGE);
+            return usage_option(c, usage);
         }
     }
-    if (optind == argc) {
-        fprintf(stderr, "benchdb run: error: no benchmark to run\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    if (optind == argc)
+        return usage_error(usage, "run", "no benchmark to run");
     const char *base = strrchr(argv[optind], '/');
     base = base ? base + 1 : argv[optind];
     for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
@@ -321,7 +308,6 @@ int cmd_run(int argc, char **argv, struct app *app)
     free(r.argv.v);
     free(r.paths.v);
     kv_list_release(&r.user_tags);
-    kv_list_release(&r.tags);
     arena_release(&r.mem);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -16,23 +16,39 @@ struct arena_block {
 
 enum { ARENA_BLOCK = 64 * 1024 };
 
-void *arena_alloc(struct arena *a, size_t n)
+/* An empty block for at least n bytes: a pooled one when it is large enough. */
+static struct arena_block *new_block(struct arena_pool *pool, size_t n)
+{
+    struct arena_block *b = pool ? pool->free : NULL;
+    if (b && b->cap >= n) {
+        pool->free = b->next;
+    } else {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        b = xmalloc(sizeof(*b) + cap);
+        b->cap = cap;
+    }
+    b->used = 0;
+    return b;
+}
+
+void *arena_alloc_uninit(struct arena *a, size_t n)
 {
     size_t al = alignof(max_align_t);
     n = (n + al - 1) / al * al;
     struct arena_block *b = a->head;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        b = xmalloc(sizeof(*b) + cap);
-        b->used = 0;
-        b->cap = cap;
+        b = new_block(a->pool, n);
         b->next = a->head;
         a->head = b;
     }
     void *p = b->mem + b->used;
     b->used += n;
-    memset(p, 0, n);
     return p;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    return memset(arena_alloc_uninit(a, n), 0, n);
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
@@ -77,8 +93,23 @@ void *arena_grow(struct arena *a, void *p, size_t n, size_t *cap, size_t size)
 void arena_release(struct arena *a)
 {
     while (a->head) {
-        struct arena_block *next = a->head->next;
-        free(a->head);
-        a->head = next;
+        struct arena_block *b = a->head;
+        a->head = b->next;
+        /* only standard blocks are pooled: a rare huge one is not held for later */
+        if (a->pool && b->cap == ARENA_BLOCK) {
+            b->next = a->pool->free;
+            a->pool->free = b;
+        } else {
+            free(b);
+        }
+    }
+}
+
+void arena_pool_release(struct arena_pool *pool)
+{
+    while (pool->free) {
+        struct arena_block *next = pool->free->next;
+        free(pool->free);
+        pool->free = next;
     }
 }

@@ -147,3 +147,19 @@ void run_context_capture(struct run_context *c, char *const *argv, char *const *
     buf_release(&cmd);
     capture_mount(c, paths, n_paths, a, d);
 }
+
+void run_context_labels(const struct run_context *c, struct kv tags[RUN_CONTEXT_TAGS],
+                        struct import_labels *out)
+{
+    const struct kv recorded[RUN_CONTEXT_TAGS] = {
+        {"kernel", c->kernel},
+        {"os", c->os},
+        {"tool_version", c->tool_version},
+        {"cmdline", c->cmdline},
+        {"mountpoint", c->mountpoint},
+    };
+    *out = (struct import_labels){.host = c->host, .mount = c->mount, .tags = tags};
+    for (size_t i = 0; i < RUN_CONTEXT_TAGS; i++)
+        if (recorded[i].value)
+            tags[out->n_tags++] = recorded[i];
+}

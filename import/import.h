@@ -64,5 +64,11 @@ struct run_context {
  * that is on another mount than the first. */
 void run_context_capture(struct run_context *c, char *const *argv, char *const *paths,
                          size_t n_paths, struct arena *a, struct diag *d);
+/* The most tags a run context gives: kernel, os, tool_version, cmdline, mountpoint. */
+enum { RUN_CONTEXT_TAGS = 5 };
+/* The labels of what was recorded (host, mount, and the known ones of the tags above, in
+ * tags), to go under the command line's (db_labels_overlay); strings borrowed from c. */
+void run_context_labels(const struct run_context *c, struct kv tags[RUN_CONTEXT_TAGS],
+                        struct import_labels *out);
 
 #endif

@@ -1,7 +1,9 @@
-/* input.c: reading an input whole (up to HELD_MAX_MIB) or as a stream of chunks. */
+/* input.c: reading an input whole (up to HELD_MAX_MIB) or as a stream of chunks, and choosing
+ * the importer for it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/scan.h"
 #include "../core/xalloc.h"
@@ -38,6 +40,28 @@ int read_rest(FILE *f, struct buf *b)
             return -1;
     }
     return b->len > max;
+}
+
+int read_regular(int fd, size_t size, struct buf *b)
+{
+    const size_t max = (size_t)HELD_MAX_MIB << 20;
+    size_t want = size + 1; /* one more, to see the end at once when the size held */
+    for (;;) {
+        buf_grow(b, want);
+        ssize_t n = read(fd, b->data + b->len, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        b->len += (size_t)n;
+        if (b->len > max)
+            return 1;
+        want = 64 << 10; /* the file grew: read on */
+    }
+    b->data[b->len] = '\0';
+    return 0;
 }
 
 static int next_chunk(struct import_stream *s)
@@ -83,4 +107,24 @@ void import_stream_init(struct import_stream *in, const char *name, FILE *f, con
 void import_stream_release(struct import_stream *in)
 {
     free(in->chunk);
+}
+
+const struct importer *import_choose(const struct import_options *o, const struct source *src,
+                                     struct diag *d)
+{
+    if (o->format)
+        return importer_find(o->format);
+    /* a warehouse keeps its sources' bytes, in which an importer could find output */
+    if (src->len >= 16 && !memcmp(src->data, "SQLite format 3", 16)) { /* with its NUL */
+        diag_error_line(d, src, 1,
+                        "a SQLite database (a benchdb warehouse?), not benchmark output; to "
+                        "combine warehouses use 'benchdb merge'");
+        return NULL;
+    }
+    struct buf tried = BUF_INIT;
+    const struct importer *imp = importer_detect(src, &tried);
+    if (!imp)
+        diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
+    buf_release(&tried);
+    return imp;
 }

@@ -25,6 +25,9 @@ int read_upto(FILE *f, struct buf *b, size_t max);
 /* Appends the rest of f, holding at most HELD_MAX_MIB in all: 0, -1 on a read error, 1 when
  * f holds more. */
 int read_rest(FILE *f, struct buf *b);
+/* Appends the rest of the regular file fd, whose size was size, with as few reads as that
+ * allows; the same results as read_rest. */
+int read_regular(int fd, size_t size, struct buf *b);
 
 /* A file being read piece by piece: the head already read, then the rest, one chunk of
  * DB_CHUNK_BYTES at a time, each hashed and (unless a dry run) stored as it is read. */
@@ -48,6 +51,14 @@ void import_stream_release(struct import_stream *in);
 const struct importer *import_choose(const struct import_options *o, const struct source *src,
                                      struct diag *d);
 
+/* What a worker computed ahead of the writer from a whole file's bytes: their hash and their
+ * stored form, so that the writer (the one thread that cannot be parallel) neither hashes nor
+ * compresses. */
+struct prepared {
+    char sha[65];
+    struct raw_blob raw; /* raw.data NULL: packed by the writer (a file over DB_CHUNK_BYTES) */
+};
+
 /* One event of a file parsed ahead: a record, or a diagnostic line (rec NULL). */
 struct parsed_event {
     const struct bench_record *rec;
@@ -70,16 +81,34 @@ struct parsed {
     struct source src;
     const struct importer *imp;
     struct sidecar sc;
-    struct arena a; /* the records, their copies and the lines */
+    struct prepared pre;    /* when parsed without error */
+    struct buf packed;      /* pre.raw's bytes when compressed */
+    struct arena a;         /* the records, their copies and the lines */
+    struct arena_pool pool; /* a's blocks, kept from one file to the next */
     struct parsed_event *ev;
     size_t n_ev, a_ev;
 };
+
+/* Which fio logs and fio JSON jobs of one import command belong together (attach.c). */
+struct attach_registry;
+struct attach_registry *attach_new(void);
+void attach_free(struct attach_registry *reg);
+/* Notes what record r of the file at path (format: its importer), stored as result_id, may
+ * pair with: a fio JSON job or a fio log. reg NULL: nothing. */
+void attach_collect(struct attach_registry *reg, const char *path, const char *format,
+                    const struct bench_record *r, int64_t result_id);
+/* The file collected since the last call is complete: pairs its jobs or logs with those of the
+ * files stored before it and moves each paired log's series to its job's result, inside the
+ * file's transaction. 0, or -1 after a database failure. */
+int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d);
+/* The file was not stored: forgets what was collected from it. */
+void attach_file_drop(struct attach_registry *reg);
 
 /* Passes a diagnostic line, already formatted, to d as if reported there. */
 void diag_replay(struct diag *d, enum diag_level level, const char *line);
 
 struct workers;
-/* Starts o->jobs threads parsing paths[0..n) ahead, at most 2 * o->jobs files. */
+/* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files (parallel.c). */
 struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
                               size_t n);
 /* Waits for paths[i] (taken in order). */

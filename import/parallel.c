@@ -3,10 +3,12 @@
  * diagnostic lines are kept in order for the writer to replay (session.c). At most
  * SLOTS_PER_JOB * jobs files, and HELD_MAX_MIB of their bytes, are held, each in its slot:
  * file i in slot i % n_slots. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -86,24 +88,43 @@ static int keep_record(void *ctx, const struct bench_record *r)
 }
 
 /* Reads path whole into p when the writer would: a regular file that cannot stream;
- * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. */
+ * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. One open, fstat
+ * and read (stat by name then stdio made twice the system calls); O_NONBLOCK so that a FIFO
+ * is not waited for here (the writer reads it). */
 static int read_whole(struct parsed *p, const char *path)
 {
     struct stat st;
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
-        st.st_size > stream_threshold())
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (fd < 0)
         return -1;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    int rc = read_rest(f, &p->data);
-    fclose(f);
+    int rc = fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > stream_threshold()
+                 ? -1
+                 : read_regular(fd, (size_t)st.st_size, &p->data);
+    close(fd);
     p->src = (struct source){path, p->data.data, p->data.len};
     return rc ? -1 : 0;
 }
 
-/* What the writer's import of a whole file does before its transaction, then the parse. */
-static void parse_ahead(struct workers *w, struct parsed *p, const char *path)
+/* The hash and stored form of a file the writer will store, with the packer of this worker. */
+static void prepare_bytes(struct parsed *p, struct raw_packer **packer)
+{
+    sha256_hex(p->src.data, p->src.len, p->pre.sha);
+    p->pre.raw = (struct raw_blob){NULL, 0, NULL};
+    if (p->src.len > DB_CHUNK_BYTES)
+        return;
+    struct raw_blob b = raw_pack(packer, p->src.data, p->src.len);
+    if (b.data != p->src.data) {
+        /* the packer's output is overwritten by the next file: the slot keeps a copy */
+        buf_add(&p->packed, b.data, b.len);
+        b.data = p->packed.data;
+    }
+    p->pre.raw = b;
+}
+
+/* What the writer's import of a whole file does before its transaction, then the parse, then
+ * what the writer's store would do first with the bytes of a file parsed without error. */
+static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
+                        struct raw_packer **packer)
 {
     struct diag d = {keep_line, p, 0, 0, w->verbose};
     p->state = PARSED_SERIAL;
@@ -124,6 +145,8 @@ static void parse_ahead(struct workers *w, struct parsed *p, const char *path)
     struct record_sink sink = {keep_record, p};
     p->rc = p->imp->parse(&p->src, &p->a, &sink, &d);
     p->state = PARSED_DONE;
+    if (p->rc == 0)
+        prepare_bytes(p, packer);
 }
 
 /* A slot's buffer up to this size is kept for its next file: allocating a fresh one per file
@@ -142,6 +165,7 @@ static void parsed_clear(struct parsed *p)
     if (p->data.cap > KEPT_BUFFER_BYTES)
         buf_release(&p->data);
     buf_reset(&p->data);
+    buf_reset(&p->packed);
     p->state = PARSED_SERIAL;
     p->rc = 0;
     p->src = (struct source){0};
@@ -149,6 +173,7 @@ static void parsed_clear(struct parsed *p)
     p->sc = (struct sidecar){0};
     p->ev = NULL;
     p->n_ev = p->a_ev = 0;
+    p->a.pool = &p->pool;
 }
 
 /* The next file to parse, waiting while its slot is held; -1 when there is none. */
@@ -170,17 +195,19 @@ static long claim(struct workers *w)
 static void *work(void *arg)
 {
     struct workers *w = arg;
+    struct raw_packer *packer = NULL;
     long i;
     while ((i = claim(w)) >= 0) {
         struct parsed *p = &w->slots[(size_t)i % w->n_slots];
         parsed_clear(p);
-        parse_ahead(w, p, w->paths[i]);
+        parse_ahead(w, p, w->paths[i], &packer);
         pthread_mutex_lock(&w->lock);
         p->ready = 1;
         w->held += p->data.len;
         pthread_cond_broadcast(&w->ready);
         pthread_mutex_unlock(&w->lock);
     }
+    raw_packer_free(packer);
     return NULL;
 }
 
@@ -197,8 +224,10 @@ struct workers *workers_start(const struct import_options *o, int verbose, char 
     w->n = n;
     w->n_slots = SLOTS_PER_JOB * (size_t)o->jobs;
     w->slots = xcalloc(w->n_slots, sizeof(*w->slots));
-    for (size_t k = 0; k < w->n_slots; k++)
+    for (size_t k = 0; k < w->n_slots; k++) {
         buf_init(&w->slots[k].data);
+        buf_init(&w->slots[k].packed);
+    }
     w->threads = xcalloc(o->jobs, sizeof(*w->threads));
     for (unsigned t = 0; t < o->jobs; t++)
         if (pthread_create(&w->threads[w->n_threads], NULL, work, w) == 0)
@@ -239,6 +268,8 @@ void workers_stop(struct workers *w)
     for (size_t k = 0; k < w->n_slots; k++) {
         parsed_clear(&w->slots[k]);
         buf_release(&w->slots[k].data);
+        buf_release(&w->slots[k].packed);
+        arena_pool_release(&w->slots[k].pool);
     }
     pthread_cond_destroy(&w->ready);
     pthread_cond_destroy(&w->room);

@@ -18,7 +18,8 @@ struct import_session {
     size_t n;
     struct buf said; /* the open batch's "imported" lines, said once it is committed */
     size_t batch_results, committed;
-    struct workers *workers; /* NULL: every file is read and parsed here */
+    struct workers *workers;        /* NULL: every file is read and parsed here */
+    struct attach_registry *attach; /* NULL: logs are not paired with jobs (reparse, run) */
 };
 
 /* What runs the importer on a file inside its transaction: the importer itself, or the
@@ -67,26 +68,6 @@ void diag_replay(struct diag *d, enum diag_level level, const char *line)
         d->emit(d->ctx, level, line);
     else
         fprintf(stderr, "%s\n", line);
-}
-
-const struct importer *import_choose(const struct import_options *o, const struct source *src,
-                                     struct diag *d)
-{
-    if (o->format)
-        return importer_find(o->format);
-    /* a warehouse keeps its sources' bytes, in which an importer could find output */
-    if (src->len >= 16 && !memcmp(src->data, "SQLite format 3", 16)) { /* with its NUL */
-        diag_error_line(d, src, 1,
-                        "a SQLite database (a benchdb warehouse?), not benchmark output; to "
-                        "combine warehouses use 'benchdb merge'");
-        return NULL;
-    }
-    struct buf tried = BUF_INIT;
-    const struct importer *imp = importer_detect(src, &tried);
-    if (!imp)
-        diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
-    buf_release(&tried);
-    return imp;
 }
 
 /* A dry run's sink: each record checked as the database's sink checks it, then printed. */
@@ -178,12 +159,30 @@ static int skip_if_stored(struct import_session *s, const char *path, const char
     return rc;
 }
 
-/* Parses into the database inside one transaction: src whole, or the stream in (then src
- * has the path only, and the hash is known, and looked up, only at the end). 0 stored,
- * 1 skipped, -1 rejected, -2 database failure. */
+/* The database's sink, noting each stored record for attach.c. */
+struct collect_sink {
+    struct record_sink db;
+    struct db_import *di;
+    struct attach_registry *attach;
+    const char *path, *format;
+};
+
+static int collect_emit(void *ctx, const struct bench_record *r)
+{
+    struct collect_sink *c = ctx;
+    if (c->db.emit(c->db.ctx, r))
+        return -1;
+    attach_collect(c->attach, c->path, c->format, r, db_import_last_result(c->di));
+    return 0;
+}
+
+/* Parses into the database inside one transaction: src whole (its hash and stored bytes from
+ * pre when a worker prepared them), or the stream in (then src has the path only, and the hash
+ * is known, and looked up, only at the end). 0 stored, 1 skipped, -1 rejected, -2 database
+ * failure. */
 static int store(struct import_session *s, const struct import_labels *labels,
                  const struct importer *imp, const struct source *src, struct import_stream *in,
-                 const struct producer *parse)
+                 const struct producer *parse, const struct prepared *pre)
 {
     char sha[65], when[32];
     /* Look up inside the write transaction: another import may be storing the same file. */
@@ -191,7 +190,10 @@ static int store(struct import_session *s, const struct import_labels *labels,
         return -2;
     int rc = 0;
     if (!in) {
-        sha256_hex(src->data, src->len, sha);
+        if (pre)
+            memcpy(sha, pre->sha, sizeof(sha));
+        else
+            sha256_hex(src->data, src->len, sha);
         rc = skip_if_stored(s, src->path, sha);
     }
     if (rc)
@@ -199,11 +201,13 @@ static int store(struct import_session *s, const struct import_labels *labels,
     s->o->now(when);
     unsigned errors = s->d->errors;
     struct db_import *di =
-        db_import_begin(s->db, src, in ? NULL : sha, imp->name, when, labels, s->d);
+        db_import_begin(s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL,
+                        imp->name, when, labels, s->d);
     struct arena a = ARENA_INIT;
     rc = -2;
     if (di) {
-        struct record_sink sink = db_import_sink(di);
+        struct collect_sink collect = {db_import_sink(di), di, s->attach, src->path, imp->name};
+        struct record_sink sink = {collect_emit, &collect};
         if (in)
             in->di = di;
         rc = parse->run(parse->ctx, &a, &sink, s->d);
@@ -215,7 +219,11 @@ static int store(struct import_session *s, const struct import_labels *labels,
         }
         if (rc == 0 && db_import_count(di) == 0)
             rc = diag_error_line(s->d, src, 1, "no results found in %s output", imp->name);
+        if (rc == 0 && attach_file_end(s->attach, s->db, s->d))
+            rc = -2;
     }
+    if (rc)
+        attach_file_drop(s->attach);
     if (rc == 1) {
         /* skip_if_stored ended the file */
     } else if (db_file_end(s->db, rc == 0, s->d)) {
@@ -256,12 +264,13 @@ static int flush_batch(struct import_session *s, int force)
 /* store() with the labels of the sidecar sc under the command-line ones. */
 static int store_with_sidecar(struct import_session *s, const struct sidecar *sc,
                               const struct importer *imp, const struct source *src,
-                              struct import_stream *in, const struct producer *parse)
+                              struct import_stream *in, const struct producer *parse,
+                              const struct prepared *pre)
 {
     struct import_labels merged;
     struct kv *tags = NULL;
-    sidecar_merge(sc, &s->o->labels, &merged, &tags);
-    int rc = store(s, &merged, imp, src, in, parse);
+    db_labels_overlay(&s->o->labels, &sc->labels, &merged, &tags);
+    int rc = store(s, &merged, imp, src, in, parse, pre);
     free(tags);
     return rc;
 }
@@ -278,7 +287,7 @@ static int import_parse(struct import_session *s, const char *path, const struct
     struct sidecar sc;
     int rc = sidecar_load(path, &sc, s->d);
     if (rc == 0)
-        rc = store_with_sidecar(s, &sc, imp, src, in, &parse);
+        rc = store_with_sidecar(s, &sc, imp, src, in, &parse, NULL);
     sidecar_release(&sc);
     return rc;
 }
@@ -363,7 +372,8 @@ static int import_parsed(struct import_session *s, struct parsed *p)
     struct producer replay = {run_replay, p};
     if (p->state == PARSED_REJECTED)
         return run_replay(p, NULL, NULL, s->d);
-    return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay);
+    return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay,
+                              p->rc == 0 ? &p->pre : NULL);
 }
 
 static enum import_outcome outcome(int rc)
@@ -384,7 +394,7 @@ struct import_session *import_session_start(struct db *db, const struct import_o
                                             struct diag *d, char *const *paths, size_t n)
 {
     struct import_session *s = xcalloc(1, sizeof(*s));
-    *s = (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL};
+    *s = (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL, attach_new()};
     /* a dry run prints as it parses: it stays serial */
     if (o->jobs > 1 && n > 1 && !o->dry_run)
         s->workers = workers_start(o, d->verbose, paths, n);
@@ -425,17 +435,18 @@ void import_session_free(struct import_session *s)
     if (s->workers)
         workers_stop(s->workers);
     buf_release(&s->said);
+    attach_free(s->attach);
     free(s);
 }
 
 enum import_outcome import_store(struct db *db, const struct import_options *o,
                                  const struct source *src, struct diag *d)
 {
-    struct import_session s = {db, o, d, NULL, 0, BUF_INIT, 0, 0, NULL};
+    struct import_session s = {db, o, d, NULL, 0, BUF_INIT, 0, 0, NULL, NULL};
     const struct importer *imp = importer_find(o->format);
     struct live_parse lp = {imp, src, NULL};
     struct producer parse = {run_live, &lp};
-    int rc = store(&s, &o->labels, imp, src, NULL, &parse);
+    int rc = store(&s, &o->labels, imp, src, NULL, &parse, NULL);
     if (flush_batch(&s, 1))
         rc = -2;
     buf_release(&s.said);

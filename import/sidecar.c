@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/buf.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -50,23 +51,27 @@ static int open_regular(const char *path, FILE **f, struct diag *d)
 }
 
 /* Opens FILE.meta, else DIR/benchdb.meta: 1 with *f set, 0 when neither exists, -1 after a
- * message. */
+ * message. The names are built in a buffer and kept (in sc->mem) only when one is opened: most
+ * files have no sidecar, and an arena block per file for two names cost an allocation. */
 static int open_sidecar(const char *result_path, struct sidecar *sc, FILE **f, struct diag *d)
 {
     const char *slash = strrchr(result_path, '/');
-    const char *paths[2] = {
-        arena_printf(&sc->mem, "%s.meta", result_path),
-        slash ? arena_printf(&sc->mem, "%.*s/benchdb.meta", (int)(slash - result_path), result_path)
-              : "benchdb.meta",
-    };
-    for (int i = 0; i < 2; i++) {
-        int rc = open_regular(paths[i], f, d);
-        if (rc) {
-            sc->path = paths[i];
-            return rc;
-        }
+    struct buf name = BUF_INIT;
+    int rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        buf_reset(&name);
+        if (i == 0)
+            buf_addf(&name, "%s.meta", result_path);
+        else if (slash)
+            buf_addf(&name, "%.*s/benchdb.meta", (int)(slash - result_path), result_path);
+        else
+            buf_adds(&name, "benchdb.meta");
+        rc = open_regular(name.data, f, d);
     }
-    return 0;
+    if (rc)
+        sc->path = arena_strdup(&sc->mem, name.data);
+    buf_release(&name);
+    return rc;
 }
 
 static const char *trimmed(struct arena *a, const char *s, const char *end)
@@ -168,21 +173,6 @@ int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d)
     }
     buf_release(&text);
     return rc;
-}
-
-void sidecar_merge(const struct sidecar *sc, const struct import_labels *flags,
-                   struct import_labels *out, struct kv **tags)
-{
-    const struct import_labels *s = &sc->labels;
-    out->host = flags->host ? flags->host : s->host;
-    out->storage_class = flags->storage_class ? flags->storage_class : s->storage_class;
-    out->sec = flags->sec ? flags->sec : s->sec;
-    out->mount = flags->mount ? flags->mount : s->mount;
-    out->n_tags = s->n_tags + flags->n_tags;
-    *tags = xmalloc((out->n_tags ? out->n_tags : 1) * sizeof(**tags));
-    for (size_t i = 0; i < out->n_tags; i++)
-        (*tags)[i] = i < s->n_tags ? s->tags[i] : flags->tags[i - s->n_tags];
-    out->tags = *tags;
 }
 
 void sidecar_release(struct sidecar *sc)

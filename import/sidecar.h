@@ -1,7 +1,8 @@
 /* sidecar.h: context stored next to a result file. For FILE, FILE.meta is read, else
  * benchdb.meta in FILE's directory: `key=value` lines with the keys host, storage_class,
  * mount, sec and tag.NAME; blank lines and lines starting with '#' are ignored. On import,
- * command-line flags win over the sidecar and the sidecar wins over the content. */
+ * command-line flags win over the sidecar and the sidecar wins over the content
+ * (db_labels_overlay). */
 #ifndef BDB_SIDECAR_H
 #define BDB_SIDECAR_H
 
@@ -20,10 +21,6 @@ struct sidecar {
 /* Reads the sidecar of result_path ("-": none). 0 (with or without a sidecar), or -1 after
  * a `path:line: error: ...` message. Release with sidecar_release in both cases. */
 int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d);
-/* *out = flags merged over the sidecar; its tags (sidecar first, so that a flag's tag
- * replaces the sidecar's) are in *tags, which the caller frees. */
-void sidecar_merge(const struct sidecar *sc, const struct import_labels *flags,
-                   struct import_labels *out, struct kv **tags);
 void sidecar_release(struct sidecar *sc);
 
 #endif

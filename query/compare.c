@@ -466,7 +466,8 @@ static void suspect_words(struct buf *out, const char *who, unsigned bits)
     } words[] = {{SUSPECT_CACHED, "cached"},
                  {SUSPECT_SHORT, "short runs"},
                  {SUSPECT_TRANSCRIBED, "typed without workload"},
-                 {SUSPECT_IMPOSSIBLE, "breaks Little's law"}};
+                 {SUSPECT_IMPOSSIBLE, "breaks Little's law"},
+                 {SUSPECT_UNSTEADY, "not steady"}};
     if (!bits)
         return;
     buf_addf(out, "%s%s ", out->len ? "; " : "", who);
@@ -774,7 +775,7 @@ static int recommend(struct db *db, const struct compare_opts *o, const struct s
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
     struct side_results res;
-    struct suspect_basis basis = {{NULL, 0, 0, ARENA_INIT}, NULL};
+    struct suspect_basis basis = {{NULL, 0, 0, ARENA_INIT}, NULL, NULL, ARENA_INIT};
     struct groups g = {NULL, 0, 0, o->nvalues, 0, {NULL, 0, 0}};
     int rc = query_side_results(db, o, &res, d);
     if (rc == 0)

@@ -30,6 +30,7 @@ struct insight_ctx {
     size_t n;
     const unsigned char *net; /* network_sides() */
     const struct links *links;
+    const struct series_verdict *series; /* per result (series.h) */
 };
 
 static const struct column insight_cols[] = {{"Insight", UNIT_NONE, ROLE_PLAIN},
@@ -301,6 +302,100 @@ static void transcribed(struct insight_ctx *c)
     emit(c, &f);
 }
 
+/* ---- time series ---- */
+
+static const char *series_value(struct insight_ctx *c, const struct series_verdict *sv, double v)
+{
+    return fmt_value(c->r, v, !strcmp(sv->metric, "iops") ? UNIT_IOPS : UNIT_BYTES_S);
+}
+
+/* How the verdict was reached: fio's own check, or the SNIA window's numbers. */
+static void steady_basis(struct buf *out, const struct series_verdict *sv)
+{
+    if (sv->by_fio)
+        buf_addf(out, "fio ss=%s %s", sv->criterion ? sv->criterion : "",
+                 sv->steady == STEADY_YES ? "attained" : "not attained");
+    else
+        buf_addf(out, "%s, last %d of %d rounds: range %.1f %% of the mean, slope x %d %.1f %%",
+                 sv->metric, SNIA_WINDOW, SERIES_ROUNDS, sv->w.range * 100, SNIA_WINDOW - 1,
+                 sv->w.excursion * 100);
+}
+
+/* Results whose series (or fio's ss= check) did not settle: their mean mixes phases. */
+static void unsteady(struct insight_ctx *c)
+{
+    struct finding f = {"Not steady", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct series_verdict *sv = &c->series[i];
+        if (!result_usable(&c->res[i]) || sv->steady != STEADY_NO || !evidence(&f, &c->res[i]))
+            continue;
+        struct buf why = BUF_INIT;
+        steady_basis(&why, sv);
+        detail(&f, "%s, %s: %s", c->o->values[c->res[i].side], workload(c, &c->res[i]), why.data);
+        buf_release(&why);
+    }
+    buf_addf(&f.text,
+             "%zu result%s did not reach steady state (SNIA PTS over the last %d of %d equal "
+             "rounds of the run: range above %.0f %% of the mean or slope x %d above %.0f %%; or "
+             "fio's own ss= check not attained): the mean mixes phases of the run; marked *not "
+             "steady* in the comparison.",
+             f.count, plural(f.count), SNIA_WINDOW, SERIES_ROUNDS, SNIA_RANGE_MAX * 100,
+             SNIA_WINDOW - 1, SNIA_SLOPE_MAX * 100);
+    emit(c, &f);
+}
+
+/* A drop below half the level before it that lasts: writeback, a cache running out. */
+static void cliffs(struct insight_ctx *c)
+{
+    struct finding f = {"Throughput cliff", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct series_verdict *sv = &c->series[i];
+        if (!result_usable(&c->res[i]) || !sv->has_cliff || !evidence(&f, &c->res[i]))
+            continue;
+        detail(&f, "%s, %s: %s falls from %s to %s at %.2f s for %.2f s",
+               c->o->values[c->res[i].side], workload(c, &c->res[i]), sv->metric,
+               series_value(c, sv, sv->cliff.before), series_value(c, sv, sv->cliff.level),
+               sv->cliff.start_ms / 1000, sv->cliff.span_ms / 1000);
+    }
+    buf_addf(&f.text,
+             "%zu result%s whose throughput fell below %.0f %% of its mean so far for more than "
+             "%.0f %% of the run (dirty pages written back, a cache or SLC buffer running out): "
+             "the run's mean describes neither phase.",
+             f.count, plural(f.count), CLIFF_DROP * 100, CLIFF_SPAN * 100);
+    emit(c, &f);
+}
+
+static const struct column steady_cols[] = {{"Result", UNIT_NONE, ROLE_PLAIN},
+                                            {"Side", UNIT_NONE, ROLE_PLAIN},
+                                            {"Workload", UNIT_NONE, ROLE_PLAIN},
+                                            {"Steady state", UNIT_NONE, ROLE_PLAIN},
+                                            {"Basis", UNIT_NONE, ROLE_PLAIN}};
+
+/* Per result with a series or fio's ss= check: whether it reached steady state, and why. */
+static void steady_table(struct insight_ctx *c)
+{
+    struct table *t = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct series_verdict *sv = &c->series[i];
+        const struct side_result *r = &c->res[i];
+        if (!result_usable(r) || sv->steady == STEADY_UNKNOWN)
+            continue;
+        if (!t)
+            t = report_table(c->r, report_section(c->r, "Steady state", NULL), "steady_state",
+                             steady_cols, 5);
+        struct buf b = BUF_INIT;
+        struct cell *row = table_add_row(c->r, t);
+        cell_set_text(&row[0],
+                      arena_printf(&c->r->arena, "%s:%d", r->source, r->line ? r->line : 1));
+        cell_set_text(&row[1], c->o->values[r->side]);
+        cell_set_text(&row[2], workload(c, r));
+        cell_set_text(&row[3], sv->steady == STEADY_YES ? "reached" : "not reached");
+        steady_basis(&b, sv);
+        cell_set_text(&row[4], arena_strdup(&c->r->arena, b.data));
+        buf_release(&b);
+    }
+}
+
 /* ---- the rest ---- */
 
 static void tail_latency(struct insight_ctx *c)
@@ -406,8 +501,10 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
 {
     struct section *s = report_section(
         r, "Insights", "Findings from the data itself, each with its evidence (file:line).");
-    struct insight_ctx c = {
-        r, report_table(r, s, "insights", insight_cols, 3), o, all->v, all->n, b->net, &b->links};
+    struct insight_ctx c = {r,         report_table(r, s, "insights", insight_cols, 3),
+                            o,         all->v,
+                            all->n,    b->net,
+                            &b->links, b->series};
     network_table(&c);
     failed_jobs(&c);
     buffered(&c);
@@ -420,8 +517,11 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
     tail_latency(&c);
     spread(&c);
     short_runs(&c);
+    unsteady(&c);
+    cliffs(&c);
     sync_writes(&c);
     if (!c.t->nrows)
         s->prose = "Nothing to note: no cache effects, impossible numbers, tail latency, "
                    "errors, short runs or disagreeing repeats were found.";
+    steady_table(&c);
 }

@@ -7,6 +7,7 @@
 
 #include "../core/arena.h"
 #include "compare.h"
+#include "series.h"
 
 struct side_result;
 struct side_results;
@@ -66,14 +67,16 @@ int suspect_transcribed(const struct side_result *r);
  * filesystem. */
 struct suspect_basis {
     struct links links;
-    unsigned char *net; /* network_sides() */
+    unsigned char *net;            /* network_sides() */
+    struct series_verdict *series; /* per result: steady state and cliff (series.h) */
+    struct arena strings;
 };
 int suspect_basis_load(struct db *db, const struct compare_opts *o, const struct side_results *res,
                        struct suspect_basis *out, struct diag *d);
 void suspect_basis_release(struct suspect_basis *b);
 
 /* Sets res->v[i].suspect (enum suspect): cached, short, transcribed without context,
- * impossible. Called before the comparison, the insights and the recommendations. */
+ * impossible, not steady. Called before the comparison, the insights and the recommendations. */
 void query_flag_suspects(const struct suspect_basis *b, struct side_results *res);
 
 /* ---- findings (insights.c) ---- */

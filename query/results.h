@@ -29,6 +29,7 @@ enum suspect {
     SUSPECT_SHORT = 1 << 1,       /* ran for less than MIN_RUNTIME_MS */
     SUSPECT_TRANSCRIBED = 1 << 2, /* typed by hand without the workload's context */
     SUSPECT_IMPOSSIBLE = 1 << 3,  /* numbers that cannot all be true (Little's law) */
+    SUSPECT_UNSTEADY = 1 << 4,    /* its time series (or fio's ss=) did not reach steady state */
 };
 
 struct side_result {

@@ -187,7 +187,8 @@ int suspect_transcribed(const struct side_result *r)
 
 /* ---- flagging ---- */
 
-static unsigned suspicion(const struct side_result *r, const struct suspect_basis *b)
+static unsigned suspicion(const struct side_result *r, const struct suspect_basis *b,
+                          enum steady steady)
 {
     unsigned s = 0;
     double in_flight, bound;
@@ -200,6 +201,8 @@ static unsigned suspicion(const struct side_result *r, const struct suspect_basi
         s |= SUSPECT_TRANSCRIBED;
     if (little_in_flight(r, &in_flight, &bound) && in_flight > bound * LITTLE_TOLERANCE)
         s |= SUSPECT_IMPOSSIBLE;
+    if (steady == STEADY_NO)
+        s |= SUSPECT_UNSTEADY;
     return s;
 }
 
@@ -207,17 +210,22 @@ int suspect_basis_load(struct db *db, const struct compare_opts *o, const struct
                        struct suspect_basis *out, struct diag *d)
 {
     out->net = network_sides(o, res);
+    out->series = xmalloc((res->n ? res->n : 1) * sizeof(*out->series));
+    if (query_series_verdicts(db, res, &out->strings, out->series, d))
+        return -1;
     return query_links(db, &out->links, d);
 }
 
 void suspect_basis_release(struct suspect_basis *b)
 {
     free(b->net);
+    free(b->series);
+    arena_release(&b->strings);
     links_release(&b->links);
 }
 
 void query_flag_suspects(const struct suspect_basis *b, struct side_results *res)
 {
     for (size_t i = 0; i < res->n; i++)
-        res->v[i].suspect = suspicion(&res->v[i], b);
+        res->v[i].suspect = suspicion(&res->v[i], b, b->series[i].steady);
 }

@@ -10,6 +10,7 @@
 #include "../core/fmt.h"
 #include "../core/mount.h"
 #include "../core/xalloc.h"
+#include "sql.h"
 
 /* A report reads the warehouse through a memory map: a million results read page by page
  * with pread cost a fifth of its time. Only for reading commands: a mapped file that an I/O
@@ -20,24 +21,6 @@
 
 /* How long a writer waits for another process's transaction before giving up. */
 enum { BUSY_TIMEOUT_MS = 30000 };
-
-/* PRAGMA schema.user_version (schema: main or an ATTACHed name, from benchdb's code). */
-static int schema_user_version(sqlite3 *h, const char *schema)
-{
-    char sql[96];
-    snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
-    sqlite3_stmt *st;
-    int v = 0;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-int db_user_version(sqlite3 *h)
-{
-    return schema_user_version(h, "main");
-}
 
 static int exec(struct db *db, const char *sql, struct diag *d)
 {
@@ -114,12 +97,11 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
              "%s.sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid LIMIT 5)) FROM "
              "%s.sqlite_schema WHERE type IN ('table', 'view')",
              schema, schema);
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db->h, sql.data, -1, &st, NULL);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, sql.data);
+    int row = sql_step(st, &rc);
     buf_release(&sql);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
+    if (!row) {
         struct buf why = BUF_INIT;
         describe_failure(&why, db->h, rc == SQLITE_OK ? SQLITE_ERROR : rc, path);
         sqlite3_finalize(st);
@@ -128,7 +110,7 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
         return -1;
     }
     int tables = sqlite3_column_int(st, 0);
-    *version = schema_user_version(db->h, schema);
+    *version = db_user_version(db->h, schema);
     if (*version == 0 && tables > 0)
         diag_error(d,
                    "'%s' is not a benchdb database: it has %d table%s of its own (%s%s) and no "
@@ -146,6 +128,9 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
+     * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
@@ -194,9 +179,7 @@ void db_close(struct db *db)
         return;
     if (db->in_batch)
         db_rollback(db);
-    for (size_t i = 0; i < db->ncache; i++)
-        sqlite3_finalize(db->cache[i].st);
-    free(db->cache);
+    sql_cache_free(db);
     wide_release(&db->wide);
     raw_packer_free(db->packer);
     sqlite3_close(db->h);
@@ -211,7 +194,7 @@ struct sqlite3 *db_handle(struct db *db)
 
 int db_schema_version(struct db *db)
 {
-    return db_user_version(db->h);
+    return db_user_version(db->h, "main");
 }
 
 int db_begin(struct db *db, struct diag *d)
@@ -231,6 +214,17 @@ void db_rollback(struct db *db)
     db->in_batch = 0;
 }
 
+/* Runs a statement that returns no rows, prepared once per connection (a savepoint per file
+ * of a batch would otherwise be parsed again for each). */
+static int exec_cached(struct db *db, const char *sql, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    sql_step_done(sql_cached(db, &rc, sql), &rc);
+    if (rc == SQLITE_OK)
+        return 0;
+    return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+}
+
 /* ---- batches of files ---- */
 
 /* How long a batch of files may hold the write lock before it is committed: long enough that
@@ -244,8 +238,6 @@ static double now_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
-
-static int exec_cached(struct db *db, const char *sql, struct diag *d);
 
 int db_file_begin(struct db *db, struct diag *d)
 {
@@ -277,87 +269,17 @@ int db_batch_commit(struct db *db, int force, struct diag *d)
     return 1;
 }
 
-/* ---- statements carried through one rc, as in sqlite's shell ---- */
-
-/* The cached statement for a literal SQL text, reset and unbound; NULL once *rc failed. */
-static sqlite3_stmt *prepare(struct db *db, int *rc, const char *sql)
-{
-    if (*rc != SQLITE_OK)
-        return NULL;
-    for (size_t i = 0; i < db->ncache; i++) {
-        if (db->cache[i].sql == sql) {
-            sqlite3_reset(db->cache[i].st);
-            sqlite3_clear_bindings(db->cache[i].st);
-            return db->cache[i].st;
-        }
-    }
-    sqlite3_stmt *st = NULL;
-    *rc = sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
-    if (*rc == SQLITE_OK) {
-        ALLOC_GROW(db->cache, db->ncache, db->acache);
-        db->cache[db->ncache++] = (struct stmt_cache){sql, st};
-    }
-    return st;
-}
-
-/* Gives a cached statement back (it stays prepared for the next file). */
-static void release(sqlite3_stmt *st)
-{
-    if (st) {
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-    }
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-    if (s)
-        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
-{
-    if (v == WL_UNKNOWN)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, v);
-}
-
-/* Steps a write statement and resets it; keeps *rc at SQLITE_OK on success. */
-static void step_done(sqlite3_stmt *st, int *rc)
-{
-    if (*rc != SQLITE_OK)
-        return;
-    int s = sqlite3_step(st);
-    *rc = s == SQLITE_DONE || s == SQLITE_ROW ? SQLITE_OK : s;
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-}
-
-/* Runs a statement that returns no rows, prepared once per connection (a savepoint per file
- * of a batch would otherwise be parsed again for each). */
-static int exec_cached(struct db *db, const char *sql, struct diag *d)
-{
-    int rc = SQLITE_OK;
-    step_done(prepare(db, &rc, sql), &rc);
-    if (rc == SQLITE_OK)
-        return 0;
-    return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
-}
-
 int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(db, &rc, "SELECT path FROM source_file WHERE sha256 = ?");
-    if (rc != SQLITE_OK)
-        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
-    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
-    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_stmt *st = sql_cached(db, &rc, "SELECT path FROM source_file WHERE sha256 = :sha256");
+    sql_bind_text(st, &rc, ":sha256", sha256);
+    int found = sql_step(st, &rc);
     if (found && path)
         *path = xstrdup((const char *)sqlite3_column_text(st, 0));
-    release(st);
+    sql_release(st);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
     return found;
 }
 
@@ -374,16 +296,20 @@ struct db_import {
     int64_t label_mount_id; /* 0: none */
     char *label_mount_sec;
     size_t count;
+    int64_t last_result; /* the id of the result stored last; 0: none */
     sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
     struct buf json; /* metrics_extra, bins or points being written */
 };
 
-/* The result columns store_record binds before the metric columns, in this order. */
-static const char result_columns[] =
-    "run_id, host, peer, storage_class, sec, mount_id, job, direction, rw, bs_bytes, iodepth, "
-    "numjobs, direct, sync, fsync, fdatasync, ioengine, size_bytes, rwmixread, runtime_s, error, "
-    "error_msg, line_first, line_last, transcribed, metrics_extra";
-enum { RESULT_FIXED_COLUMNS = 26 }; /* the names above: the metric columns' parameters follow */
+/* The result columns store_record binds before the metric columns; each is bound by its name
+ * as parameter (":host"). */
+static const char *const result_columns[] = {
+    "run_id",    "host",       "peer",      "storage_class", "sec",           "mount_id",  "job",
+    "direction", "rw",         "bs_bytes",  "iodepth",       "numjobs",       "direct",    "sync",
+    "fsync",     "fdatasync",  "ioengine",  "size_bytes",    "rwmixread",     "runtime_s", "error",
+    "error_msg", "line_first", "line_last", "transcribed",   "metrics_extra",
+};
+enum { RESULT_FIXED_COLUMNS = sizeof(result_columns) / sizeof(result_columns[0]) };
 
 /* The INSERT of one result: the columns above, then every metric column; built once. */
 static const char *insert_result_sql(struct db *db, struct diag *d)
@@ -393,22 +319,53 @@ static const char *insert_result_sql(struct db *db, struct diag *d)
         return NULL;
     if (w->insert_sql)
         return w->insert_sql;
+    struct buf cols = BUF_INIT, params = BUF_INIT;
+    for (size_t i = 0; i < RESULT_FIXED_COLUMNS + w->n; i++) {
+        const char *name =
+            i < RESULT_FIXED_COLUMNS ? result_columns[i] : w->names[i - RESULT_FIXED_COLUMNS];
+        buf_addf(&cols, "%s%s", i ? ", " : "", name);
+        buf_addf(&params, "%s:%s", i ? ", " : "", name);
+    }
     struct buf sql = BUF_INIT;
-    buf_addf(&sql, "INSERT INTO result(%s", result_columns);
-    for (size_t i = 0; i < w->n; i++)
-        buf_addf(&sql, ", %s", w->names[i]);
-    buf_adds(&sql, ") VALUES (?");
-    for (size_t i = 1; i < RESULT_FIXED_COLUMNS + w->n; i++)
-        buf_adds(&sql, ", ?");
-    buf_adds(&sql, ")");
+    buf_addf(&sql, "INSERT INTO result(%s) VALUES (%s)", cols.data, params.data);
+    buf_release(&cols);
+    buf_release(&params);
     return w->insert_sql = buf_detach(&sql, NULL);
 }
 
-static int fail(struct db_import *imp, int rc)
+/* Finds the parameter of each metric column in the result INSERT by its name, once per
+ * connection: a record binds its metrics without looking names up. */
+static void find_metric_params(struct db *db, sqlite3_stmt *ins, int *rc)
 {
-    (void)rc;
+    struct wide_columns *w = &db->wide;
+    if (*rc != SQLITE_OK || w->param)
+        return;
+    struct buf name = BUF_INIT;
+    w->param = xmalloc((w->n ? w->n : 1) * sizeof(*w->param));
+    for (size_t i = 0; i < w->n; i++) {
+        buf_reset(&name);
+        buf_addf(&name, ":%s", w->names[i]);
+        w->param[i] = sql_param(ins, rc, name.data);
+    }
+    buf_release(&name);
+}
+
+static int fail(struct db_import *imp)
+{
     return diag_error(imp->d, "database '%s': cannot store results of '%s': %s", imp->db->path,
                       imp->src.path, sqlite3_errmsg(imp->db->h));
+}
+
+/* Stores one row that hangs off another (a mount's option; a result's tag, histogram or
+ * series): st inserts (:owner, :key, :value). */
+static void store_detail(sqlite3_stmt *st, int *rc, int64_t owner, const char *key,
+                         const char *value)
+{
+    sql_bind_int(st, rc, ":owner", owner);
+    sql_bind_text(st, rc, ":key", key);
+    if (value)
+        sql_bind_text_borrowed(st, rc, ":value", value, strlen(value)); /* stepped at once */
+    sql_step_done(st, rc);
 }
 
 /* Stores a parsed mount (once per canonical option set); 0 or -1. */
@@ -416,34 +373,27 @@ static int store_mount(struct db_import *imp, const struct mount_info *m, int64_
 {
     struct db *db = imp->db;
     int rc = SQLITE_OK;
-    sqlite3_stmt *ins = prepare(db, &rc,
-                                "INSERT INTO mount(options, fstype, device) VALUES "
-                                "(?, ?, ?) ON CONFLICT(options) DO UPDATE SET "
-                                "fstype = coalesce(fstype, excluded.fstype), "
-                                "device = coalesce(device, excluded.device) "
-                                "RETURNING id");
-    sqlite3_stmt *opt = prepare(db, &rc,
-                                "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
-                                "VALUES (?, ?, ?)");
-    if (rc == SQLITE_OK) {
-        bind_text(ins, 1, m->canonical);
-        bind_text(ins, 2, m->fstype);
-        bind_text(ins, 3, m->source);
-        if (sqlite3_step(ins) == SQLITE_ROW)
-            *id = sqlite3_column_int64(ins, 0);
-        else
-            rc = SQLITE_ERROR;
-        sqlite3_reset(ins);
-    }
-    for (size_t i = 0; rc == SQLITE_OK && i < m->n_opts; i++) {
-        sqlite3_bind_int64(opt, 1, *id);
-        bind_text(opt, 2, m->opts[i].key);
-        bind_text(opt, 3, m->opts[i].value);
-        step_done(opt, &rc);
-    }
-    release(ins);
-    release(opt);
-    return rc == SQLITE_OK ? 0 : fail(imp, rc);
+    sqlite3_stmt *ins = sql_cached(db, &rc,
+                                   "INSERT INTO mount(options, fstype, device) VALUES "
+                                   "(:options, :fstype, :device) ON CONFLICT(options) DO "
+                                   "UPDATE SET fstype = coalesce(fstype, excluded.fstype), "
+                                   "device = coalesce(device, excluded.device) "
+                                   "RETURNING id");
+    sqlite3_stmt *opt = sql_cached(db, &rc,
+                                   "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
+                                   "VALUES (:owner, :key, :value)");
+    sql_bind_text(ins, &rc, ":options", m->canonical);
+    sql_bind_text(ins, &rc, ":fstype", m->fstype);
+    sql_bind_text(ins, &rc, ":device", m->source);
+    if (sql_step(ins, &rc))
+        *id = sqlite3_column_int64(ins, 0);
+    else if (rc == SQLITE_OK)
+        rc = SQLITE_ERROR; /* RETURNING always gives the row */
+    sql_release(ins);
+    for (size_t i = 0; rc == SQLITE_OK && i < m->n_opts; i++)
+        store_detail(opt, &rc, *id, m->opts[i].key, m->opts[i].value);
+    sql_release(opt);
+    return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
 /* Parses and stores a mount written in any form; *sec gets its flavor (caller frees). */
@@ -466,8 +416,9 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
 }
 
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d)
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
     buf_init(&imp->json);
@@ -477,28 +428,29 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     imp->src = *src;
     int rc = SQLITE_OK;
     int whole = src->data && src->len <= DB_CHUNK_BYTES;
-    sqlite3_stmt *st = prepare(db, &rc,
-                               "INSERT INTO source_file(path, sha256, format, "
-                               "importer_version, imported_at, size_bytes, raw, raw_codec) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = sql_cached(db, &rc,
+                                  "INSERT INTO source_file(path, sha256, format, "
+                                  "importer_version, imported_at, size_bytes, raw, raw_codec) "
+                                  "VALUES (:path, :sha256, :format, :importer_version, "
+                                  ":imported_at, :size_bytes, :raw, :raw_codec)");
     if (rc == SQLITE_OK) {
-        bind_text(st, 1, src->path);
+        sql_bind_text(st, &rc, ":path", src->path);
         /* the transaction holds the write lock: no other file can have this placeholder */
-        bind_text(st, 2, sha256 ? sha256 : "(being read)");
-        bind_text(st, 3, format);
-        bind_text(st, 4, BENCHDB_IMPORTER_VERSION);
-        bind_text(st, 5, imported_at);
-        sqlite3_bind_int64(st, 6, (sqlite3_int64)src->len);
+        sql_bind_text(st, &rc, ":sha256", sha256 ? sha256 : "(being read)");
+        sql_bind_text(st, &rc, ":format", format);
+        sql_bind_text(st, &rc, ":importer_version", BENCHDB_IMPORTER_VERSION);
+        sql_bind_text(st, &rc, ":imported_at", imported_at);
+        sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
         if (whole) {
-            struct raw_blob b = raw_pack(&db->packer, src->data, src->len);
-            sqlite3_bind_blob64(st, 7, b.data, b.len, SQLITE_STATIC);
-            bind_text(st, 8, b.codec);
+            struct raw_blob b = packed ? *packed : raw_pack(&db->packer, src->data, src->len);
+            sql_bind_blob(st, &rc, ":raw", b.data, b.len);
+            sql_bind_text(st, &rc, ":raw_codec", b.codec);
         }
-        step_done(st, &rc);
+        sql_step_done(st, &rc);
     }
-    release(st);
+    sql_release(st);
     if (rc != SQLITE_OK) {
-        fail(imp, rc);
+        fail(imp);
         db_import_free(imp);
         return NULL;
     }
@@ -521,14 +473,19 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         return NULL;
     }
     /* plain INSERTs: a conflict clause would open a statement journal for every row */
-    imp->ins_result = prepare(db, &rc, ins_sql);
-    imp->ins_tag = prepare(db, &rc, "INSERT INTO tag(result_id, key, value) VALUES (?, ?, ?)");
-    imp->ins_hist =
-        prepare(db, &rc, "INSERT INTO histogram(result_id, metric, bins) VALUES (?, ?, ?)");
-    imp->ins_series =
-        prepare(db, &rc, "INSERT INTO series(result_id, metric, points) VALUES (?, ?, ?)");
+    imp->ins_result = sql_cached(db, &rc, ins_sql);
+    find_metric_params(db, imp->ins_result, &rc);
+    imp->ins_tag = sql_cached(db, &rc,
+                              "INSERT INTO tag(result_id, key, value) VALUES "
+                              "(:owner, :key, :value)");
+    imp->ins_hist = sql_cached(db, &rc,
+                               "INSERT INTO histogram(result_id, metric, bins) VALUES "
+                               "(:owner, :key, :value)");
+    imp->ins_series = sql_cached(db, &rc,
+                                 "INSERT INTO series(result_id, metric, points) VALUES "
+                                 "(:owner, :key, :value)");
     if (rc != SQLITE_OK) {
-        fail(imp, rc);
+        fail(imp);
         db_import_free(imp);
         return NULL;
     }
@@ -538,21 +495,22 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc,
-                               "INSERT INTO source_chunk(source_id, seq, data, codec, "
-                               "size_bytes) VALUES (?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "INSERT INTO source_chunk(source_id, seq, data, codec, "
+                                  "size_bytes) VALUES (:source_id, :seq, :data, :codec, "
+                                  ":size_bytes)");
     if (rc == SQLITE_OK) {
         struct raw_blob b = raw_pack(&imp->db->packer, data, len);
-        sqlite3_bind_int64(st, 1, imp->source_id);
-        sqlite3_bind_int64(st, 2, imp->chunks);
-        sqlite3_bind_blob64(st, 3, b.data, b.len, SQLITE_STATIC);
-        bind_text(st, 4, b.codec);
-        sqlite3_bind_int64(st, 5, (sqlite3_int64)len);
-        step_done(st, &rc);
+        sql_bind_int(st, &rc, ":source_id", imp->source_id);
+        sql_bind_int(st, &rc, ":seq", imp->chunks);
+        sql_bind_blob(st, &rc, ":data", b.data, b.len);
+        sql_bind_text(st, &rc, ":codec", b.codec);
+        sql_bind_int(st, &rc, ":size_bytes", (int64_t)len);
+        sql_step_done(st, &rc);
     }
-    release(st);
+    sql_release(st);
     if (rc != SQLITE_OK)
-        return fail(imp, rc);
+        return fail(imp);
     imp->chunks++;
     imp->chunk_bytes += len;
     return 0;
@@ -561,17 +519,14 @@ int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 int db_import_set_hash(struct db_import *imp, const char *sha256)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc,
-                               "UPDATE source_file SET sha256 = ?, size_bytes = ? "
-                               "WHERE id = ?");
-    if (rc == SQLITE_OK) {
-        bind_text(st, 1, sha256);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)imp->chunk_bytes);
-        sqlite3_bind_int64(st, 3, imp->source_id);
-        step_done(st, &rc);
-    }
-    release(st);
-    return rc == SQLITE_OK ? 0 : fail(imp, rc);
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "UPDATE source_file SET sha256 = :sha256, size_bytes = "
+                                  ":size_bytes WHERE id = :id");
+    sql_bind_text(st, &rc, ":sha256", sha256);
+    sql_bind_int(st, &rc, ":size_bytes", (int64_t)imp->chunk_bytes);
+    sql_bind_int(st, &rc, ":id", imp->source_id);
+    sql_step_done(st, &rc);
+    return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
 static int ensure_run(struct db_import *imp, const struct bench_record *r)
@@ -579,20 +534,17 @@ static int ensure_run(struct db_import *imp, const struct bench_record *r)
     if (imp->run_id)
         return 0;
     int rc = SQLITE_OK;
-    sqlite3_stmt *st = prepare(imp->db, &rc,
-                               "INSERT INTO run(source_id, tool, tool_version, "
-                               "started_at) VALUES (?, ?, ?, ?)");
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, imp->source_id);
-        bind_text(st, 2, r->tool);
-        bind_text(st, 3, r->tool_version);
-        if (r->started_at)
-            sqlite3_bind_int64(st, 4, r->started_at);
-        step_done(st, &rc);
-    }
-    release(st);
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "INSERT INTO run(source_id, tool, tool_version, started_at) "
+                                  "VALUES (:source_id, :tool, :tool_version, :started_at)");
+    sql_bind_int(st, &rc, ":source_id", imp->source_id);
+    sql_bind_text(st, &rc, ":tool", r->tool);
+    sql_bind_text(st, &rc, ":tool_version", r->tool_version);
+    if (r->started_at)
+        sql_bind_int(st, &rc, ":started_at", r->started_at);
+    sql_step_done(st, &rc);
     if (rc != SQLITE_OK)
-        return fail(imp, rc);
+        return fail(imp);
     imp->run_id = sqlite3_last_insert_rowid(imp->db->h);
     return 0;
 }
@@ -606,84 +558,73 @@ int db_sec_valid(const char *s)
     return 0;
 }
 
-/* Flags win over the content: host, storage class, mount, then the security flavor from
- * --sec, the flag mount's sec=, the record's sec, the record mount's sec=. */
-static int bind_context(struct db_import *imp, const struct bench_record *r, char **rec_sec)
+/* The record's labels under the import's (db_labels_overlay) into *out, its tags in *tags
+ * (caller frees). A mount's sec= counts as given with that mount, so the flavor is the first
+ * of --sec, the label mount's sec=, the record's sec, the record mount's sec=. */
+static int bind_labels(struct db_import *imp, const struct bench_record *r,
+                       struct import_labels *out, struct kv **tags, int *rc)
 {
     const struct import_labels *l = imp->labels;
-    sqlite3_stmt *st = imp->ins_result;
-    int64_t mount_id = imp->label_mount_id;
-    if (!mount_id && r->mount && resolve_mount(imp, r->mount, &mount_id, rec_sec))
+    struct import_labels given = *l;
+    const struct import_labels content = {r->host,  r->storage_class, r->sec,
+                                          r->mount, r->tags,          r->n_tags};
+    if (!given.sec)
+        given.sec = imp->label_mount_sec;
+    db_labels_overlay(&given, &content, out, tags);
+    int64_t mount_id = out->mount == l->mount ? imp->label_mount_id : 0;
+    char *mount_sec = NULL;
+    if (!mount_id && out->mount && resolve_mount(imp, out->mount, &mount_id, &mount_sec))
         return -1;
-    const char *sec = l->sec                 ? l->sec
-                      : imp->label_mount_sec ? imp->label_mount_sec
-                      : r->sec               ? r->sec
-                                             : *rec_sec;
-    if (sec && !db_sec_valid(sec))
-        return diag_error(imp->d,
-                          "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
-                          imp->src.path, sec);
-    bind_text(st, 2, l->host ? l->host : r->host);
-    bind_text(st, 3, r->peer);
-    bind_text(st, 4, l->storage_class ? l->storage_class : r->storage_class);
-    bind_text(st, 5, sec);
-    if (mount_id)
-        sqlite3_bind_int64(st, 6, mount_id);
-    return 0;
-}
-
-static void bind_workload(sqlite3_stmt *st, const struct workload *wl)
-{
-    bind_text(st, 9, wl->rw);
-    bind_opt_int(st, 10, wl->bs_bytes);
-    bind_opt_int(st, 11, wl->iodepth);
-    bind_opt_int(st, 12, wl->numjobs);
-    bind_opt_int(st, 13, wl->direct);
-    bind_opt_int(st, 14, wl->sync);
-    bind_opt_int(st, 15, wl->fsync);
-    bind_opt_int(st, 16, wl->fdatasync);
-    bind_text(st, 17, wl->ioengine);
-    bind_opt_int(st, 18, wl->size_bytes);
-    bind_opt_int(st, 19, wl->rwmixread);
-    bind_opt_int(st, 20, wl->runtime_s);
-}
-
-/* 1 when a later tag of the list (labels come after the record's) has the same key: that one
- * is stored, as --tag wins over the content and a later --tag over an earlier one. */
-static int tag_overridden(const struct kv *const *t, size_t n, size_t i)
-{
-    for (size_t j = i + 1; j < n; j++)
-        if (!strcmp(t[j]->key, t[i]->key))
-            return 1;
-    return 0;
-}
-
-static int store_tags(struct db_import *imp, const struct bench_record *r, int64_t id)
-{
-    const struct import_labels *l = imp->labels;
-    size_t n = r->n_tags + l->n_tags;
-    const struct kv **t = xmalloc((n ? n : 1) * sizeof(*t));
-    for (size_t i = 0; i < n; i++)
-        t[i] = i < r->n_tags ? &r->tags[i] : &l->tags[i - r->n_tags];
-    int rc = SQLITE_OK;
-    for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-        if (tag_overridden(t, n, i))
-            continue;
-        sqlite3_bind_int64(imp->ins_tag, 1, id);
-        bind_text(imp->ins_tag, 2, t[i]->key);
-        bind_text(imp->ins_tag, 3, t[i]->value);
-        step_done(imp->ins_tag, &rc);
+    const char *sec = out->sec ? out->sec : mount_sec;
+    if (sec && !db_sec_valid(sec)) {
+        diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
+                   imp->src.path, sec);
+        free(mount_sec);
+        return -1;
     }
-    free(t);
-    return rc;
+    sqlite3_stmt *st = imp->ins_result;
+    sql_bind_text(st, rc, ":host", out->host);
+    sql_bind_text(st, rc, ":peer", r->peer);
+    sql_bind_text(st, rc, ":storage_class", out->storage_class);
+    sql_bind_text(st, rc, ":sec", sec);
+    if (mount_id)
+        sql_bind_int(st, rc, ":mount_id", mount_id);
+    free(mount_sec);
+    return 0;
 }
 
-/* Stores pairs (bins or points) as one row: a JSON array of [a, b] pairs. */
-static void store_pairs(struct db_import *imp, sqlite3_stmt *st, int64_t id, const char *metric,
-                        const double *pairs, size_t n, int *rc)
+static void bind_workload(sqlite3_stmt *st, int *rc, const struct workload *wl)
 {
-    if (!n)
-        return;
+    sql_bind_text(st, rc, ":rw", wl->rw);
+    sql_bind_known_int(st, rc, ":bs_bytes", wl->bs_bytes);
+    sql_bind_known_int(st, rc, ":iodepth", wl->iodepth);
+    sql_bind_known_int(st, rc, ":numjobs", wl->numjobs);
+    sql_bind_known_int(st, rc, ":direct", wl->direct);
+    sql_bind_known_int(st, rc, ":sync", wl->sync);
+    sql_bind_known_int(st, rc, ":fsync", wl->fsync);
+    sql_bind_known_int(st, rc, ":fdatasync", wl->fdatasync);
+    sql_bind_text(st, rc, ":ioengine", wl->ioengine);
+    sql_bind_known_int(st, rc, ":size_bytes", wl->size_bytes);
+    sql_bind_known_int(st, rc, ":rwmixread", wl->rwmixread);
+    sql_bind_known_int(st, rc, ":runtime_s", wl->runtime_s);
+}
+
+static void bind_provenance(sqlite3_stmt *st, int *rc, const struct bench_record *r)
+{
+    sql_bind_text(st, rc, ":job", r->job);
+    sql_bind_text(st, rc, ":direction", r->direction);
+    sql_bind_int(st, rc, ":error", r->error);
+    sql_bind_text(st, rc, ":error_msg", r->error_msg);
+    if (r->line_first) {
+        sql_bind_int(st, rc, ":line_first", r->line_first);
+        sql_bind_int(st, rc, ":line_last", r->line_last);
+    }
+    sql_bind_int(st, rc, ":transcribed", r->transcribed);
+}
+
+/* Writes pairs (bins or points) into imp->json as one JSON array of [a, b] pairs. */
+static const char *pairs_json(struct db_import *imp, const double *pairs, size_t n)
+{
     struct buf *b = &imp->json;
     buf_reset(b);
     buf_addc(b, '[');
@@ -695,35 +636,41 @@ static void store_pairs(struct db_import *imp, sqlite3_stmt *st, int64_t id, con
         buf_addc(b, ']');
     }
     buf_addc(b, ']');
-    sqlite3_bind_int64(st, 1, id);
-    bind_text(st, 2, metric);
-    sqlite3_bind_text(st, 3, b->data, (int)b->len, SQLITE_STATIC);
-    step_done(st, rc);
+    return b->data;
 }
 
-static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id)
+/* The tags (labels' over the record's, as bind_labels merged them), the histogram and the
+ * series of result id. */
+static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id,
+                         const struct kv *tags, size_t n_tags)
 {
-    int rc = store_tags(imp, r, id);
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < n_tags; i++)
+        store_detail(imp->ins_tag, &rc, id, tags[i].key, tags[i].value);
     _Static_assert(sizeof(struct hist_bin) == 2 * sizeof(double), "bins are pairs of doubles");
     _Static_assert(sizeof(struct series_point) == 2 * sizeof(double), "points are pairs");
-    store_pairs(imp, imp->ins_hist, id, r->bins_metric ? r->bins_metric : "clat",
-                (const double *)r->bins, r->n_bins, &rc);
-    store_pairs(imp, imp->ins_series, id, r->series_metric ? r->series_metric : "value",
-                (const double *)r->series, r->n_series, &rc);
-    return rc == SQLITE_OK ? 0 : fail(imp, rc);
+    if (r->n_bins)
+        store_detail(imp->ins_hist, &rc, id, r->bins_metric ? r->bins_metric : "clat",
+                     pairs_json(imp, (const double *)r->bins, r->n_bins));
+    if (r->n_series)
+        store_detail(imp->ins_series, &rc, id, r->series_metric ? r->series_metric : "value",
+                     pairs_json(imp, (const double *)r->series, r->n_series));
+    return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
 /* Binds each metric to its column, and the others as the JSON object metrics_extra. */
-static void bind_metrics(struct db_import *imp, const struct bench_record *r)
+static void bind_metrics(struct db_import *imp, const struct bench_record *r, int *rc)
 {
     sqlite3_stmt *st = imp->ins_result;
+    const struct wide_columns *w = &imp->db->wide;
     struct buf *extra = &imp->json;
     buf_reset(extra);
     for (size_t i = 0; i < r->n_metrics; i++) {
         const struct metric *m = &r->metrics[i];
-        int col = wide_index(&imp->db->wide, m->name);
+        int col = wide_index(w, m->name);
         if (col >= 0) {
-            sqlite3_bind_double(st, RESULT_FIXED_COLUMNS + 1 + col, m->value);
+            /* the parameter found by the column's name once (find_metric_params) */
+            sqlite3_bind_double(st, w->param[col], m->value);
             continue;
         }
         buf_adds(extra, extra->len ? "," : "{");
@@ -733,7 +680,7 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r)
     }
     if (extra->len) {
         buf_addc(extra, '}');
-        sqlite3_bind_text(st, RESULT_FIXED_COLUMNS, extra->data, (int)extra->len, SQLITE_TRANSIENT);
+        sql_bind_text(st, rc, ":metrics_extra", extra->data);
     }
 }
 
@@ -743,32 +690,27 @@ static int store_record(void *ctx, const struct bench_record *r)
     if (record_check(r, &imp->src, imp->d) || ensure_run(imp, r))
         return -1;
     sqlite3_stmt *st = imp->ins_result;
-    char *rec_sec = NULL;
-    sqlite3_bind_int64(st, 1, imp->run_id);
-    int bad = bind_context(imp, r, &rec_sec);
-    free(rec_sec);
-    if (bad) {
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
+    struct import_labels labels;
+    struct kv *tags = NULL;
+    int rc = SQLITE_OK;
+    sql_bind_int(st, &rc, ":run_id", imp->run_id);
+    if (bind_labels(imp, r, &labels, &tags, &rc)) {
+        sql_release(st);
+        free(tags);
         return -1;
     }
-    bind_text(st, 7, r->job);
-    bind_text(st, 8, r->direction);
-    bind_workload(st, &r->wl);
-    sqlite3_bind_int(st, 21, r->error);
-    bind_text(st, 22, r->error_msg);
-    if (r->line_first) {
-        sqlite3_bind_int(st, 23, (int)r->line_first);
-        sqlite3_bind_int(st, 24, (int)r->line_last);
+    bind_provenance(st, &rc, r);
+    bind_workload(st, &rc, &r->wl);
+    bind_metrics(imp, r, &rc);
+    sql_step_done(st, &rc);
+    int bad = rc != SQLITE_OK ? fail(imp) : 0;
+    if (!bad) {
+        imp->count++;
+        imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
+        bad = store_details(imp, r, imp->last_result, labels.tags, labels.n_tags);
     }
-    sqlite3_bind_int(st, 25, r->transcribed);
-    bind_metrics(imp, r);
-    int rc = SQLITE_OK;
-    step_done(st, &rc);
-    if (rc != SQLITE_OK)
-        return fail(imp, rc);
-    imp->count++;
-    return store_details(imp, r, sqlite3_last_insert_rowid(imp->db->h));
+    free(tags);
+    return bad;
 }
 
 struct record_sink db_import_sink(struct db_import *imp)
@@ -781,14 +723,46 @@ size_t db_import_count(const struct db_import *imp)
     return imp->count;
 }
 
+int64_t db_import_last_result(const struct db_import *imp)
+{
+    return imp->last_result;
+}
+
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    /* tag series:<metric> on the job names the log the series came from (and tells reparse) */
+    sqlite3_stmt *st = sql_cached(
+        db, &rc,
+        "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT :to, 'series:' || se.metric, "
+        "sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run ON run.id = "
+        "r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE se.result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc, "UPDATE series SET result_id = :to WHERE result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc,
+                    "INSERT OR REPLACE INTO tag(result_id, key, value) VALUES (:from, 'part', "
+                    "'fio log')");
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
+                          db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
 void db_import_free(struct db_import *imp)
 {
     if (!imp)
         return;
-    release(imp->ins_result);
-    release(imp->ins_tag);
-    release(imp->ins_hist);
-    release(imp->ins_series);
+    sql_release(imp->ins_result);
+    sql_release(imp->ins_tag);
+    sql_release(imp->ins_hist);
+    sql_release(imp->ins_series);
     buf_release(&imp->json);
     free(imp->label_mount_sec);
     free(imp);

@@ -57,6 +57,14 @@ struct import_labels {
     size_t n_tags;
 };
 
+/* The one rule of which label wins: each of over's (a flag over a sidecar, a sidecar or flag
+ * over what `benchdb run` recorded, any of them over the content) unless it is NULL, then
+ * under's. Tags: under's then over's, each left out where a later one has its key (so over's
+ * replace under's). The tags are in *tags, NULL when none, which the caller frees; out's
+ * strings are borrowed from over and under. */
+void db_labels_overlay(const struct import_labels *over, const struct import_labels *under,
+                       struct import_labels *out, struct kv **tags);
+
 struct db_import; /* one file being imported, inside a transaction */
 
 /* 1 when a file with this content is already stored (its path in *path, caller frees),
@@ -65,13 +73,29 @@ int db_source_find(struct db *db, const char *sha256, char **path, struct diag *
 /* Files over this size are stored in pieces of it (table source_chunk). */
 enum { DB_CHUNK_BYTES = 4 << 20 };
 
-/* Starts storing one file: its provenance row and, when src->data is set, its bytes. A file
+/* A source's bytes as stored (rawstore.c, schema/0003_raw.sql), packed by raw_pack. */
+struct raw_packer; /* a compression context and its output: one per thread that packs */
+/* Bytes to store and their codec (NULL: as they are). */
+struct raw_blob {
+    const void *data;
+    size_t len;
+    const char *codec;
+};
+/* The stored form of len bytes at data: compressed when that makes them smaller, else
+ * themselves. Never fails. The result points into data or into *p (created on first use),
+ * valid until the next call. */
+struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
+void raw_packer_free(struct raw_packer *p);
+
+/* Starts storing one file: its provenance row and, when src->data is set, its bytes (packed
+ * here, or given already packed when they fit one row, src->len <= DB_CHUNK_BYTES). A file
  * stored while it is read passes src->data and sha256 NULL, then gives its bytes in order
  * through db_import_add_chunk (each DB_CHUNK_BYTES but the last) and its hash at the end
  * through db_import_set_hash. src->path must outlive the import. */
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const char *format, const char *imported_at,
-                                  const struct import_labels *labels, struct diag *d);
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d);
 /* 0, or -1 after a message. */
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len);
 /* The content hash and size (the chunks' total) of a file stored while read: call only when
@@ -80,6 +104,12 @@ int db_import_set_hash(struct db_import *imp, const char *sha256);
 /* The sink that stores records of this file. */
 struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
+/* The id of the result the sink stored last (0: none yet). */
+int64_t db_import_last_result(const struct db_import *imp);
+/* Moves the series of result `from` (a fio log's own result) to result `to` (the job that
+ * wrote the log) and tags `from` part=fio log, so that comparisons leave it out while its
+ * summary stays with its source. Inside the caller's transaction; 0 or -1 after a message. */
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d);
 void db_import_free(struct db_import *imp);
 
 /* The values a sec label may hold (the schema's CHECK), as messages list them. */

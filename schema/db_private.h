@@ -20,6 +20,7 @@ struct wide_columns {
     size_t n, alloc;
     int *slot;        /* open addressing: index into names, -1 empty; NULL until loaded */
     char *insert_sql; /* the result INSERT naming them (db.c), kept for the statement cache */
+    int *param;       /* each one's parameter in that INSERT; NULL until it is prepared */
 };
 
 struct db {
@@ -33,7 +34,11 @@ struct db {
     double batch_started;
 };
 
+/* ---- migrate.c ---- */
 int db_migrate(sqlite3 *h, struct diag *d);
+/* PRAGMA schema.user_version: the schema version of the database open as schema ("main" or
+ * an ATTACHed name, from benchdb's code); 0 when it has none or cannot be read. */
+int db_user_version(sqlite3 *h, const char *schema);
 /* The schema version this benchdb writes: how many migrations it has. */
 int db_migration_count(void);
 
@@ -43,21 +48,9 @@ int wide_load(struct db *db, struct diag *d);
 /* The metric's column (index into db->wide.names), or -1 when it has none. */
 int wide_index(const struct wide_columns *w, const char *name);
 void wide_release(struct wide_columns *w);
-int db_user_version(sqlite3 *h);
 
 /* ---- rawstore.c: a source's bytes as stored (schema/0003_raw.sql) ---- */
-struct raw_packer; /* a compression context and its output, kept per connection */
-/* Bytes to store and their codec (NULL: as they are). */
-struct raw_blob {
-    const void *data;
-    size_t len;
-    const char *codec;
-};
-/* The stored form of len bytes at data: compressed when that makes them smaller, else
- * themselves. Never fails. The result points into data or into *p (created on first use),
- * valid until the next call. */
-struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
-void raw_packer_free(struct raw_packer *p);
+/* struct raw_blob, raw_pack, raw_packer_free: db.h (import's workers pack ahead) */
 /* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
 typedef int raw_each_fn(void *ctx, const void *data, size_t len);
 /* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:

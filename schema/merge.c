@@ -10,23 +10,25 @@
 
 #include "../core/buf.h"
 #include "../core/sha256.h"
+#include "sql.h"
 
 #define OTHER "merge_other"
 
-/* How a copied column is re-keyed: ?1, ?2, ?3 are the source, run and result id offsets. A
- * NULL expression leaves the column out (a fresh id). table NULL: any table. */
+/* How a copied column is re-keyed: :source_offset, :run_offset and :result_offset are what
+ * the ids are moved by (this warehouse's largest). A NULL expression leaves the column out (a
+ * fresh id). table NULL: any table. */
 static const struct rekey {
     const char *table, *column, *expr;
 } rekeys[] = {
-    {"source_file", "id", "id + ?1"},
-    {"run", "id", "id + ?2"},
-    {"run", "source_id", "source_id + ?1"},
-    {"source_chunk", "source_id", "source_id + ?1"},
-    {"result", "id", "id + ?3"},
-    {"result", "run_id", "run_id + ?2"},
+    {"source_file", "id", "id + :source_offset"},
+    {"run", "id", "id + :run_offset"},
+    {"run", "source_id", "source_id + :source_offset"},
+    {"source_chunk", "source_id", "source_id + :source_offset"},
+    {"result", "id", "id + :result_offset"},
+    {"result", "run_id", "run_id + :run_offset"},
     {"result", "mount_id", "(SELECT new_id FROM temp.merge_mount WHERE old_id = mount_id)"},
     {"label_history", "id", NULL},
-    {NULL, "result_id", "result_id + ?3"},
+    {NULL, "result_id", "result_id + :result_offset"},
 };
 
 #define FROM_NEW_SOURCES "id IN (SELECT id FROM temp.merge_src)"
@@ -84,10 +86,10 @@ static const char *rekey_expr(const char *table, const char *column, int *omit)
 static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
 {
     struct buf cols = BUF_INIT, exprs = BUF_INIT, pragma = BUF_INIT;
-    sqlite3_stmt *st = NULL;
+    int rc = SQLITE_OK;
     buf_addf(&pragma, "PRAGMA main.table_info(%s)", c->table);
-    int rc = sqlite3_prepare_v2(h, pragma.data, -1, &st, NULL);
-    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    sqlite3_stmt *st = sql_prepare(h, &rc, pragma.data);
+    while (sql_step(st, &rc)) {
         const char *col = (const char *)sqlite3_column_text(st, 1);
         int omit;
         const char *expr = rekey_expr(c->table, col, &omit);
@@ -105,41 +107,32 @@ static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-static int64_t scalar(sqlite3 *h, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 /* Copies every table (after setup_sql); *rows gets the row count per table (copies[]
  * order). */
 static int copy_all(sqlite3 *h, size_t rows[])
 {
-    int64_t offset[3] = {
-        scalar(h, "SELECT coalesce(max(id), 0) FROM main.source_file"),
-        scalar(h, "SELECT coalesce(max(id), 0) FROM main.run"),
-        scalar(h, "SELECT coalesce(max(id), 0) FROM main.result"),
-    };
-    for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+    int rc = SQLITE_OK;
+    int64_t source_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.source_file");
+    int64_t run_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.run");
+    int64_t result_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.result");
+    for (size_t i = 0; rc == SQLITE_OK && i < sizeof(copies) / sizeof(copies[0]); i++) {
         struct buf sql = BUF_INIT;
-        sqlite3_stmt *st = NULL;
-        int rc = copy_sql(h, &copies[i], &sql) ? SQLITE_ERROR
-                                               : sqlite3_prepare_v2(h, sql.data, -1, &st, NULL);
-        for (int k = 0; rc == SQLITE_OK && k < 3; k++)
-            sqlite3_bind_int64(st, k + 1, offset[k]);
-        if (rc == SQLITE_OK && sqlite3_step(st) != SQLITE_DONE)
+        sqlite3_stmt *st = copy_sql(h, &copies[i], &sql) ? NULL : sql_prepare(h, &rc, sql.data);
+        if (!st)
             rc = SQLITE_ERROR;
+        /* each table's copy moves the ids it has */
+        if (sql_uses(st, ":source_offset"))
+            sql_bind_int(st, &rc, ":source_offset", source_offset);
+        if (sql_uses(st, ":run_offset"))
+            sql_bind_int(st, &rc, ":run_offset", run_offset);
+        if (sql_uses(st, ":result_offset"))
+            sql_bind_int(st, &rc, ":result_offset", result_offset);
+        sql_step(st, &rc);
         rows[i] = (size_t)sqlite3_changes(h);
         sqlite3_finalize(st);
         buf_release(&sql);
-        if (rc != SQLITE_OK)
-            return -1;
     }
-    return 0;
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 static int hash_piece(void *ctx, const void *data, size_t len)
@@ -164,13 +157,12 @@ static int hash_stored(sqlite3 *h, int64_t id, char hex[65])
  * hashed. 0, 1 when some did not match (each named), -1 on a database failure. */
 static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h,
-                                "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id IN "
-                                "(SELECT id FROM temp.merge_src) ORDER BY id",
-                                -1, &st, NULL);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc,
+                                   "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id "
+                                   "IN (SELECT id FROM temp.merge_src) ORDER BY id");
     int forged = 0;
-    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st, &rc)) {
         char got[65];
         const char *want = (const char *)sqlite3_column_text(st, 2);
         int undecodable = hash_stored(h, sqlite3_column_int64(st, 0), got);
@@ -225,10 +217,10 @@ static int report_conflicts(sqlite3 *h, const char *other_path, size_t *conflict
                    "AND a.k = b.k WHERE (a.host, a.storage_class, a.sec, a.mount, a.tags) IS NOT "
                    "(b.host, b.storage_class, b.sec, b.mount, b.tags) GROUP BY a.sha256 "
                    "ORDER BY a.path, a.sha256");
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql.data);
     buf_release(&sql);
-    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st, &rc)) {
         struct buf which = BUF_INIT;
         for (int i = 0; i < 5; i++)
             if (sqlite3_column_int(st, 3 + i))
@@ -262,17 +254,15 @@ static int attach(struct db *db, const char *other_path, struct diag *d)
 {
     struct buf uri = BUF_INIT;
     readonly_uri(&uri, other_path);
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db->h, "ATTACH ? AS " OTHER, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, uri.data, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    }
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, "ATTACH :uri AS " OTHER);
+    sql_bind_text(st, &rc, ":uri", uri.data);
+    sql_step(st, &rc);
     sqlite3_finalize(st);
     buf_release(&uri);
     if (rc != SQLITE_OK)
         return diag_error(d, "cannot open database '%s': %s", other_path, sqlite3_errmsg(db->h));
-    int theirs = 0, ours = db_user_version(db->h);
+    int theirs = 0, ours = db_user_version(db->h, "main");
     int readable = db_schema_check(db, OTHER, other_path, &theirs, d) == 0;
     if (readable && theirs == ours)
         return 0;
@@ -320,7 +310,9 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
     c->sources = rows[0];
     c->runs = rows[1];
     c->results = rows[2];
-    c->skipped = (size_t)scalar(db->h, "SELECT count(*) FROM " OTHER ".source_file") - rows[0];
+    int counted = SQLITE_OK;
+    c->skipped =
+        (size_t)sql_int(db->h, &counted, "SELECT count(*) FROM " OTHER ".source_file") - rows[0];
     sqlite3_exec(db->h, "DETACH " OTHER, NULL, NULL, NULL);
     return rc;
 }

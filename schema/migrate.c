@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "sql.h"
+
 #define EMBED(ident, name)                                                                         \
     extern const unsigned char ident[];                                                            \
     extern const size_t ident##_len;
@@ -25,9 +27,17 @@ int db_migration_count(void)
     return (int)(sizeof(migrations) / sizeof(migrations[0]));
 }
 
+int db_user_version(sqlite3 *h, const char *schema)
+{
+    char pragma[96];
+    int rc = SQLITE_OK;
+    snprintf(pragma, sizeof(pragma), "PRAGMA %s.user_version", schema);
+    return (int)sql_int(h, &rc, pragma);
+}
+
 int db_migrate(sqlite3 *h, struct diag *d)
 {
-    int version = db_user_version(h);
+    int version = db_user_version(h, "main");
     int count = db_migration_count();
     if (version > count)
         return diag_error(d, "database schema version %d is newer than this benchdb (%d)", version,
@@ -38,7 +48,7 @@ int db_migrate(sqlite3 *h, struct diag *d)
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", i + 1);
         /* Re-read the version under the lock: another process may have applied it meanwhile. */
         if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, &err) != SQLITE_OK ||
-            (db_user_version(h) <= i &&
+            (db_user_version(h, "main") <= i &&
              (sqlite3_exec(h, (const char *)migrations[i].sql, NULL, NULL, &err) != SQLITE_OK ||
               sqlite3_exec(h, pragma, NULL, NULL, &err) != SQLITE_OK)) ||
             sqlite3_exec(h, "COMMIT", NULL, NULL, &err) != SQLITE_OK) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "sql.h"
 
 /* The old source's sha256 while the new copy is stored (sha256 is UNIQUE). */
 #define PARKED_SUFFIX ".reparse"
@@ -45,16 +46,16 @@ static int assemble(void *ctx, const void *piece, size_t n)
 
 int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d)
 {
-    sqlite3_stmt *st = NULL;
+    int rc = SQLITE_OK;
     memset(out, 0, sizeof(*out));
-    if (sqlite3_prepare_v2(db->h,
-                           "SELECT path, sha256, format, imported_at, size_bytes FROM "
-                           "source_file WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
+    sqlite3_stmt *st = sql_prepare(db->h, &rc,
+                                   "SELECT path, sha256, format, imported_at, size_bytes FROM "
+                                   "source_file WHERE id = :id");
+    sql_bind_int(st, &rc, ":id", id);
+    if (!sql_step(st, &rc)) {
         sqlite3_finalize(st);
+        if (rc != SQLITE_OK)
+            return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
         return diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
     }
     struct assembly a = {NULL, (size_t)sqlite3_column_int64(st, 4), 0};
@@ -68,7 +69,7 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
     out->raw = a.data;
     out->src = (struct source){out->path, a.data, a.len};
     sqlite3_finalize(st);
-    int rc = raw_each(db->h, "main", id, assemble, &a);
+    rc = raw_each(db->h, "main", id, assemble, &a);
     if (rc < 0)
         return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
     if (rc > 0 || a.at != a.len)
@@ -79,20 +80,17 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
     return 0;
 }
 
-/* Runs sql with ?1 the old source id, ?2 the new one; the first column of the first row, or
- * -1 on error (counts and ids are never negative). */
-static int64_t run2(struct db *db, const char *sql, int64_t old_id, int64_t new_id)
+/* Runs sql with :old the old source's id and :new the new one's (those of them it uses): the
+ * first column of its first row, 0 when it returns none; a failure is kept in *rc. */
+static int64_t run_on_sources(struct db *db, int *rc, const char *sql, int64_t old_id,
+                              int64_t new_id)
 {
-    sqlite3_stmt *st = NULL;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, old_id);
-        sqlite3_bind_int64(st, 2, new_id);
-        int s = sqlite3_step(st);
-        v = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : s == SQLITE_DONE ? 0 : -1;
-    }
-    sqlite3_finalize(st);
-    return v;
+    sqlite3_stmt *st = sql_prepare(db->h, rc, sql);
+    if (sql_uses(st, ":old"))
+        sql_bind_int(st, rc, ":old", old_id);
+    if (sql_uses(st, ":new"))
+        sql_bind_int(st, rc, ":new", new_id);
+    return sql_int_result(st, rc);
 }
 
 struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, struct diag *d)
@@ -100,8 +98,11 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
     static const struct import_labels no_labels = {0};
     if (db_begin(db, d))
         return NULL;
-    if (run2(db, "UPDATE source_file SET sha256 = sha256 || '" PARKED_SUFFIX "' WHERE id = ?1",
-             s->id, 0) < 0) {
+    int rc = SQLITE_OK;
+    run_on_sources(db, &rc,
+                   "UPDATE source_file SET sha256 = sha256 || '" PARKED_SUFFIX "' WHERE id = :old",
+                   s->id, 0);
+    if (rc != SQLITE_OK) {
         diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
         db_rollback(db);
         return NULL;
@@ -109,7 +110,7 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
     /* the bytes stay with the old source until db_reparse_finish moves them */
     struct source bare = {s->path, NULL, s->src.len};
     struct db_import *imp =
-        db_import_begin(db, &bare, s->sha256, s->format, s->imported_at, &no_labels, d);
+        db_import_begin(db, &bare, s->sha256, NULL, s->format, s->imported_at, &no_labels, d);
     if (!imp)
         db_rollback(db);
     return imp;
@@ -119,15 +120,15 @@ struct db_import *db_reparse_begin(struct db *db, const struct db_stored *s, str
 static const char pair_sql[] =
     "WITH o AS (SELECT r.id, r.job, r.direction, row_number() OVER (PARTITION BY r.job, "
     "r.direction ORDER BY r.id) AS k FROM result r JOIN run ON run.id = r.run_id "
-    "WHERE run.source_id = ?1), "
+    "WHERE run.source_id = :old), "
     "n AS (SELECT r.id, r.job, r.direction, row_number() OVER (PARTITION BY r.job, "
     "r.direction ORDER BY r.id) AS k FROM result r JOIN run ON run.id = r.run_id "
-    "WHERE run.source_id = ?2) "
+    "WHERE run.source_id = :new) "
     "INSERT INTO temp.reparse_pair(old_id, new_id) SELECT o.id, n.id FROM o JOIN n "
     "ON o.job IS n.job AND o.direction IS n.direction AND o.k = n.k";
 
-static const char count_sql[] = "SELECT count(*) FROM result r JOIN run ON run.id = r.run_id "
-                                "WHERE run.source_id = ?1";
+#define RESULTS_OF(source)                                                                         \
+    "SELECT count(*) FROM result r JOIN run ON run.id = r.run_id WHERE run.source_id = " source
 
 /* The content-derived columns of a result (labels excluded). */
 #define CONTENT_COLUMNS(t)                                                                         \
@@ -144,7 +145,20 @@ static const char count_sql[] = "SELECT count(*) FROM result r JOIN run ON run.i
 
 #define OLD_NEW_DIFFER CONTENT_COLUMNS("o") " IS NOT " CONTENT_COLUMNS("n")
 #define BINS_DIFFER    SET_DIFFERS("metric, value_ns, count", "latency_bin")
-#define SERIES_DIFFER  SET_DIFFERS("metric, t_ms, value", "series_point")
+/* A job's series attached from a fio log (tag series:<metric> names the log) is not its own
+ * source's, nor is a series missing from a log whose series was attached (part=fio log):
+ * neither is a change (import/attach.c). */
+#define ATTACHED(id)                                                                               \
+    "EXISTS (SELECT 1 FROM tag WHERE result_id = " id " AND key = 'series:' || metric)"
+#define LOG_GAVE(id)                                                                               \
+    "EXISTS (SELECT 1 FROM tag WHERE result_id = " id " AND key = 'part' AND value = 'fio log')"
+#define SERIES_DIFFER                                                                                                       \
+    "EXISTS (SELECT metric, t_ms, value FROM series_point WHERE result_id = p.old_id AND NOT " ATTACHED(                    \
+        "p.old_id") " EXCEPT SELECT metric, t_ms, value FROM series_point WHERE "                                           \
+                    "result_id = p.new_id) OR (NOT " LOG_GAVE(                                                              \
+                        "p.old_id") " AND EXISTS (SELECT metric, t_ms, "                                                    \
+                                    "value FROM series_point WHERE result_id = p.new_id EXCEPT SELECT metric, t_ms, value " \
+                                    "FROM series_point WHERE result_id = p.old_id))"
 static const char changed_sql[] = "SELECT count(*) FROM temp.reparse_pair p "
                                   "JOIN result o ON o.id = p.old_id "
                                   "JOIN result n ON n.id = p.new_id WHERE " OLD_NEW_DIFFER
@@ -152,8 +166,8 @@ static const char changed_sql[] = "SELECT count(*) FROM temp.reparse_pair p "
 
 static const char runs_changed_sql[] =
     "SELECT count(*) FROM (SELECT tool, tool_version, started_at, command_line FROM run "
-    "WHERE source_id = ?1 EXCEPT SELECT tool, tool_version, started_at, command_line FROM run "
-    "WHERE source_id = ?2)";
+    "WHERE source_id = :old EXCEPT SELECT tool, tool_version, started_at, command_line FROM run "
+    "WHERE source_id = :new)";
 
 static const char metrics_added_sql[] =
     "SELECT count(*) FROM temp.reparse_pair p JOIN metric m ON m.result_id = p.new_id "
@@ -178,43 +192,46 @@ static const char *const carry_sql[] = {
     "UPDATE result SET host = coalesce(result.host, f.host), "
     "storage_class = coalesce(result.storage_class, f.storage_class), "
     "sec = coalesce(result.sec, f.sec), mount_id = coalesce(result.mount_id, f.mount_id) "
-    "FROM (SELECT r.* FROM result r JOIN run ON run.id = r.run_id WHERE run.source_id = ?1 "
-    "ORDER BY r.id LIMIT 1) f WHERE result.run_id IN (SELECT id FROM run WHERE source_id = ?2) "
+    "FROM (SELECT r.* FROM result r JOIN run ON run.id = r.run_id WHERE run.source_id = :old "
+    "ORDER BY r.id LIMIT 1) f WHERE result.run_id IN (SELECT id FROM run WHERE source_id = :new) "
     "AND result.id NOT IN (SELECT new_id FROM temp.reparse_pair)",
     "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT p.new_id, t.key, t.value "
     "FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.old_id",
+    "INSERT OR REPLACE INTO series(result_id, metric, points) SELECT p.new_id, s.metric, "
+    "s.points FROM temp.reparse_pair p JOIN series s ON s.result_id = p.old_id "
+    "WHERE " ATTACHED("p.old_id"),
+    "DELETE FROM series WHERE result_id IN (SELECT p.new_id FROM temp.reparse_pair p WHERE " LOG_GAVE(
+        "p.old_id") ")",
     "UPDATE label_history SET result_id = p.new_id FROM temp.reparse_pair p "
     "WHERE label_history.result_id = p.old_id",
     "UPDATE source_file SET (raw, raw_codec) = (SELECT raw, raw_codec FROM source_file "
-    "WHERE id = ?1) WHERE id = ?2",
-    "UPDATE source_chunk SET source_id = ?2 WHERE source_id = ?1",
-    "DELETE FROM source_file WHERE id = ?1",
+    "WHERE id = :old) WHERE id = :new",
+    "UPDATE source_chunk SET source_id = :new WHERE source_id = :old",
+    "DELETE FROM source_file WHERE id = :old",
 };
 
-static int count(struct db *db, const char *sql, int64_t old_id, int64_t new_id, size_t *out)
+static size_t count(struct db *db, int *rc, const char *sql, int64_t old_id, int64_t new_id)
 {
-    int64_t v = run2(db, sql, old_id, new_id);
-    *out = v < 0 ? 0 : (size_t)v;
-    return v < 0 ? -1 : 0;
+    return (size_t)run_on_sources(db, rc, sql, old_id, new_id); /* never negative */
 }
 
 static int compare(struct db *db, int64_t old_id, int64_t new_id, struct reparse_counts *c)
 {
-    size_t paired = 0;
-    if (sqlite3_exec(db->h,
-                     "CREATE TEMP TABLE IF NOT EXISTS reparse_pair(old_id INTEGER, "
-                     "new_id INTEGER); DELETE FROM temp.reparse_pair",
-                     NULL, NULL, NULL) != SQLITE_OK ||
-        run2(db, pair_sql, old_id, new_id) < 0 ||
-        count(db, "SELECT count(*) FROM temp.reparse_pair", 0, 0, &paired) ||
-        count(db, count_sql, old_id, 0, &c->results_before) ||
-        count(db, count_sql, new_id, 0, &c->results_after) ||
-        count(db, changed_sql, 0, 0, &c->results_changed) ||
-        count(db, runs_changed_sql, old_id, new_id, &c->runs_changed) ||
-        count(db, metrics_added_sql, 0, 0, &c->metrics_added) ||
-        count(db, metrics_removed_sql, 0, 0, &c->metrics_removed) ||
-        count(db, metrics_changed_sql, 0, 0, &c->metrics_changed) ||
-        count(db, tags_added_sql, 0, 0, &c->tags_added))
+    int rc = SQLITE_OK;
+    sql_exec(db->h, &rc,
+             "CREATE TEMP TABLE IF NOT EXISTS reparse_pair(old_id INTEGER, new_id INTEGER); "
+             "DELETE FROM temp.reparse_pair");
+    run_on_sources(db, &rc, pair_sql, old_id, new_id);
+    size_t paired = count(db, &rc, "SELECT count(*) FROM temp.reparse_pair", old_id, new_id);
+    c->results_before = count(db, &rc, RESULTS_OF(":old"), old_id, new_id);
+    c->results_after = count(db, &rc, RESULTS_OF(":new"), old_id, new_id);
+    c->results_changed = count(db, &rc, changed_sql, old_id, new_id);
+    c->runs_changed = count(db, &rc, runs_changed_sql, old_id, new_id);
+    c->metrics_added = count(db, &rc, metrics_added_sql, old_id, new_id);
+    c->metrics_removed = count(db, &rc, metrics_removed_sql, old_id, new_id);
+    c->metrics_changed = count(db, &rc, metrics_changed_sql, old_id, new_id);
+    c->tags_added = count(db, &rc, tags_added_sql, old_id, new_id);
+    if (rc != SQLITE_OK)
         return -1;
     c->results_added = c->results_after - paired;
     c->results_removed = c->results_before - paired;
@@ -227,18 +244,15 @@ int db_reparse_finish(struct db *db, const struct db_stored *s, struct reparse_c
                       struct diag *d)
 {
     memset(c, 0, sizeof(*c));
-    sqlite3_stmt *st = NULL;
-    int64_t new_id = -1;
-    if (sqlite3_prepare_v2(db->h, "SELECT id FROM source_file WHERE sha256 = ?", -1, &st, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(st, 1, s->sha256, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            new_id = sqlite3_column_int64(st, 0);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, "SELECT id FROM source_file WHERE sha256 = :sha256");
+    sql_bind_text(st, &rc, ":sha256", s->sha256);
+    int64_t new_id = sql_int_result(st, &rc); /* 0: not found (ids start at 1) */
+    int bad = rc != SQLITE_OK || new_id == 0 || compare(db, s->id, new_id, c);
+    for (size_t i = 0; !bad && c->changed && i < sizeof(carry_sql) / sizeof(carry_sql[0]); i++) {
+        run_on_sources(db, &rc, carry_sql[i], s->id, new_id);
+        bad = rc != SQLITE_OK;
     }
-    sqlite3_finalize(st);
-    int bad = new_id < 0 || compare(db, s->id, new_id, c);
-    for (size_t i = 0; !bad && c->changed && i < sizeof(carry_sql) / sizeof(carry_sql[0]); i++)
-        bad = run2(db, carry_sql[i], s->id, new_id) < 0;
     if (bad) {
         diag_error(d, "database '%s': cannot reparse '%s': %s", db->path, s->path,
                    sqlite3_errmsg(db->h));

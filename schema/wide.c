@@ -9,6 +9,7 @@
 #include "../core/buf.h"
 #include "../core/hash.h"
 #include "../core/xalloc.h"
+#include "sql.h"
 
 /* A power of two well above the column count, so probes stay short. */
 enum { WIDE_SLOTS = 512 };
@@ -37,19 +38,21 @@ int wide_load(struct db *db, struct diag *d)
     struct wide_columns *w = &db->wide;
     if (w->slot)
         return 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h,
-                           "SELECT name FROM pragma_table_info('result') WHERE type = 'REAL' "
-                           "ORDER BY cid",
-                           -1, &st, NULL) != SQLITE_OK)
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc,
+                                   "SELECT name FROM pragma_table_info('result') "
+                                   "WHERE type = 'REAL' ORDER BY cid");
+    if (rc != SQLITE_OK)
         return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
     w->slot = xmalloc(WIDE_SLOTS * sizeof(*w->slot));
     memset(w->slot, 0xff, WIDE_SLOTS * sizeof(*w->slot)); /* every slot -1 */
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && w->n < WIDE_SLOTS / 2)
+    int row = 0;
+    while ((row = sql_step(st, &rc)) && w->n < WIDE_SLOTS / 2)
         wide_add(w, (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+    if (row)
         return diag_error(d, "database '%s': more than %d metric columns in table result", db->path,
                           WIDE_SLOTS / 2);
     return 0;
@@ -62,6 +65,7 @@ void wide_release(struct wide_columns *w)
     free(w->names);
     free(w->slot);
     free(w->insert_sql);
+    free(w->param);
     memset(w, 0, sizeof(*w));
 }
 

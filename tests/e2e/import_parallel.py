@@ -7,7 +7,7 @@ which files it stored), exits the same, and stores the same rows: the
 tables (source_file, result, tag, metric, ...) compared by content (ids replaced by what they
 point to) and, since the writer stores in input order, also id for id. What each file must
 come to (imported, rejected, skipped) is read off the inputs, not off benchdb."""
-import os, shutil, sqlite3, subprocess, sys, tempfile
+import hashlib, os, shutil, sqlite3, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 from checks import Checks  # noqa: E402
@@ -122,6 +122,15 @@ def check_set(label, env):
         sources = con.execute("SELECT count(*) FROM source_file").fetchone()[0]
         con.close()
         t.eq(sources, want.count("imported"), label + ": one source per imported input")
+        # the workers hash the files they read: each stored hash is its file's
+        con = sqlite3.connect(db4)
+        stored = dict(con.execute("SELECT path, sha256 FROM source_file"))
+        con.close()
+        for path, what in zip(args, want):
+            if what == "imported" and path != "-":
+                with open(path, "rb") as f:
+                    t.eq(stored.get(path), hashlib.sha256(f.read()).hexdigest(),
+                         "%s: %s: sha256" % (label, path))
 
 
 env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")

@@ -1,0 +1,181 @@
+/* attach.c: fio logs belong to the job that wrote them. fio names a log
+ * `<prefix>_<kind>.<N>.log` (kind bw, iops, lat, clat, slat, clat_hist; N the thread's number in
+ * the run), the prefix being the value of write_bw_log= (write_iops_log=, write_lat_log=,
+ * write_hist_log=) or, without one, the job's name. A log and a fio JSON job imported by the same
+ * command are together when they are in the same folder, the log's prefix is the job's for that
+ * kind and the log has the job's direction: the log's series then moves to the job's result and
+ * the log's own result becomes a part (docs/series.md). Pairs are made as files are stored, in
+ * command order (the writer's order, whatever -j), so logs may come before or after the JSON:
+ * each file's entries pair with the earliest unpaired match among the files stored before it. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "internal.h"
+
+struct attach_entry {
+    char *dir;                                    /* the file's folder, resolved (realpath) */
+    const char *prefix, *kind, *direction, *path; /* from the registry's arena */
+    int64_t result_id, numjobs;
+    int is_log, paired;
+};
+
+struct attach_registry {
+    struct attach_entry *v;
+    size_t n, a;
+    size_t first_new; /* entries from here on are the current file's */
+    struct arena strings;
+};
+
+struct attach_registry *attach_new(void)
+{
+    struct attach_registry *reg = xcalloc(1, sizeof(*reg));
+    reg->strings = (struct arena)ARENA_INIT;
+    return reg;
+}
+
+static void drop_from(struct attach_registry *reg, size_t from)
+{
+    for (size_t i = from; i < reg->n; i++)
+        free(reg->v[i].dir);
+    reg->n = from;
+}
+
+void attach_free(struct attach_registry *reg)
+{
+    if (!reg)
+        return;
+    drop_from(reg, 0);
+    free(reg->v);
+    arena_release(&reg->strings);
+    free(reg);
+}
+
+/* The resolved folder of path, NULL for standard input or a path that cannot be resolved. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup(".");
+    char *real = realpath(dir, NULL);
+    free(dir);
+    return real;
+}
+
+static void add(struct attach_registry *reg, const struct attach_entry *e)
+{
+    char *dir = folder_of(e->path);
+    if (!dir)
+        return;
+    ALLOC_GROW(reg->v, reg->n, reg->a);
+    reg->v[reg->n] = *e;
+    reg->v[reg->n++].dir = dir;
+}
+
+/* The log kinds and the option naming each one's prefix. */
+static const char *const log_kinds[][2] = {
+    {"bw", "write_bw_log"},    {"iops", "write_iops_log"}, {"lat", "write_lat_log"},
+    {"clat", "write_lat_log"}, {"slat", "write_lat_log"},  {"clat_hist", "write_hist_log"},
+};
+
+/* One entry per log kind the job could have written. */
+static void add_job(struct attach_registry *reg, const char *path, const struct bench_record *r,
+                    int64_t id)
+{
+    struct arena *a = &reg->strings;
+    if (!r->job || !r->direction || record_tag_get(r, "part") || record_tag_get(r, "aggregate"))
+        return;
+    for (size_t k = 0; k < sizeof(log_kinds) / sizeof(log_kinds[0]); k++) {
+        const char *prefix = record_tag_get(r, log_kinds[k][1]);
+        struct attach_entry e = {NULL,
+                                 arena_strdup(a, prefix ? prefix : r->job),
+                                 log_kinds[k][0],
+                                 arena_strdup(a, r->direction),
+                                 arena_strdup(a, path),
+                                 id,
+                                 r->wl.numjobs,
+                                 0,
+                                 0};
+        add(reg, &e);
+    }
+}
+
+static void add_log(struct attach_registry *reg, const char *path, const struct bench_record *r,
+                    int64_t id)
+{
+    struct arena *a = &reg->strings;
+    const char *kind = record_tag_get(r, "log_kind");
+    if (!r->job || !r->direction || !kind || !strcmp(kind, "unknown"))
+        return;
+    struct attach_entry e = {NULL,
+                             arena_strdup(a, r->job),
+                             arena_strdup(a, kind),
+                             arena_strdup(a, r->direction),
+                             arena_strdup(a, path),
+                             id,
+                             WL_UNKNOWN,
+                             1,
+                             0};
+    add(reg, &e);
+}
+
+void attach_collect(struct attach_registry *reg, const char *path, const char *format,
+                    const struct bench_record *r, int64_t result_id)
+{
+    if (!reg || result_id <= 0)
+        return;
+    if (!strcmp(format, "fio-json"))
+        add_job(reg, path, r, result_id);
+    else if (!strcmp(format, "fio-log"))
+        add_log(reg, path, r, result_id);
+}
+
+static int together(const struct attach_entry *x, const struct attach_entry *y)
+{
+    return x->is_log != y->is_log && !y->paired && !strcmp(x->dir, y->dir) &&
+           !strcmp(x->prefix, y->prefix) && !strcmp(x->kind, y->kind) &&
+           !strcmp(x->direction, y->direction);
+}
+
+/* Pairs e with the earliest match stored before the current file: 0, or -1 when the database
+ * failed. A job of several threads wrote one log per thread: none of them is its series. */
+static int pair(struct attach_registry *reg, struct attach_entry *e, struct db *db, struct diag *d)
+{
+    for (size_t i = 0; i < reg->first_new; i++) {
+        struct attach_entry *o = &reg->v[i];
+        if (!together(e, o))
+            continue;
+        struct attach_entry *log = e->is_log ? e : o, *job = e->is_log ? o : e;
+        log->paired = 1;
+        if (job->numjobs > 1) {
+            diag_note(d,
+                      "%s: not attached to job '%s' of '%s': it ran %lld threads, each with "
+                      "a log of its own",
+                      log->path, log->prefix, job->path, (long long)job->numjobs);
+            return 0;
+        }
+        job->paired = 1;
+        return db_series_attach(db, log->result_id, job->result_id, d);
+    }
+    return 0;
+}
+
+int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d)
+{
+    if (!reg)
+        return 0;
+    for (size_t i = reg->first_new; i < reg->n; i++)
+        if (!reg->v[i].paired && pair(reg, &reg->v[i], db, d))
+            return -1;
+    reg->first_new = reg->n;
+    return 0;
+}
+
+void attach_file_drop(struct attach_registry *reg)
+{
+    /* pairs are made only once a file is complete, and a database failure after that stops
+     * the import: only the file's own entries are left to forget */
+    if (reg)
+        drop_from(reg, reg->first_new);
+}

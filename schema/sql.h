@@ -1,0 +1,59 @@
+/* sql.h: the statement toolkit of schema/ (private: only schema/ and its unit test include it).
+ *
+ * Statements run in sequence carry one rc through the calls, as sqlite's shell does: every
+ * call does nothing once *rc is not SQLITE_OK, so the first failure is the one kept and
+ * sqlite3_errmsg() still describes it when the sequence ends. Parameters are bound by name
+ * (":host"): a name the statement does not have is an error (SQLITE_RANGE), so a column
+ * renamed in the SQL cannot leave a value silently unbound or bound to the wrong column. */
+#ifndef BDB_SQL_H
+#define BDB_SQL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/* A statement prepared once per connection, found again by the address of its SQL text (a
+ * literal, or a string that lives as long as the connection), reset and unbound. NULL once
+ * *rc failed. Give it back with sql_release; db_close finalizes it. */
+sqlite3_stmt *sql_cached(struct db *db, int *rc, const char *sql);
+/* Gives a cached statement back: reset and unbound, it stays prepared. */
+void sql_release(sqlite3_stmt *st);
+/* Finalizes every cached statement of db. */
+void sql_cache_free(struct db *db);
+
+/* A statement for one use; sqlite3_finalize it (NULL is harmless there). NULL once *rc
+ * failed. */
+sqlite3_stmt *sql_prepare(sqlite3 *h, int *rc, const char *sql);
+/* Runs sql (any number of statements, no parameters) unless *rc failed. */
+void sql_exec(sqlite3 *h, int *rc, const char *sql);
+
+/* The index of parameter name (":host") in st; 0 with *rc = SQLITE_RANGE when st has no such
+ * parameter. */
+int sql_param(sqlite3_stmt *st, int *rc, const char *name);
+/* Bind s (NULL binds NULL; copied), v, n bytes at p (borrowed until the statement is reset)
+ * to parameter name; unless *rc failed. */
+void sql_bind_text(sqlite3_stmt *st, int *rc, const char *name, const char *s);
+void sql_bind_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v);
+void sql_bind_blob(sqlite3_stmt *st, int *rc, const char *name, const void *p, size_t n);
+/* n bytes of text at s, borrowed until the statement is reset (no copy: for big values). */
+void sql_bind_text_borrowed(sqlite3_stmt *st, int *rc, const char *name, const char *s, size_t n);
+/* v, or NULL when it is the workload's "unknown" (WL_UNKNOWN). */
+void sql_bind_known_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v);
+/* 1 when st has parameter name, else 0: for a family of statements that share a set of names
+ * of which each uses some. */
+int sql_uses(sqlite3_stmt *st, const char *name);
+
+/* Steps st: 1 with a row to read, 0 when it is done (or *rc failed). A failure is kept in
+ * *rc (sqlite3_errmsg describes it). */
+int sql_step(sqlite3_stmt *st, int *rc);
+/* Steps a statement whose rows are not read, then resets and unbinds it. */
+void sql_step_done(sqlite3_stmt *st, int *rc);
+/* Steps st once and finalizes it: its first row's first column as an integer, 0 when it
+ * returns no row (or *rc failed). */
+int64_t sql_int_result(sqlite3_stmt *st, int *rc);
+/* sql_int_result of sql, which has no parameters. */
+int64_t sql_int(sqlite3 *h, int *rc, const char *sql);
+
+#endif
