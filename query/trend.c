@@ -361,7 +361,8 @@ static int metric_series(struct db *db, const struct trend_opts *o, const char *
         free(rows.v);
         return -1;
     }
-    qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
+    if (rows.n) /* qsort's array may not be NULL, even empty */
+        qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
     for (size_t i = 0; i < rows.n;) {
         struct series s = {.metric = metric, .info = metric_info(metric)};
         take_series(&rows, &i, &s);
