@@ -8,11 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../core/arena.h"
-#include "../core/scan.h"
-#include "../core/xalloc.h"
 
 static const char usage[] =
     "usage: benchdb run [OPTIONS] -- TOOL ARGS...\n"
@@ -36,162 +33,10 @@ static const char usage[] =
     "      --rw=randread --bs=4k\n"
     "  benchdb run --tag link=10g -- iperf3 -c server -t 10\n";
 
-/* A growable argv whose strings live in an arena. */
-struct strv {
-    char **v;
-    size_t n, alloc;
-};
-
-static void strv_push(struct strv *s, char *arg)
-{
-    ALLOC_GROW(s->v, s->n + 1, s->alloc);
-    s->v[s->n++] = arg;
-    s->v[s->n] = NULL;
-}
-
 struct run {
-    const struct tool *tool;
-    struct strv argv;         /* what is executed */
-    struct strv paths;        /* files and directories the job touches */
+    struct benchmark bench;
     struct kv_list user_tags; /* --tag K=V */
-    const char *output;       /* fio --output FILE, else NULL: read the captured stream */
     struct import_labels labels;
-    struct arena mem;
-};
-
-struct tool {
-    const char *name, *format;
-    int from_stderr;
-    void (*prepare)(struct run *r);
-};
-
-/* The value of option name in arg ("--name=V"), or of the next argument ("--name V"). */
-static const char *opt_value(char *const *argv, size_t i, const char *name, size_t *used)
-{
-    const char *a = argv[i];
-    size_t n = strlen(name);
-    if (a[0] != '-' || strncmp(a + 1 + (a[1] == '-'), name, n))
-        return NULL;
-    a += 1 + (a[1] == '-') + n;
-    if (*a == '=') {
-        *used = 1;
-        return a + 1;
-    }
-    if (*a || !argv[i + 1])
-        return NULL;
-    *used = 2;
-    return argv[i + 1];
-}
-
-/* Adds each ':'-separated name, relative ones under dir when given (fio's rules). */
-static void add_fio_paths(struct run *r, const char *list, size_t len, const char *dir)
-{
-    const char *p = list, *end = list + len;
-    while (p < end) {
-        const char *colon = memchr(p, ':', (size_t)(end - p));
-        const char *stop = colon ? colon : end;
-        if (stop > p)
-            strv_push(&r->paths, *p != '/' && dir
-                                     ? arena_printf(&r->mem, "%s/%.*s", dir, (int)(stop - p), p)
-                                     : arena_strndup(&r->mem, p, (size_t)(stop - p)));
-        p = stop + 1;
-    }
-}
-
-/* filename= and directory= lines of a fio job file. */
-static void scan_job_file(struct run *r, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    struct buf text = BUF_INIT;
-    if (!f)
-        return;
-    int bad = buf_read_file(&text, f);
-    fclose(f);
-    struct line_iter it;
-    const char *line;
-    size_t len;
-    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
-    while (line_iter_next(&it, &line, &len)) {
-        const char *p = skip_ws(line), *end = line + len;
-        int is_dir = scan_lit(&p, "directory");
-        if (!is_dir && !scan_lit(&p, "filename"))
-            continue;
-        p = skip_ws(p);
-        if (p >= end || *p != '=')
-            continue;
-        p = skip_ws(p + 1);
-        while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-            end--;
-        add_fio_paths(r, p, (size_t)(end - p), NULL);
-    }
-    buf_release(&text);
-}
-
-static void prepare_fio(struct run *r)
-{
-    char **a = r->argv.v;
-    const char *dir = NULL, *format = NULL;
-    size_t format_at = 0, used = 0;
-    for (size_t i = 1; a[i]; i += used) {
-        const char *v;
-        used = 1;
-        if ((v = opt_value(a, i, "output-format", &used))) {
-            format = v;
-            format_at = i + used - 1;
-        } else if ((v = opt_value(a, i, "output", &used))) {
-            r->output = v;
-        } else if ((v = opt_value(a, i, "directory", &used))) {
-            dir = v;
-        } else if (a[i][0] != '-') {
-            scan_job_file(r, a[i]);
-        }
-    }
-    for (size_t i = 1; a[i]; i += used) {
-        const char *v = opt_value(a, i, "filename", &used);
-        if (!v)
-            used = 1;
-        else
-            add_fio_paths(r, v, strlen(v), dir);
-    }
-    if (dir)
-        add_fio_paths(r, dir, strlen(dir), NULL);
-    if (!r->paths.n)
-        strv_push(&r->paths,
-                  arena_strdup(&r->mem, ".")); /* fio creates its files in the working directory */
-    if (!format)
-        strv_push(&r->argv, arena_strdup(&r->mem, "--output-format=json"));
-    else if (!strstr(format, "json"))
-        a[format_at] = a[format_at] == format
-                           ? arena_printf(&r->mem, "%s,json", format)
-                           : arena_printf(&r->mem, "--output-format=%s,json", format);
-}
-
-static void prepare_dd(struct run *r)
-{
-    static const char *const operands[] = {"of=", "if="};
-    for (size_t k = 0; k < 2; k++) {
-        for (size_t i = 1; r->argv.v[i]; i++) {
-            const char *a = r->argv.v[i];
-            struct stat st;
-            if (strncmp(a, operands[k], 3) || (stat(a + 3, &st) == 0 && S_ISCHR(st.st_mode)))
-                continue; /* /dev/zero and the like say nothing about storage */
-            strv_push(&r->paths, arena_strdup(&r->mem, a + 3));
-        }
-    }
-}
-
-static void prepare_iperf3(struct run *r)
-{
-    for (size_t i = 1; r->argv.v[i]; i++)
-        if (!strcmp(r->argv.v[i], "-J") || !strcmp(r->argv.v[i], "--json"))
-            return;
-    strv_push(&r->argv, arena_strdup(&r->mem, "-J"));
-}
-
-static const struct tool tools[] = {
-    {"dd", "dd", 1, prepare_dd},
-    {"fio", "fio-json", 0, prepare_fio},
-    {"iperf3", "iperf3-json", 0, prepare_iperf3},
 };
 
 /* The labels to store: the command line's over what was recorded (db_labels_overlay); *tags
@@ -201,7 +46,8 @@ static void label_run(struct app *app, struct run *r, struct import_labels *out,
     struct run_context c;
     struct kv recorded_tags[RUN_CONTEXT_TAGS];
     struct import_labels recorded;
-    run_context_capture(&c, r->argv.v, r->paths.v, r->paths.n, &r->mem, &app->diag);
+    run_context_capture(&c, r->bench.argv.v, r->bench.paths.v, r->bench.paths.n, &r->bench.mem,
+                        &app->diag);
     run_context_labels(&c, recorded_tags, &recorded);
     r->labels.tags = r->user_tags.v;
     r->labels.n_tags = r->user_tags.n;
@@ -214,9 +60,9 @@ static int report_failure(struct app *app, const struct run *r, int status, cons
     fwrite(out->data, 1, out->len, stderr);
     fwrite(err->data, 1, err->len, stderr);
     if (status < 0)
-        return diag_error(&app->diag, "cannot run '%s': %s", r->argv.v[0], strerror(errno));
-    return diag_error(&app->diag, "'%s' exited with status %d; nothing imported", r->argv.v[0],
-                      status);
+        return diag_error(&app->diag, "cannot run '%s': %s", r->bench.argv.v[0], strerror(errno));
+    return diag_error(&app->diag, "'%s' exited with status %d; nothing imported",
+                      r->bench.argv.v[0], status);
 }
 
 /* Runs the benchmark and imports its output; an exit status. */
@@ -225,27 +71,28 @@ static int run_and_import(struct app *app, struct run *r)
     struct buf out = BUF_INIT, err = BUF_INIT, file = BUF_INIT;
     char when[32];
     now_iso(when);
-    int status = import_execute(r->argv.v, &out, &err);
+    const struct benchmark *b = &r->bench;
+    int status = import_execute(b->argv.v, &out, &err);
     if (status != 0) {
         report_failure(app, r, status, &out, &err);
         status = BDB_EXIT_INPUT;
     }
-    struct buf *result = r->tool->from_stderr ? &err : &out;
-    FILE *f = status == 0 && r->output ? fopen(r->output, "rb") : NULL;
-    if (status == 0 && r->output && (!f || buf_read_file(&file, f))) {
-        diag_error(&app->diag, "cannot read fio output '%s': %s", r->output, strerror(errno));
+    struct buf *result = b->from_stderr ? &err : &out;
+    FILE *f = status == 0 && b->output ? fopen(b->output, "rb") : NULL;
+    if (status == 0 && b->output && (!f || buf_read_file(&file, f))) {
+        diag_error(&app->diag, "cannot read fio output '%s': %s", b->output, strerror(errno));
         status = BDB_EXIT_ENV;
     }
     if (f)
         fclose(f);
-    if (r->output)
+    if (b->output)
         result = &file;
     struct db *db = NULL;
     if (status == 0) {
         struct kv *tags = NULL;
-        struct import_options o = {.format = r->tool->format, .now = now_iso};
+        struct import_options o = {.format = b->format, .now = now_iso};
         label_run(app, r, &o.labels, &tags);
-        struct source src = {arena_printf(&r->mem, "run:%s@%s", r->tool->name, when), result->data,
+        struct source src = {arena_printf(&r->bench.mem, "run:%s@%s", b->tool, when), result->data,
                              result->len};
         status = open_db(app, DB_CREATE, &db)
                      ? BDB_EXIT_ENV
@@ -282,18 +129,11 @@ static int parse_options(int argc, char **argv, struct run *r)
     }
     if (optind == argc)
         return usage_error(usage, "run", "no benchmark to run");
-    const char *base = strrchr(argv[optind], '/');
-    base = base ? base + 1 : argv[optind];
-    for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-        if (!strcmp(tools[i].name, base))
-            r->tool = &tools[i];
-    if (!r->tool) {
+    if (benchmark_prepare(&r->bench, argv + optind, (size_t)(argc - optind))) {
         fprintf(stderr, "benchdb run: error: cannot run '%s': expected fio, dd or iperf3\n",
                 argv[optind]);
         return BDB_EXIT_USAGE;
     }
-    for (int i = optind; i < argc; i++)
-        strv_push(&r->argv, argv[i]);
     return BDB_EXIT_OK;
 }
 
@@ -301,13 +141,9 @@ int cmd_run(int argc, char **argv, struct app *app)
 {
     struct run r = {0};
     int status = parse_options(argc, argv, &r);
-    if (status == BDB_EXIT_OK) {
-        r.tool->prepare(&r);
+    if (status == BDB_EXIT_OK)
         status = run_and_import(app, &r);
-    }
-    free(r.argv.v);
-    free(r.paths.v);
+    benchmark_release(&r.bench);
     kv_list_release(&r.user_tags);
-    arena_release(&r.mem);
     return status < 0 ? BDB_EXIT_OK : status;
 }

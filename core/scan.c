@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_is_newline)
 {
@@ -52,6 +53,42 @@ const char *mem_find(const char *hay, size_t n, const char *needle)
         if (hay[i] == needle[0] && !memcmp(hay + i, needle, m))
             return hay + i;
     return NULL;
+}
+
+int mem_starts(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && !memcmp(s, lit, k);
+}
+
+int mem_ends(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && !memcmp(s + n - k, lit, k);
+}
+
+int str_starts(const char *s, const char *lit)
+{
+    return !strncmp(s, lit, strlen(lit));
+}
+
+int str_ends(const char *s, const char *lit)
+{
+    return mem_ends(s, strlen(s), lit);
+}
+
+int str_contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; hay && *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return 1;
+    return 0;
+}
+
+size_t bom_len(const char *s, size_t n)
+{
+    return mem_starts(s, n, "\xef\xbb\xbf") ? 3 : 0;
 }
 
 int scan_number(const char **p, double *v)
@@ -114,6 +151,19 @@ int scan_int64(const char **p, int64_t *v)
         q++;
     }
     *v = x;
+    *p = q;
+    return 1;
+}
+
+int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len)
+{
+    const char *q = *p;
+    if (!scan_number(&q, v) || *v < 0)
+        return 0;
+    *unit = q;
+    while (isalpha((unsigned char)*q))
+        q++;
+    *unit_len = (size_t)(q - *unit);
     *p = q;
     return 1;
 }
@@ -227,17 +277,13 @@ double unit_count_suffix(char c)
 
 int parse_fio_size(const char *s, int64_t *bytes)
 {
-    const char *p = s;
+    const char *p = s, *u;
     double v;
-    if (!scan_number(&p, &v) || v < 0)
+    size_t un;
+    if (!scan_quantity(&p, &v, &u, &un) || *p)
         return 0;
-    const char *u = p;
-    while (isalpha((unsigned char)*p))
-        p++;
-    if (*p)
-        return 0;
-    double m = unit_bytes(u, (size_t)(p - u), 1);
-    if (m == 0 && (size_t)(p - u) == 3 && u[1] == 'i')
+    double m = unit_bytes(u, un, 1);
+    if (m == 0 && un == 3 && u[1] == 'i')
         m = unit_bytes(u, 3, 0); /* KiB/MiB */
     if (m == 0)
         return 0;

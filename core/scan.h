@@ -19,10 +19,24 @@ int line_iter_next(struct line_iter *it, const char **line, size_t *len);
 const char *skip_ws(const char *p);
 /* First occurrence of needle in hay[0..n), or NULL (memmem is not POSIX). */
 const char *mem_find(const char *hay, size_t n, const char *needle);
+/* Whether s[0..n) starts (ends) with lit. */
+int mem_starts(const char *s, size_t n, const char *lit);
+int mem_ends(const char *s, size_t n, const char *lit);
+/* Whether the NUL-terminated s starts (ends) with lit. */
+int str_starts(const char *s, const char *lit);
+int str_ends(const char *s, const char *lit);
+/* Whether the NUL-terminated hay (NULL: none) contains needle, ignoring ASCII case. */
+int str_contains_ci(const char *hay, const char *needle);
+/* 3 when s[0..n) starts with a UTF-8 byte order mark (editors on Windows write one), else 0:
+ * the bytes to skip before the content. */
+size_t bom_len(const char *s, size_t n);
 /* A decimal number: [+-]digits[.digits][e[+-]digits]; no inf, nan or hex. */
 int scan_number(const char **p, double *v);
 /* A non-negative decimal integer that fits in int64_t. */
 int scan_int64(const char **p, int64_t *v);
+/* A non-negative number and the letters right after it, its unit (maybe none): "48.1MiB/s"
+ * gives 48.1 and "MiB", leaving *p at "/s". */
+int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len);
 /* Matches a literal prefix. */
 int scan_lit(const char **p, const char *lit);
 

@@ -52,6 +52,26 @@ enum import_outcome import_store(struct db *db, const struct import_options *o,
  * be started at all, or the child's 128 + signal (child.c). */
 int import_execute(char *const *argv, struct buf *out, struct buf *err);
 
+/* A growable, NULL-terminated argv. */
+struct strv {
+    char **v;
+    size_t n, alloc;
+};
+/* What `benchdb run` knows of a benchmark's command line (benchmark.c). */
+struct benchmark {
+    const char *tool;   /* "fio", "dd" or "iperf3" */
+    const char *format; /* the importer of its output */
+    int from_stderr;    /* dd reports on its standard error */
+    struct strv argv;   /* what is executed: the command, asked for JSON where the tool can */
+    struct strv paths;  /* files and directories the job touches */
+    const char *output; /* fio --output FILE, else NULL: the captured stream */
+    struct arena mem;   /* the strings added */
+};
+/* Prepares argv[0..argc) (argv[0] names fio, dd or iperf3, by path or name; the strings are
+ * borrowed): 0, or -1 for another program. Zero *b first; benchmark_release it after. */
+int benchmark_prepare(struct benchmark *b, char *const *argv, size_t argc);
+void benchmark_release(struct benchmark *b);
+
 /* What `benchdb run` records beside the output it imports (context.c). */
 struct run_context {
     const char *host;        /* this host's name, NULL when unknown */

@@ -40,7 +40,7 @@ static int run_live(void *ctx, struct arena *a, struct record_sink *sink, struct
 {
     struct live_parse *lp = ctx;
     if (lp->in)
-        return importer_stream(lp->imp)->parse_stream(&lp->in->stream, a, sink, d);
+        return lp->imp->parse_stream(&lp->in->stream, a, sink, d);
     return lp->imp->parse(lp->src, a, sink, d);
 }
 
@@ -314,7 +314,7 @@ static const struct importer *stream_choice(const struct import_options *o, FILE
         (S_ISREG(st.st_mode) ? st.st_size <= stream_threshold() : head->len < HEAD_BYTES))
         return NULL;
     const struct importer *imp = o->format ? importer_find(o->format) : importer_detect(head, NULL);
-    return imp && importer_stream(imp) ? imp : NULL;
+    return imp && imp->parse_stream ? imp : NULL;
 }
 
 static int import_streamed(struct import_session *s, const char *path, const char *name,

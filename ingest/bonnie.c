@@ -9,8 +9,7 @@
 
 #include "../core/scan.h"
 
-#define PROBE_LIMIT (1u << 20)
-#define N_TESTS     12
+#define N_TESTS 12
 
 enum kind { K_THROUGHPUT, K_OPS };
 
@@ -287,15 +286,6 @@ static int csv_line(struct bon_state *st, const char *line, size_t len, size_t o
 
 /* ---- text tables ---- */
 
-static int contains(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    for (size_t i = 0; i + k <= n; i++)
-        if (!memcmp(s + i, lit, k))
-            return 1;
-    return 0;
-}
-
 struct tok {
     const char *s;
     size_t start, end; /* columns, end exclusive */
@@ -374,7 +364,7 @@ static int text_line(struct bon_state *st, struct table *tb, const char *line, s
         tb->active = 1;
         tb->line = lineno;
         tb->version = t[1].s;
-        tb->files = contains(line, len, "Sequential Create") || (n > 2 && strstr(t[2].s, "Create"));
+        tb->files = mem_find(line, len, "Sequential Create") || (n > 2 && strstr(t[2].s, "Create"));
         default_cols(tb);
         return 0;
     }
@@ -392,9 +382,9 @@ static int text_line(struct bon_state *st, struct table *tb, const char *line, s
             return 0;
         }
     }
-    if (contains(line, len, "-Per Chr-") || contains(line, len, "-Create--") ||
+    if (mem_find(line, len, "-Per Chr-") || mem_find(line, len, "-Create--") ||
         !strcmp(t[0].s, "Concurrency")) {
-        if (tb->files && contains(line, len, "-Create--") && t[0].start == 0 && t[0].s[0] != '-')
+        if (tb->files && mem_find(line, len, "-Create--") && t[0].start == 0 && t[0].s[0] != '-')
             tb->host = t[0].s;
         return 0;
     }
@@ -502,7 +492,7 @@ static int bon_parse(const struct source *src, struct arena *a, struct record_si
     struct line_iter it;
     const char *line;
     size_t len;
-    size_t skip = (src->len >= 3 && !memcmp(src->data, "\xef\xbb\xbf", 3)) ? 3 : 0;
+    size_t skip = bom_len(src->data, src->len);
     line_iter_init(&it, src->data + skip, src->len - skip, 0);
     while (line_iter_next(&it, &line, &len)) {
         size_t off = (size_t)(line - src->data);
@@ -530,12 +520,11 @@ static int bon_parse(const struct source *src, struct arena *a, struct record_si
 
 static int bon_probe(const struct source *src)
 {
-    size_t n = src->len < PROBE_LIMIT ? src->len : PROBE_LIMIT;
     struct line_iter it;
     const char *line;
     size_t len;
     int score = 0;
-    line_iter_init(&it, src->data, n, 0);
+    line_iter_init(&it, src->data, src->len, 0);
     while (line_iter_next(&it, &line, &len) && score < 100) {
         if (len > 5 &&
             (!memcmp(line, "1.96,", 5) || !memcmp(line, "1.97,", 5) || !memcmp(line, "1.98,", 5))) {
@@ -547,8 +536,8 @@ static int bon_probe(const struct source *src)
             else if (commas >= 20 && score < 60)
                 score = 60; /* a truncated CSV line: let the parser say what is wrong */
         } else if (len > 8 && !memcmp(line, "Version ", 8) &&
-                   (contains(line, len, "Sequential Output") ||
-                    contains(line, len, "Sequential Create"))) {
+                   (mem_find(line, len, "Sequential Output") ||
+                    mem_find(line, len, "Sequential Create"))) {
             score = score > 90 ? score : 90;
         }
     }
@@ -556,8 +545,8 @@ static int bon_probe(const struct source *src)
 }
 
 const struct importer importer_bonnie = {
-    "bonnie++",
-    "bonnie++ CSV (1.96, 1.98) and text tables",
-    bon_probe,
-    bon_parse,
+    .name = "bonnie++",
+    .summary = "bonnie++ CSV (1.96, 1.98) and text tables",
+    .probe = bon_probe,
+    .parse = bon_parse,
 };

@@ -9,8 +9,6 @@
 
 #include "../core/scan.h"
 
-#define PROBE_LIMIT (1u << 20)
-
 struct dd_cmd {
     int present, busybox;
     const char *ifile, *ofile, *iflag, *oflag, *conv;
@@ -180,29 +178,29 @@ static int parse_command(struct arena *a, const char *line, struct dd_cmd *c)
 {
     const char *p = line;
     int after_dd = 0, busybox = 0, operands = 0;
-    struct dd_cmd tmp = {0};
-    tmp.bs = tmp.ibs = tmp.obs = tmp.count = -1;
+    struct dd_cmd found = {0};
+    found.bs = found.ibs = found.obs = found.count = -1;
     while (*(p = skip_ws(p))) {
         const char *t = p;
         while (*p && *p != ' ' && *p != '\t')
             p++;
         size_t n = (size_t)(p - t);
         if (!after_dd) {
-            if ((n == 2 && !memcmp(t, "dd", 2)) || (n > 3 && !memcmp(t + n - 3, "/dd", 3)))
+            if ((n == 2 && !memcmp(t, "dd", 2)) || (n > 3 && mem_ends(t, n, "/dd")))
                 after_dd = 1;
             else if (n == 7 && !memcmp(t, "busybox", 7))
                 busybox = 1;
             continue;
         }
-        if (!apply_operand(a, &tmp, t, n))
+        if (!apply_operand(a, &found, t, n))
             break;
         operands++;
     }
     if (!operands)
         return 0;
-    tmp.present = 1;
-    tmp.busybox = busybox;
-    *c = tmp;
+    found.present = 1;
+    found.busybox = busybox;
+    *c = found;
     return 1;
 }
 
@@ -667,7 +665,7 @@ static int dd_parse(const struct source *src, struct arena *a, struct record_sin
     const char *line;
     size_t len;
     struct buf lb = BUF_INIT;
-    size_t skip = (src->len >= 3 && !memcmp(src->data, "\xef\xbb\xbf", 3)) ? 3 : 0;
+    size_t skip = bom_len(src->data, src->len);
     line_iter_init(&it, src->data + skip, src->len - skip, 0);
     while (line_iter_next(&it, &line, &len)) {
         buf_reset(&lb);
@@ -711,18 +709,17 @@ static int dd_parse(const struct source *src, struct arena *a, struct record_sin
 
 static int dd_probe(const struct source *src)
 {
-    size_t n = src->len < PROBE_LIMIT ? src->len : PROBE_LIMIT;
     struct line_iter it;
     const char *line;
     size_t len;
     int rin = 0, rout = 0, xfer = 0, err = 0;
-    line_iter_init(&it, src->data, n, 1);
+    line_iter_init(&it, src->data, src->len, 1);
     while (line_iter_next(&it, &line, &len)) {
-        char tmp[256];
-        size_t k = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
-        memcpy(tmp, line, k);
-        tmp[k] = '\0';
-        const char *p = skip_ws(tmp);
+        char text[256];
+        size_t k = len < sizeof(text) - 1 ? len : sizeof(text) - 1;
+        memcpy(text, line, k);
+        text[k] = '\0';
+        const char *p = skip_ws(text);
         int64_t v;
         if (scan_int64(&p, &v)) {
             if (*p == '+' && strstr(p, " records in"))
@@ -732,7 +729,7 @@ static int dd_probe(const struct source *src)
             if ((scan_lit(&p, " bytes") || scan_lit(&p, " byte")) &&
                 (strstr(p, " copied, ") || strstr(p, " transferred in ")))
                 xfer++;
-        } else if (!strncmp(tmp, "dd: ", 4)) {
+        } else if (!strncmp(text, "dd: ", 4)) {
             err++;
         }
     }
@@ -748,8 +745,8 @@ static int dd_probe(const struct source *src)
 }
 
 const struct importer importer_dd = {
-    "dd",
-    "dd transcripts: GNU coreutils, BSD/macOS, busybox, with time",
-    dd_probe,
-    dd_parse,
+    .name = "dd",
+    .summary = "dd transcripts: GNU coreutils, BSD/macOS, busybox, with time",
+    .probe = dd_probe,
+    .parse = dd_parse,
 };

@@ -78,8 +78,7 @@ static size_t next_doc_start(const struct source *src, size_t from)
     for (size_t i = from; i < src->len; i++) {
         if (bol) {
             size_t j = i;
-            if (src->len - j >= 3 && !memcmp(s + j, "\xef\xbb\xbf", 3))
-                j += 3;
+            j += bom_len(s + j, src->len - j);
             while (j < src->len && (s[j] == ' ' || s[j] == '\t'))
                 j++;
             if (j < src->len && s[j] == '{')
@@ -714,7 +713,7 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
 /* Offset of the first byte that is not a BOM or white space. */
 static size_t first_content(const struct source *src)
 {
-    size_t i = src->len >= 3 && !memcmp(src->data, "\xef\xbb\xbf", 3) ? 3 : 0;
+    size_t i = bom_len(src->data, src->len);
     while (i < src->len && strchr(" \t\r\n", src->data[i]))
         i++;
     return i;
@@ -744,8 +743,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_json = {
-    "fio-json",
-    "fio --output-format=json / json+ (fio 2.x and 3.x, client/server)",
-    probe,
-    parse,
+    .name = "fio-json",
+    .summary = "fio --output-format=json / json+ (fio 2.x and 3.x, client/server)",
+    .probe = probe,
+    .parse = parse,
 };

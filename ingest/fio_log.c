@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 
 enum log_kind { KIND_UNKNOWN, KIND_BW, KIND_IOPS, KIND_LAT, KIND_CLAT, KIND_SLAT, KIND_HIST };
@@ -259,13 +260,6 @@ static const char *next_line(const char *p, const char *end, const char **eol)
     return nl ? nl + 1 : end;
 }
 
-static const char *skip_bom(const char *p, const char *end)
-{
-    if (end - p >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
-        return p + 3;
-    return p;
-}
-
 /* 0 for no histogram; else the log_hist_coarseness that gives nbins bins (+1), with fio2
  * set for fio 2.x's 1216-bin layout. */
 static int hist_layout(int nbins, int *fio2)
@@ -300,7 +294,7 @@ static int probe_row(const int64_t *cols, int n)
  * lowers the score (the parser then says where the file is broken). */
 static int fio_log_probe(const struct source *src)
 {
-    const char *p = skip_bom(src->data, src->data + src->len), *end = src->data + src->len;
+    const char *p = src->data + bom_len(src->data, src->len), *end = src->data + src->len;
     int64_t *cols = xmalloc(MAX_COLS * sizeof(*cols));
     const char *colpos[MAX_PLAIN_COLS];
     int score = 0, ncols = 0, lines = 0;
@@ -330,12 +324,6 @@ static int fio_log_probe(const struct source *src)
 
 /* ---- file name ---- */
 
-static int ends_with(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && !memcmp(s + n - k, suffix, k);
-}
-
 /* `<job>_<kind>[.<index>].log` */
 static enum log_kind kind_from_path(struct parser *ps, const char **job, const char **index)
 {
@@ -345,7 +333,7 @@ static enum log_kind kind_from_path(struct parser *ps, const char **job, const c
     base = base ? base + 1 : ps->src->path;
     size_t n = strlen(base);
     *job = *index = NULL;
-    if (!ends_with(base, n, ".log"))
+    if (!mem_ends(base, n, ".log"))
         return KIND_UNKNOWN;
     n -= 4;
     size_t dot = n;
@@ -357,7 +345,7 @@ static enum log_kind kind_from_path(struct parser *ps, const char **job, const c
     }
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         const char *suffix = kinds[order[i]].suffix;
-        if (ends_with(base, n, suffix)) {
+        if (mem_ends(base, n, suffix)) {
             size_t k = n - strlen(suffix);
             *job = k ? arena_strndup(ps->a, base, k) : NULL;
             return order[i];
@@ -880,7 +868,7 @@ static int fio_log_parse(const struct source *src, struct arena *a, struct recor
     const char *job, *index;
     ps->kind = kind_from_path(ps, &job, &index);
     const char *end = src->data + src->len;
-    if (!parse_lines(ps, skip_bom(src->data, end), end, 1)) {
+    if (!parse_lines(ps, src->data + bom_len(src->data, src->len), end, 1)) {
         free(ps);
         return -1;
     }
@@ -907,7 +895,7 @@ static int fio_log_parse_stream(struct stream *in, struct arena *a, struct recor
             eof = n == 0;
             have += n;
         }
-        const char *start = first ? skip_bom(win, win + have) : win;
+        const char *start = first ? win + bom_len(win, have) : win;
         const char *stop = rc ? NULL : parse_lines(ps, start, win + have, eof);
         if (!stop || eof) {
             rc = stop ? 0 : -1;
@@ -931,13 +919,9 @@ static int fio_log_parse_stream(struct stream *in, struct arena *a, struct recor
 }
 
 const struct importer importer_fio_log = {
-    "fio-log",
-    "fio --write_{bw,iops,lat}_log and --write_hist_log files",
-    fio_log_probe,
-    fio_log_parse,
-};
-
-const struct stream_importer stream_importer_fio_log = {
-    &importer_fio_log,
-    fio_log_parse_stream,
+    .name = "fio-log",
+    .summary = "fio --write_{bw,iops,lat}_log and --write_hist_log files",
+    .probe = fio_log_probe,
+    .parse = fio_log_parse,
+    .parse_stream = fio_log_parse_stream,
 };

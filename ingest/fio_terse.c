@@ -88,22 +88,6 @@ static int is_digits(const char *s, size_t n)
     return 1;
 }
 
-static int has_prefix(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    return n >= k && !memcmp(s, lit, k);
-}
-
-/* Position of lit in s[0..n), or NULL. */
-static const char *find(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    for (size_t i = 0; i + k <= n; i++)
-        if (!memcmp(s + i, lit, k))
-            return s + i;
-    return NULL;
-}
-
 /* Text for a message: at most max bytes, unprintable bytes as '?'. */
 static const char *printable(struct arena *a, const char *s, size_t n, size_t max)
 {
@@ -155,7 +139,7 @@ static int field_pctile(const struct field *f, double *p, double *v, int *used)
         *used = 0;
         return 1;
     }
-    const char *eq = find(f->s, f->n, "%=");
+    const char *eq = mem_find(f->s, f->n, "%=");
     if (!eq)
         return 0;
     struct field pf = {f->s, (size_t)(eq - f->s)}, vf = {eq + 2, f->n - pf.n - 2};
@@ -176,7 +160,7 @@ static int is_pct_field(const struct fields *fl, size_t i)
 
 static int is_pctile_field(const struct fields *fl, size_t i)
 {
-    return i < fl->n && find(fl->f[i].s, fl->f[i].n, "%=");
+    return i < fl->n && mem_find(fl->f[i].s, fl->f[i].n, "%=");
 }
 
 /* ---- located errors ---- */
@@ -213,7 +197,7 @@ static int get_pct(struct terse *t, int version, size_t i, const char *name, dou
 
 static int64_t header_bs(const char *s, size_t n)
 {
-    const char *dash = find(s, n, "-");
+    const char *dash = mem_find(s, n, "-");
     char lo[32], hi[32];
     size_t nl = dash ? (size_t)(dash - s) : 0, nh = dash ? n - nl - 1 : 0;
     if (!dash || !nl || !nh || nl >= sizeof(lo) || nh >= sizeof(hi))
@@ -234,13 +218,13 @@ static int64_t header_bs(const char *s, size_t n)
 static void header_bs_list(struct job_header *h, const char *s, size_t n)
 {
     static const char *const tags[] = {"(R) ", "(W) ", "(T) "};
-    int seq_rand = find(s, n, "bs_is_seq_rand") != NULL;
+    int seq_rand = mem_find(s, n, "bs_is_seq_rand") != NULL;
     for (int k = 0; k < 3; k++) {
-        const char *p = find(s, n, tags[k]);
+        const char *p = mem_find(s, n, tags[k]);
         if (!p)
             continue;
         p += 4;
-        const char *e = find(p, (size_t)(s + n - p), ",");
+        const char *e = mem_find(p, (size_t)(s + n - p), ",");
         h->bs[k] = header_bs(p, e ? (size_t)(e - p) : (size_t)(s + n - p));
     }
     if (seq_rand) { /* (R) is the sequential size, (W) the random one */
@@ -258,18 +242,18 @@ static int header_same(const struct job_header *x, const struct job_header *y)
 /* name: (g=0): rw=randrw, bs=(R) 4096B-4096B, ..., ioengine=libaio, iodepth=32 */
 static void scan_job_header(struct terse *t, const char *line, size_t n)
 {
-    const char *g = find(line, n, ": (g="), *end = line + n;
+    const char *g = mem_find(line, n, ": (g="), *end = line + n;
     if (!g)
         return;
     struct job_header h = {0};
     h.bs[0] = h.bs[1] = h.bs[2] = WL_UNKNOWN;
     const char *p = g + 5, *rw, *bs, *eng, *depth;
-    if (!scan_int64(&p, &h.group) || !has_prefix(p, (size_t)(end - p), "): rw="))
+    if (!scan_int64(&p, &h.group) || !mem_starts(p, (size_t)(end - p), "): rw="))
         return;
     rw = p + 6;
-    bs = find(rw, (size_t)(end - rw), ", bs=");
-    eng = bs ? find(bs, (size_t)(end - bs), ", ioengine=") : NULL;
-    depth = eng ? find(eng, (size_t)(end - eng), ", iodepth=") : NULL;
+    bs = mem_find(rw, (size_t)(end - rw), ", bs=");
+    eng = bs ? mem_find(bs, (size_t)(end - bs), ", ioengine=") : NULL;
+    depth = eng ? mem_find(eng, (size_t)(end - eng), ", iodepth=") : NULL;
     if (!depth || !is_digits(depth + 10, (size_t)(end - depth - 10)))
         return;
     p = depth + 10;
@@ -294,7 +278,7 @@ static void scan_job_header(struct terse *t, const char *line, size_t n)
 /* fio: pid=33699, err=11/file:engines/libaio.c:354, func=io_queue_init, error=Resource ... */
 static void scan_fio_error(struct terse *t, const char *line, size_t n)
 {
-    const char *e = find(line, n, " err="), *msg = find(line, n, ", error=");
+    const char *e = mem_find(line, n, " err="), *msg = mem_find(line, n, ", error=");
     int64_t code;
     if (!e || !msg || t->n_errs == MAX_ERRNOS)
         return;
@@ -486,7 +470,7 @@ static int parse_header(struct terse *t, int *ver, size_t *hdr)
                              token(t->a, v->s, v->n));
     *ver = v->s[0] - '0';
     *hdr = *ver == 2 ? 4 : 5;
-    if (*ver != 2 && (fl->n < 2 || !has_prefix(fl->f[1].s, fl->f[1].n, "fio")))
+    if (*ver != 2 && (fl->n < 2 || !mem_starts(fl->f[1].s, fl->f[1].n, "fio")))
         return bad_field(t, *ver, 1, "'fio-VERSION'", "fio_version");
     for (size_t k = *hdr - 2; k < *hdr; k++)
         if (k >= fl->n || !is_digits(fl->f[k].s, fl->f[k].n) || fl->f[k].n > 9)
@@ -591,11 +575,6 @@ static int is_job_line(const char *line, size_t n)
     return i > 0 && i < n && line[i] == ';';
 }
 
-static size_t skip_bom(const char *line, size_t n)
-{
-    return n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3) ? 3 : 0;
-}
-
 static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg, size_t *fio_len)
 {
     struct line_iter it;
@@ -603,10 +582,10 @@ static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg
     size_t n;
     line_iter_init(&it, t->src->data, t->src->len, 0);
     while (line_iter_next(&it, &line, &n)) {
-        size_t b = it.lineno == 1 ? skip_bom(line, n) : 0;
+        size_t b = it.lineno == 1 ? bom_len(line, n) : 0;
         line += b;
         n -= b;
-        if (has_prefix(line, n, "fio: ")) {
+        if (mem_starts(line, n, "fio: ")) {
             if (!*fio_line) {
                 *fio_line = it.lineno;
                 *fio_msg = line + 5;
@@ -646,7 +625,7 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
     size_t n;
     line_iter_init(&it, src->data, src->len, 0);
     while (!rc && line_iter_next(&it, &line, &n)) {
-        size_t b = it.lineno == 1 ? skip_bom(line, n) : 0;
+        size_t b = it.lineno == 1 ? bom_len(line, n) : 0;
         line += b;
         n -= b;
         t.lineno = it.lineno;
@@ -706,10 +685,9 @@ static int probe(const struct source *src)
     struct line_iter it;
     const char *line;
     size_t n;
-    size_t limit = src->len < (1u << 20) ? src->len : (1u << 20);
-    line_iter_init(&it, src->data, limit, 0);
+    line_iter_init(&it, src->data, src->len, 0);
     while (line_iter_next(&it, &line, &n) && it.lineno <= 1000) {
-        size_t b = it.lineno == 1 ? skip_bom(line, n) : 0;
+        size_t b = it.lineno == 1 ? bom_len(line, n) : 0;
         line += b;
         n -= b;
         if (!is_job_line(line, n))
@@ -717,7 +695,7 @@ static int probe(const struct source *src)
         if (n < 2 || line[0] < '2' || line[0] > '5' || line[1] != ';')
             return 0;
         int v2 = line[0] == '2';
-        if (!v2 && !has_prefix(line + 2, n - 2, "fio-"))
+        if (!v2 && !mem_starts(line + 2, n - 2, "fio-"))
             return 0;
         struct fields fl = {0};
         split(&fl, line, n);
@@ -731,8 +709,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_terse = {
-    "fio-terse",
-    "fio --minimal / --output-format=terse, versions 2-5",
-    probe,
-    parse,
+    .name = "fio-terse",
+    .summary = "fio --minimal / --output-format=terse, versions 2-5",
+    .probe = probe,
+    .parse = parse,
 };

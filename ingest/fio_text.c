@@ -119,9 +119,17 @@ static int bad(struct parser *p, const char *at, const char *what)
     return diag_error_at(p->d, p->src, off_of(p, at), "expected %s, got '%s'", what, token(p, at));
 }
 
-static int starts(const char *s, const char *lit)
+/* After an item of a `a, b, c` list: 1 at the end of the line, 0 with *s past the ',' that
+ * comes before the next item, -1 after reporting anything else. */
+static int list_separator(struct parser *p, const char **s)
 {
-    return !strncmp(s, lit, strlen(lit));
+    *s = skip_ws(*s);
+    if (!**s)
+        return 1;
+    if (**s != ',')
+        return bad(p, *s, "','");
+    ++*s;
+    return 0;
 }
 
 /* A byte unit as fio prints it ("MiB", "KB", "Mi" in the client aggregate, "" = bytes);
@@ -143,14 +151,12 @@ static double byte_unit(const char *u, size_t n, int v2)
 /* number + byte unit (+ "/s" when rate): "48.1MiB/s", "254727KB/s", "463MiB". */
 static int scan_bytes(const char **s, int v2, int rate, double *v)
 {
-    const char *q = *s;
+    const char *q = *s, *u;
     double x;
-    if (!scan_number(&q, &x) || x < 0)
+    size_t un;
+    if (!scan_quantity(&q, &x, &u, &un))
         return 0;
-    const char *u = q;
-    while (isalpha((unsigned char)*q))
-        q++;
-    double m = byte_unit(u, (size_t)(q - u), v2);
+    double m = byte_unit(u, un, v2);
     if (m == 0)
         return 0;
     if (rate && !scan_lit(&q, "/s") && !(q > u && q[-1] == 'i') && q - u != 1)
@@ -165,14 +171,12 @@ static int scan_bytes(const char **s, int v2, int rate, double *v)
 /* number + time unit -> ms: "10001msec", "120014msec". */
 static int scan_ms(const char **s, double *ms)
 {
-    const char *q = *s;
+    const char *q = *s, *u;
     double x;
-    if (!scan_number(&q, &x) || x < 0)
+    size_t un;
+    if (!scan_quantity(&q, &x, &u, &un))
         return 0;
-    const char *u = q;
-    while (isalpha((unsigned char)*q))
-        q++;
-    double m = unit_time_ns(u, (size_t)(q - u));
+    double m = unit_time_ns(u, un);
     if (m == 0 || !(x <= BIG))
         return 0;
     *ms = x * m / 1e6;
@@ -282,12 +286,11 @@ static int pct_list(struct parser *p, const char *s, int need_ge)
         const char *vs = s;
         if (!scan_number(&s, &v) || !scan_lit(&s, "%"))
             return bad(p, vs, "a percentage");
-        s = skip_ws(s);
-        if (!*s)
+        int sep = list_separator(p, &s);
+        if (sep < 0)
+            return -1;
+        if (sep)
             break;
-        if (*s != ',')
-            return bad(p, s, "','");
-        s++;
     }
     if (need_ge && !ge)
         return diag_error_at(p->d, p->src, off_of(p, s), "expected '>=64=...%%', got '%s'",
@@ -343,11 +346,8 @@ static int percentile_line(struct parser *p, const char *s)
         if (!scan_count(&s, &v) || v < 0 || !scan_lit(&s, "]"))
             return bad(p, at, "a percentile value and ']'");
         record_metric(p->a, r, record_percentile_name(p->a, p->pct_kind, pct), v * p->pct_scale);
-        s = skip_ws(s);
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return bad(p, s, "','");
+        if (list_separator(p, &s) < 0)
+            return -1;
     }
 }
 
@@ -414,12 +414,11 @@ static int dir_line_v2(struct parser *p, const char *s, struct bench_record *r)
         } else {
             return bad(p, at, "'io=', 'bw=', 'iops=' or 'runt='");
         }
-        s = skip_ws(s);
-        if (!*s)
+        int sep = list_separator(p, &s);
+        if (sep < 0)
+            return -1;
+        if (sep)
             break;
-        if (*s != ',')
-            return bad(p, s, "','");
-        s++;
     }
     if ((seen & 3) != 3)
         return diag_error_at(p->d, p->src, off_of(p, s), "expected 'io=' and 'bw=' in '%s'",
@@ -434,9 +433,9 @@ static int direction_line(struct parser *p, int dir, const char *s)
     p->cur->dir[dir] = r;
     p->cur_dir = dir;
     s = skip_ws(s);
-    if (starts(s, "IOPS="))
+    if (str_starts(s, "IOPS="))
         return dir_line_v3(p, s, r);
-    if (starts(s, "io=")) {
+    if (str_starts(s, "io=")) {
         p->cur->v2 = 1;
         return dir_line_v2(p, s, r);
     }
@@ -462,7 +461,7 @@ static int latency_line(struct parser *p, const char *word, const char *s)
         p->pct_scale = scale;
         return 0;
     }
-    if (!strcmp(word, "lat") && !starts(s, "min="))
+    if (!strcmp(word, "lat") && !str_starts(s, "min="))
         return pct_list(p, s, 0); /* the latency distribution of the job */
     struct bench_record *r = section(p, word, word);
     if (!r)
@@ -556,7 +555,7 @@ static int target_line(struct parser *p, const char *s)
 /* "word   :" -> pointer after the colon, or NULL. */
 static const char *label(const char *s, const char *word)
 {
-    if (!starts(s, word))
+    if (!str_starts(s, word))
         return NULL;
     s = skip_ws(s + strlen(word));
     return *s == ':' ? s + 1 : NULL;
@@ -574,8 +573,8 @@ static int body_line(struct parser *p, const char *s)
     static const char *const lat_words[] = {"slat", "clat", "lat", "sync"};
     for (size_t i = 0; i < 4; i++) {
         size_t n = strlen(lat_words[i]);
-        if (starts(s, lat_words[i]) && s[n] == ' ' &&
-            (skip_ws(s + n)[0] == '(' || starts(skip_ws(s + n), "percentiles ("))) {
+        if (str_starts(s, lat_words[i]) && s[n] == ' ' &&
+            (skip_ws(s + n)[0] == '(' || str_starts(skip_ws(s + n), "percentiles ("))) {
             if (!strcmp(lat_words[i], "sync")) {
                 p->cur_dir = D_SYNC;
                 if (!p->cur->dir[D_SYNC])
@@ -588,7 +587,7 @@ static int body_line(struct parser *p, const char *s)
         p->pct_kind = ""; /* e.g. "clat prio 1 percentiles": not stored */
         return 0;
     }
-    if (starts(s, "bw ("))
+    if (str_starts(s, "bw ("))
         return bw_line(p, s);
     if ((rest = label(s, "iops"))) {
         struct bench_record *r = section(p, s, "iops");
@@ -602,7 +601,7 @@ static int body_line(struct parser *p, const char *s)
     }
     if ((rest = label(s, "submit")) || (rest = label(s, "complete")))
         return pct_list(p, rest, 1);
-    if (starts(s, "issued") && (rest = strchr(s, ':')))
+    if (str_starts(s, "issued") && (rest = strchr(s, ':')))
         return issued_line(p, rest + 1);
     if ((rest = label(s, "latency")))
         return target_line(p, rest);
@@ -684,7 +683,7 @@ static void option_line(struct parser *p, const char *s, const char *mark)
     const char *bs = strstr(q, "bs=");
     if (bs) {
         bs += 3;
-        if (starts(bs, "(R) ")) {
+        if (str_starts(bs, "(R) ")) {
             static const char *const tags[] = {"(R) ", "(W) ", "(T) "};
             for (int i = 0; i < 3; i++) {
                 const char *t = strstr(bs, tags[i]);
@@ -779,7 +778,7 @@ static void summary_line(struct parser *p, const char *s)
 {
     s = skip_ws(s);
     for (int dir = 0; dir < D_SYNC; dir++)
-        if (starts(s, summary_labels[dir]))
+        if (str_starts(s, summary_labels[dir]))
             p->sum->seen |= 1u << dir;
 }
 
@@ -870,7 +869,7 @@ static int end_block(struct parser *p)
 
 static int is_version(const char *s)
 {
-    if (!starts(s, "fio-") || !isdigit((unsigned char)s[4]))
+    if (!str_starts(s, "fio-") || !isdigit((unsigned char)s[4]))
         return 0;
     for (s += 4; *s; s++)
         if (isspace((unsigned char)*s))
@@ -882,7 +881,7 @@ static int is_version(const char *s)
 static int banner_line(struct parser *p, const char *s)
 {
     const char *f = strstr(s, ", fio=");
-    if (!starts(s, "hostname=") || !f)
+    if (!str_starts(s, "hostname=") || !f)
         return 0;
     const char *h = s + 9;
     p->banner_host = arena_strndup(p->a, h, strcspn(h, ","));
@@ -912,19 +911,19 @@ static int64_t started_jobs(const char *s)
 
 static int is_failure(const char *s)
 {
-    return starts(s, "fio: ") || starts(s, "verify: ") || strstr(s, ": verify failed");
+    return str_starts(s, "fio: ") || str_starts(s, "verify: ") || strstr(s, ": verify failed");
 }
 
 static int outside_line(struct parser *p, const char *s)
 {
     const char *mark;
-    if (starts(s, "Run status group ")) {
+    if (str_starts(s, "Run status group ")) {
         summary_header(p, s);
         return 0;
     }
     if (p->sum)
         summary_line(p, s);
-    if (starts(s, "Jobs:")) {
+    if (str_starts(s, "Jobs:")) {
         /* an ETA line with a job report glued after it (no newline) */
         mark = strstr(s, ": (groupid=");
         if (!mark)
@@ -945,7 +944,7 @@ static int outside_line(struct parser *p, const char *s)
         p->version = arena_strdup(p->a, s);
         return 0;
     }
-    if (starts(s, "Starting ") && isdigit((unsigned char)s[9])) {
+    if (str_starts(s, "Starting ") && isdigit((unsigned char)s[9])) {
         new_run_mark(p);
         if (p->started_run != p->run + 1)
             p->started = 0; /* servers of one client run print one line each */
@@ -958,7 +957,7 @@ static int outside_line(struct parser *p, const char *s)
         return 0;
     }
     if (!p->fail_msg && is_failure(s)) {
-        const char *m = starts(s, "fio: ") ? s + 5 : s;
+        const char *m = str_starts(s, "fio: ") ? s + 5 : s;
         p->fail_msg = arena_strndup(p->a, m, strlen(m) > 300 ? 300 : strlen(m));
         p->fail_line = p->lineno;
     }
@@ -968,9 +967,8 @@ static int outside_line(struct parser *p, const char *s)
 /* One logical line: a '\n' line, or a piece of one split at '\r' (ETA lines). */
 static int segment(struct parser *p, const char *s, size_t n, size_t off)
 {
-    if (n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
-        s += 3, n -= 3, off += 3;
-    }
+    size_t bom = bom_len(s, n);
+    s += bom, n -= bom, off += bom;
     p->prefix_host = NULL;
     if (n > 3 && s[0] == '<') {
         size_t i = 1;
@@ -1217,8 +1215,7 @@ static void line_copy(char *dst, const char *s, size_t n)
 static int probe(const struct source *src)
 {
     const char *s = src->data, *end = s + src->len;
-    if (end - s >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
-        s += 3;
+    s += bom_len(s, src->len);
     const char *first = s;
     while (first < end && isspace((unsigned char)*first))
         first++;
@@ -1231,8 +1228,7 @@ static int probe(const struct source *src)
         const char *e = nl ? nl : end;
         line_copy(line, s, (size_t)(e - s));
         char *t = line;
-        if (!strncmp(t, "\xef\xbb\xbf", 3))
-            t += 3;
+        t += bom_len(t, strlen(t));
         if (*t == '<' && strstr(t, "> "))
             t = strstr(t, "> ") + 2;
         brace |= *t == '{';
@@ -1240,7 +1236,7 @@ static int probe(const struct source *src)
         if (strstr(t, ": (groupid=") && strstr(t, "): err="))
             header = 1;
         else if (strstr(t, ": (g=") || is_version(t) ||
-                 (starts(t, "hostname=") && strstr(t, ", fio=")))
+                 (str_starts(t, "hostname=") && strstr(t, ", fio=")))
             marker = 1;
         else if (is_failure(t))
             failure = 1;
@@ -1256,8 +1252,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_fio_text = {
-    "fio-text",
-    "fio normal (human-readable) output, 2.x and 3.x",
-    probe,
-    parse,
+    .name = "fio-text",
+    .summary = "fio normal (human-readable) output, 2.x and 3.x",
+    .probe = probe,
+    .parse = parse,
 };

@@ -10,18 +10,37 @@
 #include "../core/diag.h"
 #include "../core/record.h"
 
-enum { PROBE_CERTAIN = 99 };
+/* An input read piece by piece (a file too large to hold whole). */
+struct stream {
+    const char *path; /* for messages */
+    /* Reads up to cap bytes into buf: 0 with *n bytes read (0 at the end of the input), or -1
+     * after reporting a failure. */
+    int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
+    void *ctx;
+};
+
+enum {
+    PROBE_CERTAIN = 99,
+    /* A probe sees at most the first PROBE_BYTES of an input: detection costs the same for a
+     * 4 GiB log as for a 4 KiB one, and a streamed input is detected from a head this long. */
+    PROBE_BYTES = 1 << 20,
+};
 
 struct importer {
     const char *name;    /* --format value, e.g. "fio-json" */
     const char *summary; /* one line for `benchdb formats` */
-    /* 0 (not this format) .. 100 (certainly this format); looks at content only. A score of
+    /* 0 (not this format) .. 100 (certainly this format); looks at content only, at most
+     * PROBE_BYTES of it (detection hands over a view that long, NUL-terminated). A score of
      * PROBE_CERTAIN or more ends detection: give it only when no other format can match. */
     int (*probe)(const struct source *src);
     /* Emits every result through out. Returns 0, or -1 after reporting a located error
      * through d. Allocates records from a (freed by the caller after the file). */
     int (*parse)(const struct source *src, struct arena *a, struct record_sink *out,
                  struct diag *d);
+    /* NULL when the importer needs the whole input; else the same records and messages as
+     * parse from an input read piece by piece, with memory independent of its size. */
+    int (*parse_stream)(struct stream *in, struct arena *a, struct record_sink *out,
+                        struct diag *d);
 };
 
 typedef int (*importer_parse_fn)(const struct source *src, struct arena *a, struct record_sink *out,
@@ -35,33 +54,16 @@ typedef int (*importer_parse_fn)(const struct source *src, struct arena *a, stru
 int jobs_parse(importer_parse_fn parse, const struct source *src, struct arena *a,
                struct record_sink *out, struct diag *d);
 
-/* An input read piece by piece (a file too large to hold whole). */
-struct stream {
-    const char *path; /* for messages */
-    /* Reads up to cap bytes into buf: 0 with *n bytes read (0 at the end of the input), or -1
-     * after reporting a failure. */
-    int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
-    void *ctx;
-};
-
-/* An importer that can also parse a stream, with memory independent of the input's size:
- * the same records and messages as importer->parse on the whole input. (A table of its own
- * rather than a member of struct importer, whose positional initializers stay as they are.) */
-struct stream_importer {
-    const struct importer *importer;
-    int (*parse_stream)(struct stream *in, struct arena *a, struct record_sink *out,
-                        struct diag *d);
-};
-
-/* imp's stream parser, or NULL when it needs the whole input. */
-const struct stream_importer *importer_stream(const struct importer *imp);
-
 /* All importers, NULL-terminated, in the order `benchdb formats` lists them. */
 extern const struct importer *const importers[];
 
 const struct importer *importer_find(const char *name);
 /* The best-scoring importer for the content, or NULL (then *tried lists the names). */
 const struct importer *importer_detect(const struct source *src, struct buf *tried);
+/* The same among the importers other than skip, with the winner's score in *score (0 when
+ * none): the notes importer asks it about a pasted block. */
+const struct importer *importer_detect_other(const struct source *src, const struct importer *skip,
+                                             int *score);
 
 /* One record as `key=value` lines (dry-run output and golden tests). */
 void record_dump(struct buf *out, const struct bench_record *r);

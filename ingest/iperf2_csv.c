@@ -301,8 +301,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_iperf2_csv = {
-    "iperf2-csv",
-    "iperf 2 -y C reports",
-    probe,
-    parse,
+    .name = "iperf2-csv",
+    .summary = "iperf 2 -y C reports",
+    .probe = probe,
+    .parse = parse,
 };

@@ -371,8 +371,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_iperf3_json = {
-    "iperf3-json",
-    "iperf3 -J output (client and server, several tests per file)",
-    probe,
-    parse,
+    .name = "iperf3-json",
+    .summary = "iperf3 -J output (client and server, several tests per file)",
+    .probe = probe,
+    .parse = parse,
 };

@@ -26,17 +26,12 @@ struct line {
 
 static int starts(const struct line *l, const char *lit)
 {
-    size_t n = strlen(lit);
-    return l->n >= n && !memcmp(l->s, lit, n);
+    return mem_starts(l->s, l->n, lit);
 }
 
 static const char *find(const struct line *l, const char *lit)
 {
-    size_t n = strlen(lit);
-    for (size_t i = 0; i + n <= l->n; i++)
-        if (!memcmp(l->s + i, lit, n))
-            return l->s + i;
-    return NULL;
+    return mem_find(l->s, l->n, lit);
 }
 
 /* The word (up to a blank or one of stop) at p, copied into the arena. */
@@ -213,7 +208,7 @@ static int lines_next(struct lines *x, struct line *l)
 /* ======================================================================================
  * iperf3 */
 
-struct row3 {
+struct iperf3_row {
     struct iperf_row row;
     int sender;
     int plain; /* a summary row without sender/receiver (iperf 3.0/3.1 UDP client) */
@@ -221,25 +216,25 @@ struct row3 {
 };
 
 /* The streams of one role in a test's rows, interval rows included. */
-struct streams3 {
+struct iperf3_streams {
     char role[8];
     int64_t id;    /* the first stream's */
     int many, sum; /* another stream seen; [SUM] rows printed */
 };
 
-struct test3 {
+struct iperf3_test {
     int server, reverse, udp, server_sends, after_sep, suffixed;
-    struct streams3 roles[8];
+    struct iperf3_streams roles[8];
     size_t nroles;
     double max_end;
     const char *host, *peer;
-    struct row3 *rows;
+    struct iperf3_row *rows;
     size_t n, cap;
     unsigned first_line, last_line;
     const char *interrupt;
 };
 
-struct ctx3 {
+struct iperf3_reader {
     const struct source *src;
     struct arena *a;
     struct record_sink *out;
@@ -247,7 +242,7 @@ struct ctx3 {
     int emitted;
 };
 
-static void note_stream3(struct test3 *t, const struct iperf_row *row)
+static void iperf3_note_stream(struct iperf3_test *t, const struct iperf_row *row)
 {
     size_t k = 0;
     while (k < t->nroles && strcmp(t->roles[k].role, row->role))
@@ -255,10 +250,10 @@ static void note_stream3(struct test3 *t, const struct iperf_row *row)
     if (k == t->nroles) {
         if (k == sizeof(t->roles) / sizeof(t->roles[0]))
             return;
-        t->roles[t->nroles++] = (struct streams3){"", row->id, 0, 0};
+        t->roles[t->nroles++] = (struct iperf3_streams){"", row->id, 0, 0};
         memcpy(t->roles[k].role, row->role, sizeof(row->role));
     }
-    struct streams3 *s = &t->roles[k];
+    struct iperf3_streams *s = &t->roles[k];
     if (row->id < 0)
         s->sum = 1;
     else if (s->id < 0)
@@ -267,7 +262,7 @@ static void note_stream3(struct test3 *t, const struct iperf_row *row)
         s->many = 1;
 }
 
-static int has_kind3(const struct test3 *t, int sender)
+static int iperf3_has_kind(const struct iperf3_test *t, int sender)
 {
     for (size_t i = 0; i < t->n; i++)
         if (!t->rows[i].plain && t->rows[i].sender == sender)
@@ -278,13 +273,14 @@ static int has_kind3(const struct test3 *t, int sender)
 /* 1 when the summary row iperf3 prints for streams s and kind (sender or receiver) is there:
  * a client prints both kinds, a server the kinds it has (in all its roles); the [SUM] row
  * when the role has several streams. */
-static int has_summary3(const struct test3 *t, const struct streams3 *s, int sender)
+static int iperf3_has_summary(const struct iperf3_test *t, const struct iperf3_streams *s,
+                              int sender)
 {
-    if (t->server && !has_kind3(t, sender))
+    if (t->server && !iperf3_has_kind(t, sender))
         return 1;
     int sum = s->sum || s->many;
     for (size_t i = 0; i < t->n; i++) {
-        const struct row3 *r = &t->rows[i];
+        const struct iperf3_row *r = &t->rows[i];
         if (!r->plain && r->sender == sender && !strcmp(r->row.role, s->role) &&
             (!sum || r->row.id < 0))
             return 1;
@@ -294,14 +290,15 @@ static int has_summary3(const struct test3 *t, const struct streams3 *s, int sen
 
 /* A test whose summary began must have all of it: a cut one would give other numbers (one
  * stream's figure as the total, the sender's as the receiver's). */
-static int check3(struct ctx3 *c, const struct test3 *t, const struct test_end *e, struct diag *d)
+static int iperf3_check_test(struct iperf3_reader *c, const struct iperf3_test *t,
+                             const struct test_end *e, struct diag *d)
 {
     if (!t->suffixed)
         return 0;
     for (size_t k = 0; k < t->nroles; k++) {
-        const struct streams3 *s = &t->roles[k];
+        const struct iperf3_streams *s = &t->roles[k];
         for (int sender = 1; sender >= 0; sender--) {
-            if (has_summary3(t, s, sender))
+            if (iperf3_has_summary(t, s, sender))
                 continue;
             char id[24], role[12] = "", buf[48];
             if (s->sum || s->many)
@@ -320,7 +317,7 @@ static int check3(struct ctx3 *c, const struct test3 *t, const struct test_end *
     return 0;
 }
 
-static const char *direction3(const struct test3 *t, const char *role)
+static const char *iperf3_direction(const struct iperf3_test *t, const char *role)
 {
     if (*role)
         return (role[0] == 'T') == (role[3] == 'C') ? "send" : "receive";
@@ -330,13 +327,14 @@ static const char *direction3(const struct test3 *t, const char *role)
 }
 
 /* The sender or receiver whole-test row of one role: [SUM] when printed, else the stream. */
-static const struct row3 *pick3(const struct test3 *t, const char *role, int sender, int *nstreams)
+static const struct iperf3_row *iperf3_pick_row(const struct iperf3_test *t, const char *role,
+                                                int sender, int *nstreams)
 {
-    const struct row3 *sum = NULL, *one = NULL;
+    const struct iperf3_row *sum = NULL, *one = NULL;
     int64_t ids[64];
     int n = 0;
     for (size_t i = 0; i < t->n; i++) {
-        const struct row3 *r = &t->rows[i];
+        const struct iperf3_row *r = &t->rows[i];
         if (strcmp(r->row.role, role) || r->sender != sender)
             continue;
         if (r->plain && (t->suffixed || r->row.start != 0 || r->row.end < t->max_end - 0.5))
@@ -359,7 +357,8 @@ static const struct row3 *pick3(const struct test3 *t, const char *role, int sen
 
 /* Emits the test's results; a test with interval rows only is named in a warning (unless it
  * is the input's last and only one: then the caller reports that nothing was found). */
-static int flush3(struct ctx3 *c, struct test3 *t, const struct test_end *e, struct diag *d)
+static int iperf3_emit_test(struct iperf3_reader *c, struct iperf3_test *t,
+                            const struct test_end *e, struct diag *d)
 {
     if (!t->n) {
         if (t->nroles && (e->text || c->emitted))
@@ -368,7 +367,7 @@ static int flush3(struct ctx3 *c, struct test3 *t, const struct test_end *e, str
                            t->first_line);
         return 0;
     }
-    if (check3(c, t, e, d))
+    if (iperf3_check_test(c, t, e, d))
         return -1;
     /* roles in order of appearance */
     const char *roles[8];
@@ -382,12 +381,12 @@ static int flush3(struct ctx3 *c, struct test3 *t, const struct test_end *e, str
     }
     for (size_t k = 0; k < nroles; k++) {
         int nstreams = 0;
-        const struct row3 *snd = pick3(t, roles[k], 1, &nstreams);
-        const struct row3 *rcv = pick3(t, roles[k], 0, &nstreams);
+        const struct iperf3_row *snd = iperf3_pick_row(t, roles[k], 1, &nstreams);
+        const struct iperf3_row *rcv = iperf3_pick_row(t, roles[k], 0, &nstreams);
         if (!snd && !rcv)
             continue;
-        struct bench_record *r = iperf_record(c->a, "iperf3", c->version, direction3(t, roles[k]),
-                                              t->udp ? "udp" : "tcp");
+        struct bench_record *r = iperf_record(
+            c->a, "iperf3", c->version, iperf3_direction(t, roles[k]), t->udp ? "udp" : "tcp");
         r->host = t->host;
         r->peer = t->peer;
         if (nstreams)
@@ -417,39 +416,39 @@ static int flush3(struct ctx3 *c, struct test3 *t, const struct test_end *e, str
     return 0;
 }
 
-static void new_test3(struct test3 *t, int server, unsigned line)
+static void iperf3_new_test(struct iperf3_test *t, int server, unsigned line)
 {
     memset(t, 0, sizeof(*t));
     t->server = server;
     t->first_line = line;
 }
 
-static void add_row3(struct arena *a, struct test3 *t, const struct iperf_row *row, unsigned no,
-                     int plain)
+static void iperf3_add_row(struct arena *a, struct iperf3_test *t, const struct iperf_row *row,
+                           unsigned no, int plain)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 8;
-        struct row3 *rows = arena_alloc(a, cap * sizeof(*rows));
+        struct iperf3_row *rows = arena_alloc(a, cap * sizeof(*rows));
         if (t->n)
             memcpy(rows, t->rows, t->n * sizeof(*rows));
         t->rows = rows;
         t->cap = cap;
     }
-    t->rows[t->n++] = (struct row3){*row, tail_ends(row, "sender"), plain, no};
+    t->rows[t->n++] = (struct iperf3_row){*row, tail_ends(row, "sender"), plain, no};
     t->suffixed |= !plain;
     t->last_line = no;
 }
 
-static int parse3(const struct source *src, struct arena *a, struct record_sink *out,
-                  struct diag *d)
+static int parse_iperf3(const struct source *src, struct arena *a, struct record_sink *out,
+                        struct diag *d)
 {
-    struct ctx3 c = {src, a, out, NULL, 0};
-    struct test3 t;
+    struct iperf3_reader c = {.src = src, .a = a, .out = out};
+    struct iperf3_test t;
     struct lines it;
     struct line l;
     unsigned err_line = 0;
     const char *err = NULL;
-    new_test3(&t, 0, 1);
+    iperf3_new_test(&t, 0, 1);
     lines_init(&it, src, src->len);
     while (lines_next(&it, &l)) {
         const char *end = l.s + l.n, *p;
@@ -464,9 +463,9 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
         }
         if (starts(&l, "Server listening on") || starts(&l, "Connecting to host ")) {
             struct test_end e = {l.no, l.s, l.n};
-            if (flush3(&c, &t, &e, d))
+            if (iperf3_emit_test(&c, &t, &e, d))
                 return -1;
-            new_test3(&t, starts(&l, "Server"), l.no);
+            iperf3_new_test(&t, starts(&l, "Server"), l.no);
             if (!t.server)
                 t.peer = word(a, l.s + 19, end, ",");
         } else if (starts(&l, "Accepted connection from ")) {
@@ -498,11 +497,11 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
             if (find(&l, "Retr") || (find(&l, "Total Datagrams") && !find(&l, "Jitter")))
                 t.server_sends = 1;
         } else if (iperf_parse_row(l.s, l.n, &row)) {
-            note_stream3(&t, &row);
+            iperf3_note_stream(&t, &row);
             if (tail_ends(&row, "sender") || tail_ends(&row, "receiver"))
-                add_row3(a, &t, &row, l.no, 0);
+                iperf3_add_row(a, &t, &row, l.no, 0);
             else if (t.after_sep && row.start == 0)
-                add_row3(a, &t, &row, l.no, 1);
+                iperf3_add_row(a, &t, &row, l.no, 1);
             if (row.end > t.max_end)
                 t.max_end = row.end;
             if (!t.host && (p = find(&l, " local ")) != NULL)
@@ -515,7 +514,7 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
         }
     }
     struct test_end e = input_end(&it);
-    if (flush3(&c, &t, &e, d))
+    if (iperf3_emit_test(&c, &t, &e, d))
         return -1;
     if (c.emitted)
         return 0;
@@ -528,7 +527,7 @@ static int parse3(const struct source *src, struct arena *a, struct record_sink 
 /* ======================================================================================
  * iperf2 */
 
-struct stream2 {
+struct iperf2_stream {
     int64_t id;
     int accepted; /* the local end accepted the connection (a server's receiving side) */
     int reverse;  /* `[ *9]` or `(reverse)`: data flows from the server to the client */
@@ -537,14 +536,14 @@ struct stream2 {
     struct iperf_row whole, report; /* last row from 0; the UDP "Server Report" row */
     int have_whole, have_report, want_report;
     int rows, whole_first; /* rows (not the report); whole was the stream's first row */
-    int final;             /* whole is the whole-test row (whole2) */
+    int final;             /* whole is the whole-test row (iperf2_is_whole) */
     double max_end;
     unsigned line_first, line_last;
-    struct stream2 *next;
+    struct iperf2_stream *next;
 };
 
-struct group2 {
-    struct stream2 *streams, **tail;
+struct iperf2_group {
+    struct iperf2_stream *streams, **tail;
     struct iperf_row sum;
     int have_sum, rows, udp, rtry;
     int sum_rows, sum_first; /* [SUM] rows; sum was the first of them */
@@ -554,15 +553,17 @@ struct group2 {
     unsigned line_first, line_last;
 };
 
-struct ctx2 {
+enum iperf2_side { SIDE_UNKNOWN, SIDE_CLIENT, SIDE_SERVER };
+
+struct iperf2_reader {
     const struct source *src;
     struct arena *a;
     struct record_sink *out;
     const char *version;
     int64_t listen_ports[8];
     int nlisten, emitted;
-    int role;      /* 0 unknown, 1 client output, 2 server log: from the first connection */
-    int intervals; /* interval reports (-i): a row not from 0 seen */
+    enum iperf2_side side; /* whose output this is: from the first connection */
+    int intervals;         /* interval reports (-i): a row not from 0 seen */
     struct diag *d;
 };
 
@@ -574,14 +575,14 @@ static int is_whole(const struct iperf_row *r, double max_end)
 /* A row from 0 is the whole-test row when it spans its stream's rows. With interval reports
  * the first row from 0 is the first interval's, so it must not be the stream's first row;
  * nor may it be in a test the input cuts off, where interval reports may have been next. */
-static int whole2(const struct ctx2 *c, int cut, const struct iperf_row *row, int have, int first,
-                  double max_end)
+static int iperf2_is_whole(const struct iperf2_reader *c, int cut, const struct iperf_row *row,
+                           int have, int first, double max_end)
 {
     return have && is_whole(row, max_end) && !(first && (c->intervals || cut));
 }
 
-static int missing2(struct ctx2 *c, const struct group2 *g, const struct test_end *e,
-                    const char *what, int64_t id)
+static int iperf2_missing(struct iperf2_reader *c, const struct iperf2_group *g,
+                          const struct test_end *e, const char *what, int64_t id)
 {
     char buf[48];
     return diag_error_line(c->d, c->src, e->line,
@@ -591,14 +592,16 @@ static int missing2(struct ctx2 *c, const struct group2 *g, const struct test_en
 
 /* A test whose summary began must have all of it: every stream's whole-test row, the [SUM]
  * row when iperf prints sums (-P), a UDP client's Server Reports (unless it said none came). */
-static int check2(struct ctx2 *c, const struct group2 *g, const struct test_end *e, int sum_final,
-                  int one_direction, int nstreams)
+static int iperf2_check_group(struct iperf2_reader *c, const struct iperf2_group *g,
+                              const struct test_end *e, int sum_final, int one_direction,
+                              int nstreams)
 {
-    for (struct stream2 *s = g->streams; s; s = s->next) {
+    for (struct iperf2_stream *s = g->streams; s; s = s->next) {
         if (!s->final)
-            return missing2(c, g, e, "whole-test row", s->id);
-        if (g->udp && c->role == 1 && !s->accepted && !s->reverse && !s->have_report && !g->no_ack)
-            return missing2(c, g, e, "UDP 'Server Report'", s->id);
+            return iperf2_missing(c, g, e, "whole-test row", s->id);
+        if (g->udp && c->side == SIDE_CLIENT && !s->accepted && !s->reverse && !s->have_report &&
+            !g->no_ack)
+            return iperf2_missing(c, g, e, "UDP 'Server Report'", s->id);
     }
     if (g->sum_rows && nstreams > 1 && one_direction && !sum_final) {
         char buf[48];
@@ -610,10 +613,11 @@ static int check2(struct ctx2 *c, const struct group2 *g, const struct test_end 
     return 0;
 }
 
-static struct bench_record *record2(struct ctx2 *c, const struct group2 *g, const struct stream2 *s,
-                                    const struct iperf_row *row, int64_t numjobs)
+static struct bench_record *iperf2_record(struct iperf2_reader *c, const struct iperf2_group *g,
+                                          const struct iperf2_stream *s,
+                                          const struct iperf_row *row, int64_t numjobs)
 {
-    int receive = s->reverse || (c->role == 2 ? !s->accepted : s->accepted);
+    int receive = s->reverse || (c->side == SIDE_SERVER ? !s->accepted : s->accepted);
     struct bench_record *r = iperf_record(c->a, "iperf", c->version, receive ? "receive" : "send",
                                           g->udp ? "udp" : "tcp");
     r->host = s->host;
@@ -639,17 +643,18 @@ static struct bench_record *record2(struct ctx2 *c, const struct group2 *g, cons
 
 /* Emits the test's results (cut: the input ends inside the test); a test that ended before its
  * summary is named in a warning (unless nothing else was found: then the caller says so). */
-static int flush2(struct ctx2 *c, struct group2 *g, const struct test_end *e, int cut)
+static int iperf2_emit_group(struct iperf2_reader *c, struct iperf2_group *g,
+                             const struct test_end *e, int cut)
 {
     int nstreams = 0, naccepted = 0, all_reports = 1, began = 0;
-    for (struct stream2 *s = g->streams; s; s = s->next) {
+    for (struct iperf2_stream *s = g->streams; s; s = s->next) {
         nstreams++;
         naccepted += s->accepted;
         all_reports &= s->have_report;
-        s->final = whole2(c, cut, &s->whole, s->have_whole, s->whole_first, s->max_end);
+        s->final = iperf2_is_whole(c, cut, &s->whole, s->have_whole, s->whole_first, s->max_end);
         began |= s->final;
     }
-    int sum_final = whole2(c, cut, &g->sum, g->have_sum, g->sum_first, g->sum_max_end);
+    int sum_final = iperf2_is_whole(c, cut, &g->sum, g->have_sum, g->sum_first, g->sum_max_end);
     if (!began && !sum_final) {
         if (g->rows && (e->text || c->emitted))
             diag_warn_line(c->d, c->src, g->line_first,
@@ -658,16 +663,16 @@ static int flush2(struct ctx2 *c, struct group2 *g, const struct test_end *e, in
         return 0;
     }
     int one_direction = naccepted == 0 || naccepted == nstreams;
-    if (check2(c, g, e, sum_final, one_direction, nstreams))
+    if (iperf2_check_group(c, g, e, sum_final, one_direction, nstreams))
         return -1;
     if (sum_final && nstreams > 1 && one_direction) {
-        struct bench_record *r = record2(c, g, g->streams, &g->sum, nstreams);
+        struct bench_record *r = iperf2_record(c, g, g->streams, &g->sum, nstreams);
         add_figure(c->a, r, &g->sum);
         if (g->udp && all_reports && !g->streams->accepted) {
             /* the receiver's figures are per stream: add them up */
             double bytes = 0, bps = 0, jitter = 0, lost = 0, total = 0;
             int udp_ok = 1;
-            for (struct stream2 *s = g->streams; s; s = s->next) {
+            for (struct iperf2_stream *s = g->streams; s; s = s->next) {
                 double j, loss;
                 int64_t lo, to;
                 bytes += s->report.bytes;
@@ -697,8 +702,8 @@ static int flush2(struct ctx2 *c, struct group2 *g, const struct test_end *e, in
         c->emitted++;
         return 0;
     }
-    for (struct stream2 *s = g->streams; s; s = s->next) {
-        struct bench_record *r = record2(c, g, s, &s->whole, 1);
+    for (struct iperf2_stream *s = g->streams; s; s = s->next) {
+        struct bench_record *r = iperf2_record(c, g, s, &s->whole, 1);
         const struct iperf_row *rcv = s->have_report ? &s->report : &s->whole;
         add_figure(c->a, r, rcv);
         if (g->udp && (s->have_report || s->accepted))
@@ -710,7 +715,7 @@ static int flush2(struct ctx2 *c, struct group2 *g, const struct test_end *e, in
     return 0;
 }
 
-static void new_group2(struct group2 *g, unsigned line, int udp)
+static void iperf2_new_group(struct iperf2_group *g, unsigned line, int udp)
 {
     memset(g, 0, sizeof(*g));
     g->tail = &g->streams;
@@ -718,12 +723,13 @@ static void new_group2(struct group2 *g, unsigned line, int udp)
     g->udp = udp;
 }
 
-static struct stream2 *stream_of(struct arena *a, struct group2 *g, int64_t id, unsigned line)
+static struct iperf2_stream *stream_of(struct arena *a, struct iperf2_group *g, int64_t id,
+                                       unsigned line)
 {
-    for (struct stream2 *s = g->streams; s; s = s->next)
+    for (struct iperf2_stream *s = g->streams; s; s = s->next)
         if (s->id == id)
             return s;
-    struct stream2 *s = arena_alloc(a, sizeof(*s));
+    struct iperf2_stream *s = arena_alloc(a, sizeof(*s));
     s->id = id;
     s->line_first = line;
     *g->tail = s;
@@ -749,7 +755,8 @@ static int64_t connect_time(const struct line *l)
     return days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 + se;
 }
 
-static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, const char *p)
+static void iperf2_connect(struct iperf2_reader *c, struct iperf2_group *g, const struct line *l,
+                           const char *p)
 {
     const char *end = l->s + l->n, *q = l->s + 1;
     int64_t id, lport = -1;
@@ -758,7 +765,7 @@ static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, con
     q += star;
     if (!scan_int64(&q, &id))
         return;
-    struct stream2 *s = stream_of(c->a, g, id, l->no);
+    struct iperf2_stream *s = stream_of(c->a, g, id, l->no);
     s->host = word(c->a, p + 8, end, "%");
     const char *pp = find(l, " port ");
     if (pp) {
@@ -768,25 +775,25 @@ static void connect2(struct ctx2 *c, struct group2 *g, const struct line *l, con
     for (int i = 0; i < c->nlisten; i++)
         s->accepted |= c->listen_ports[i] == lport;
     s->reverse = star || find(l, " (reverse)") != NULL;
-    if (!c->role)
-        c->role = s->accepted ? 2 : 1;
+    if (c->side == SIDE_UNKNOWN)
+        c->side = s->accepted ? SIDE_SERVER : SIDE_CLIENT;
     const char *w = find(l, " connected with ");
     if (w)
         s->peer = word(c->a, w + 16, end, "");
     s->started_at = connect_time(l);
 }
 
-static int parse2(const struct source *src, struct arena *a, struct record_sink *out,
-                  struct diag *d)
+static int parse_iperf2(const struct source *src, struct arena *a, struct record_sink *out,
+                        struct diag *d)
 {
-    struct ctx2 c = {src, a, out, NULL, {0}, 0, 0, 0, 0, d};
-    struct group2 g;
+    struct iperf2_reader c = {.src = src, .a = a, .out = out, .d = d};
+    struct iperf2_group g;
     struct lines it;
     struct line l;
     unsigned err_line = 0, last_row = 0;
     const char *err = NULL;
     int udp = 0;
-    new_group2(&g, 1, 0);
+    iperf2_new_group(&g, 1, 0);
     lines_init(&it, src, src->len);
     while (lines_next(&it, &l)) {
         const char *end = l.s + l.n, *p;
@@ -831,7 +838,7 @@ static int parse2(const struct source *src, struct arena *a, struct record_sink 
                 }
                 continue;
             }
-            struct stream2 *s = stream_of(a, &g, row.id, l.no);
+            struct iperf2_stream *s = stream_of(a, &g, row.id, l.no);
             s->line_last = l.no;
             if (s->want_report) {
                 s->report = row;
@@ -858,16 +865,16 @@ static int parse2(const struct source *src, struct arena *a, struct record_sink 
                    find(&l, " connected with ")) {
             if (g.rows) { /* a new test begins */
                 struct test_end e = {l.no, l.s, l.n};
-                if (flush2(&c, &g, &e, 0))
+                if (iperf2_emit_group(&c, &g, &e, 0))
                     return -1;
-                new_group2(&g, l.no, udp);
+                iperf2_new_group(&g, l.no, udp);
             }
-            connect2(&c, &g, &l, p);
+            iperf2_connect(&c, &g, &l, p);
         }
     }
     /* a cut report line ('[...') belongs to the last test */
     struct test_end e = input_end(&it);
-    if (flush2(&c, &g, &e, it.cut && it.cut_s[0] == '['))
+    if (iperf2_emit_group(&c, &g, &e, it.cut && it.cut_s[0] == '['))
         return -1;
     if (c.emitted)
         return 0;
@@ -930,13 +937,13 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     struct marks m;
     scan_marks(src, &m);
     if (m.v3 > m.v2)
-        return parse3(src, a, out, d);
-    return parse2(src, a, out, d);
+        return parse_iperf3(src, a, out, d);
+    return parse_iperf2(src, a, out, d);
 }
 
 const struct importer importer_iperf_text = {
-    "iperf-text",
-    "iperf3 and iperf2 text output (client and server)",
-    probe,
-    parse,
+    .name = "iperf-text",
+    .summary = "iperf3 and iperf2 text output (client and server)",
+    .probe = probe,
+    .parse = parse,
 };

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 
 enum role { PLAIN, PART, MERGED_FIRST, RESULT };
@@ -88,12 +89,6 @@ static int same_job(const struct bench_record *x, const struct bench_record *y)
 
 /* ---- merging thread entries ---- */
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /* "clat_p99_9_ns" -> kind "clat" (length *kind_len), 99.9; 0 when name is no percentile. */
 static int percentile_of(const char *name, size_t *kind_len, double *pct)
 {
@@ -101,7 +96,7 @@ static int percentile_of(const char *name, size_t *kind_len, double *pct)
     for (const char *q = strstr(name, "_p"); q; q = strstr(q + 1, "_p"))
         if (q[2] >= '0' && q[2] <= '9')
             p = q;
-    if (!p || !ends_with(name, "_ns"))
+    if (!p || !str_ends(name, "_ns"))
         return 0;
     char num[32];
     size_t n = strlen(p + 2) - 3;
@@ -357,7 +352,7 @@ static struct bench_record *merge_threads(struct arena *a, const struct bench_re
         merge_metric(&t, r[0]->metrics[k].name);
     for (size_t k = 0; k < r[0]->n_metrics; k++)
         if (rule_of(r[0]->metrics[k].name) == LATENCY &&
-            ends_with(r[0]->metrics[k].name, "_mean_ns"))
+            str_ends(r[0]->metrics[k].name, "_mean_ns"))
             merge_latency(&t, arena_strndup(a, r[0]->metrics[k].name,
                                             strlen(r[0]->metrics[k].name) - strlen("_mean_ns")));
     thread_spread(&t, "bw_bytes_s", "bw_thread_min_bytes_s", "bw_thread_max_bytes_s");

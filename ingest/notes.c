@@ -6,9 +6,10 @@
 
 #include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../core/scan.h"
+
+extern const struct importer importer_notes;
 
 static const char *const shell_words[] = {
     "time",  "dd",     "fio",     "mount",   "umount", "cat", "cd",    "df",
@@ -16,26 +17,6 @@ static const char *const shell_words[] = {
     "echo",  "sudo",   "sync",    "kubectl", "apt",    "yum", "dnf",   "pwd",
     "mkdir", "export", "nfsstat", "findmnt", NULL,
 };
-
-char *notes_trim(struct arena *a, const char *s, size_t n)
-{
-    while (n && isspace((unsigned char)*s)) {
-        s++;
-        n--;
-    }
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    return arena_strndup(a, s, n);
-}
-
-int notes_contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; hay && *hay; hay++)
-        if (!strncasecmp(hay, needle, n))
-            return 1;
-    return 0;
-}
 
 static int is_shell_word(const char *s)
 {
@@ -81,7 +62,7 @@ static int digits_then(const char *s, const char *lit)
         return 0;
     while (isdigit((unsigned char)*s))
         s++;
-    return !strncmp(s, lit, strlen(lit));
+    return str_starts(s, lit);
 }
 
 /* "real    15m57.921s", "user\t0m4.451s", "sys 1m52.813s" (shell time). */
@@ -235,19 +216,10 @@ static void quiet(void *ctx, enum diag_level level, const char *line)
 
 /* The importer that takes the block whole, tried on a quiet diag first so that a block it
  * rejects can still be read line by line here. */
-static const struct importer *block_importer(struct notes *nt, const struct source *sub)
+static const struct importer *block_importer(const struct source *sub)
 {
-    const struct importer *best = NULL;
-    int best_score = 0;
-    for (size_t i = 0; importers[i]; i++) {
-        if (!strcmp(importers[i]->name, "notes"))
-            continue;
-        int score = importers[i]->probe(sub);
-        if (score > best_score) {
-            best = importers[i];
-            best_score = score;
-        }
-    }
+    int best_score;
+    const struct importer *best = importer_detect_other(sub, &importer_notes, &best_score);
     if (!best || best_score < 50)
         return NULL;
     struct diag q = {quiet, NULL, 0, 0, 0};
@@ -256,7 +228,6 @@ static const struct importer *block_importer(struct notes *nt, const struct sour
     struct arena scratch = ARENA_INIT;
     int rc = best->parse(sub, &scratch, &s, &q);
     arena_release(&scratch);
-    (void)nt;
     return rc == 0 && count ? best : NULL;
 }
 
@@ -289,7 +260,7 @@ static int import_block(struct notes *nt, size_t first, size_t last)
 {
     const struct nline *f = &nt->l[first];
     struct source sub = block_source(nt, first, last);
-    const struct importer *imp = block_importer(nt, &sub);
+    const struct importer *imp = block_importer(&sub);
     if (!imp)
         return notes_fio_lines(nt, first, last);
     struct wrap w = {nt, first, last, f->no - 1, imp};
@@ -332,24 +303,6 @@ static int tool_blocks(struct notes *nt)
     return 0;
 }
 
-/* ---- results ---- */
-
-int notes_emit(struct notes *nt, struct bench_record *r)
-{
-    notes_os_tag(nt, r);
-    for (size_t i = 0; i < r->n_metrics; i++) {
-        if (nt->n_vals == nt->a_vals) {
-            nt->a_vals = nt->a_vals ? 2 * nt->a_vals : 64;
-            struct emitted *v = arena_alloc(nt->a, nt->a_vals * sizeof(*v));
-            if (nt->n_vals)
-                memcpy(v, nt->vals, nt->n_vals * sizeof(*v));
-            nt->vals = v;
-        }
-        nt->vals[nt->n_vals++] = (struct emitted){r->metrics[i].name, r->metrics[i].value};
-    }
-    return nt->out->emit(nt->out->ctx, r);
-}
-
 /* With d->verbose, one note per line that looks like a result but went into none. */
 static void report_unused(struct notes *nt)
 {
@@ -390,8 +343,7 @@ static int probe(const struct source *src)
     if (memchr(src->data, '\0', src->len))
         return 0;
     struct arena a = ARENA_INIT;
-    struct source head = {src->path, src->data, src->len < (1u << 20) ? src->len : (1u << 20)};
-    struct notes nt = {&head, &a, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, 0, 0};
+    struct notes nt = {src, &a, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, 0, 0};
     split_lines(&nt);
     unsigned prose = 0, measure = 0, written = 0, tool = 0;
     for (size_t i = 0; i < nt.n; i++) {
@@ -412,8 +364,8 @@ static int probe(const struct source *src)
 }
 
 const struct importer importer_notes = {
-    "notes",
-    "free-form notes with pasted tool output, transcribed results and context",
-    probe,
-    parse,
+    .name = "notes",
+    .summary = "free-form notes with pasted tool output, transcribed results and context",
+    .probe = probe,
+    .parse = parse,
 };

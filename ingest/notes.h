@@ -47,6 +47,8 @@ struct notes {
     size_t n_vals, a_vals;
 };
 
+/* The files call in one direction: notes.c -> notes_text.c -> notes_ctx.c. */
+
 /* notes_ctx.c */
 void notes_scan_jobs(struct notes *nt);
 /* Adds what the text around lines [first, last] says; family is 'r', 'w', 'm' or 0 and
@@ -58,6 +60,11 @@ int notes_is_mount_line(const char *s);
 void notes_os_tag(struct notes *nt, struct bench_record *r);
 /* The heading/label text that governs line i and its parents, joined with " / ". */
 const char *notes_heading_chain(struct notes *nt, size_t i);
+/* Emits r through nt->out, remembering its values (for restated tables): every result of a
+ * note, pasted or typed, leaves through here. */
+int notes_emit(struct notes *nt, struct bench_record *r);
+/* s[0..n) without leading and trailing white space, copied into a. */
+char *notes_trim(struct arena *a, const char *s, size_t n);
 
 /* notes_text.c */
 int notes_fio_lines(struct notes *nt, size_t first, size_t last);
@@ -68,11 +75,5 @@ int notes_tables(struct notes *nt);
  * unit of its last digit (70.2 MiB/s: 0.1 MiB/s), to tell a rounded restatement. */
 int notes_value(const char *s, size_t n, double *v, char *kind, double *ulp);
 int notes_measurement_like(const char *s);
-
-/* notes.c */
-int notes_emit(struct notes *nt, struct bench_record *r);
-char *notes_trim(struct arena *a, const char *s, size_t n);
-/* Whether hay (may be NULL) contains needle, ignoring ASCII case. */
-int notes_contains_ci(const char *hay, const char *needle);
 
 #endif

@@ -27,6 +27,17 @@ static size_t field(const char **p)
     return n;
 }
 
+char *notes_trim(struct arena *a, const char *s, size_t n)
+{
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    return arena_strndup(a, s, n);
+}
+
 int notes_is_mount_line(const char *s)
 {
     s = skip_ws(s);
@@ -228,7 +239,7 @@ static const struct fio_job *choose_job(const struct notes *nt, size_t first,
         const struct fio_job *j = &nt->jobs[k];
         if (family && rw_family(j->wl.rw) != family)
             continue;
-        if (!hint || notes_contains_ci(j->name, hint) || notes_contains_ci(j->path, hint) || !best)
+        if (!hint || str_contains_ci(j->name, hint) || str_contains_ci(j->path, hint) || !best)
             best = j;
     }
     return best;
@@ -506,4 +517,22 @@ void notes_context(struct notes *nt, size_t first, size_t last, struct bench_rec
     }
     if (!r->mount && !(r->job && job_mount(nt, r, j)))
         section_mount(nt, r, first, sb, se);
+}
+
+/* ---- every result of a note leaves through here ---- */
+
+int notes_emit(struct notes *nt, struct bench_record *r)
+{
+    notes_os_tag(nt, r);
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        if (nt->n_vals == nt->a_vals) {
+            nt->a_vals = nt->a_vals ? 2 * nt->a_vals : 64;
+            struct emitted *v = arena_alloc(nt->a, nt->a_vals * sizeof(*v));
+            if (nt->n_vals)
+                memcpy(v, nt->vals, nt->n_vals * sizeof(*v));
+            nt->vals = v;
+        }
+        nt->vals[nt->n_vals++] = (struct emitted){r->metrics[i].name, r->metrics[i].value};
+    }
+    return nt->out->emit(nt->out->ctx, r);
 }

@@ -39,12 +39,6 @@ static int number(const char **p, double *v, double *last_digit)
     return 1;
 }
 
-static int ends_with(const char *u, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    return n >= k && !strncmp(u + n - k, lit, k);
-}
-
 /* Multiplier and kind of a unit: 'b' bytes/s, 't' ns, 's' bytes, 'c' count. */
 static double unit_of(const char *u, size_t n, char *kind)
 {
@@ -55,8 +49,8 @@ static double unit_of(const char *u, size_t n, char *kind)
     if (n == 1 && strchr("kKMG", *u))
         return unit_count_suffix(*u);
     *kind = 'b';
-    if (ends_with(u, n, "/sec") || ends_with(u, n, "/s")) {
-        size_t k = n - (ends_with(u, n, "/sec") ? 4 : 2);
+    if (mem_ends(u, n, "/sec") || mem_ends(u, n, "/s")) {
+        size_t k = n - (mem_ends(u, n, "/sec") ? 4 : 2);
         if ((m = unit_bytes(u, k, 0)) > 0)
             return m;
         return unit_bits(u, k) / 8;
@@ -112,7 +106,7 @@ int notes_measurement_like(const char *s)
         while (p[n] && (isalpha((unsigned char)p[n]) || p[n] == '/' || (p[n] & 0x80)))
             n++;
         for (size_t i = 0; units[i] && n; i++)
-            if (ends_with(p, n, units[i]) && (n <= 5 || strstr(units[i], "/")))
+            if (mem_ends(p, n, units[i]) && (n <= 5 || strstr(units[i], "/")))
                 return 1;
         if (!*p)
             break;
@@ -411,7 +405,7 @@ static int kv_value(struct notes *nt, const char *v, char want, double *out, con
         n--;
     static const char *const tails[] = {" average", " avg", " mean"};
     for (size_t i = 0; i < 3; i++)
-        if (ends_with(v, n, tails[i]))
+        if (mem_ends(v, n, tails[i]))
             n -= strlen(tails[i]);
     char kind;
     double ulp;
@@ -608,7 +602,7 @@ static int derived_header(const char *h)
     static const char *const words[] = {"factor",  "ratio",  "improvement",
                                         "speedup", "faster", NULL};
     for (size_t i = 0; words[i]; i++)
-        if (notes_contains_ci(h, words[i]))
+        if (str_contains_ci(h, words[i]))
             return 1;
     return 0;
 }
@@ -631,10 +625,10 @@ static size_t table_cells(struct notes *nt, const struct row *rows, size_t n_row
             if ((c < hdr->n && derived_header(hdr->cell[c])) ||
                 !notes_value(rows[r].cell[c], strlen(rows[r].cell[c]), &cv->v, &kind, &cv->ulp))
                 continue;
-            cv->metric = kind == 'b'                                       ? "bw_bytes_s"
-                         : kind == 'c' && notes_contains_ci(label, "iops") ? "iops"
-                         : kind == 't' && notes_contains_ci(label, "lat")  ? "lat_mean_ns"
-                                                                           : NULL;
+            cv->metric = kind == 'b'                                     ? "bw_bytes_s"
+                         : kind == 'c' && str_contains_ci(label, "iops") ? "iops"
+                         : kind == 't' && str_contains_ci(label, "lat")  ? "lat_mean_ns"
+                                                                         : NULL;
             if (!cv->metric)
                 continue;
             cv->col = c;

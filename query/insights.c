@@ -108,54 +108,50 @@ static void evidence_workload(struct insight_ctx *c, struct finding *f, const st
 
 /* Counts (and names the first few of) the usable results for which holds() is true. */
 static void collect(struct insight_ctx *c, struct finding *f,
-                    int (*holds)(const struct insight_ctx *, const struct side_result *))
+                    int (*holds)(const struct side_result *))
 {
     for (size_t i = 0; i < c->n; i++)
-        if (result_usable(&c->res[i]) && holds(c, &c->res[i]))
+        if (result_usable(&c->res[i]) && holds(&c->res[i]))
             evidence_workload(c, f, &c->res[i]);
 }
 
-static int is_buffered(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
-    return suspect_buffered(r);
-}
+/* A finding that counts the usable results a predicate holds for: "<count> <noun>result(s)"
+ * and a sentence. */
+struct counted_finding {
+    const char *title;
+    int (*holds)(const struct side_result *);
+    const char *noun, *sentence;
+};
 
-static int is_sync_write(const struct insight_ctx *c, const struct side_result *r)
+static int stated_cached(const struct side_result *r)
 {
-    (void)c;
-    return result_is_sync(r);
-}
-
-/* Buffered I/O that the page cache or the NFS client cache probably served. */
-static void buffered(struct insight_ctx *c)
-{
-    struct finding f = {"Probably cached", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_buffered);
-    buf_addf(&f.text,
-             "%zu buffered (direct=0) result%s: random I/O, or sequential writes without "
-             "fsync/fdatasync/O_SYNC (fio's end_fsync is not stored, so a final flush cannot be "
-             "seen). The page cache or the NFS client cache probably served much of this I/O, "
-             "so it does not show what the storage itself can do; left out of the "
-             "recommendations. Re-run with direct=1.",
-             f.count, plural(f.count));
-    emit(c, &f);
-}
-
-static int is_stated_cached(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
     return r->stated_cached;
 }
 
-static void stated(struct insight_ctx *c)
+/* Buffered I/O that the page cache or the NFS client cache probably served. */
+static const struct counted_finding BUFFERED = {
+    "Probably cached", suspect_buffered, "buffered (direct=0) ",
+    ": random I/O, or sequential writes without fsync/fdatasync/O_SYNC (fio's end_fsync is not "
+    "stored, so a final flush cannot be seen). The page cache or the NFS client cache probably "
+    "served much of this I/O, so it does not show what the storage itself can do; left out of "
+    "the recommendations. Re-run with direct=1."};
+static const struct counted_finding STATED = {
+    "Stated as cached", stated_cached, "",
+    " whose author noted that a cache answered: left out of the recommendations."};
+static const struct counted_finding TRANSCRIBED = {
+    "Typed without context", suspect_transcribed, "",
+    " typed by hand without the workload (no rw): it could be any workload, so it is left out "
+    "of the recommendations."};
+static const struct counted_finding SYNC_WRITES = {
+    "Sync writes", result_is_sync, "sync-write ",
+    " (fsync/fdatasync/O_SYNC): each write waits for stable storage, the figure that matters "
+    "for databases and journals."};
+
+static void counted(struct insight_ctx *c, const struct counted_finding *k)
 {
-    struct finding f = {"Stated as cached", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_stated_cached);
-    buf_addf(&f.text,
-             "%zu result%s whose author noted that a cache answered: left out of the "
-             "recommendations.",
-             f.count, plural(f.count));
+    struct finding f = {k->title, BUF_INIT, BUF_INIT, 0};
+    collect(c, &f, k->holds);
+    buf_addf(&f.text, "%zu %sresult%s%s", f.count, k->noun, plural(f.count), k->sentence);
     emit(c, &f);
 }
 
@@ -281,23 +277,6 @@ static void sync_engine_depth(struct insight_ctx *c)
              "%zu result%s with iodepth>1 on a synchronous engine (psync, sync, pvsync, ...): "
              "fio ignores it, the effective depth is 1 per job. Use libaio or io_uring for "
              "queued I/O.",
-             f.count, plural(f.count));
-    emit(c, &f);
-}
-
-static int is_transcribed(const struct insight_ctx *c, const struct side_result *r)
-{
-    (void)c;
-    return suspect_transcribed(r);
-}
-
-static void transcribed(struct insight_ctx *c)
-{
-    struct finding f = {"Typed without context", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_transcribed);
-    buf_addf(&f.text,
-             "%zu result%s typed by hand without the workload (no rw): it could be any "
-             "workload, so it is left out of the recommendations.",
              f.count, plural(f.count));
     emit(c, &f);
 }
@@ -444,17 +423,6 @@ static void short_runs(struct insight_ctx *c)
     emit(c, &f);
 }
 
-static void sync_writes(struct insight_ctx *c)
-{
-    struct finding f = {"Sync writes", BUF_INIT, BUF_INIT, 0};
-    collect(c, &f, is_sync_write);
-    buf_addf(&f.text,
-             "%zu sync-write result%s (fsync/fdatasync/O_SYNC): each write waits for "
-             "stable storage, the figure that matters for databases and journals.",
-             f.count, plural(f.count));
-    emit(c, &f);
-}
-
 /* The bandwidths of r's repeats on its side (r's workload), marked done; their count. */
 static size_t repeats(const struct insight_ctx *c, size_t i, char *done, double *v)
 {
@@ -507,19 +475,19 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
                             &b->links, b->series};
     network_table(&c);
     failed_jobs(&c);
-    buffered(&c);
-    stated(&c);
+    counted(&c, &BUFFERED);
+    counted(&c, &STATED);
     below_device(&c);
     above_link(&c);
     little(&c);
-    transcribed(&c);
+    counted(&c, &TRANSCRIBED);
     sync_engine_depth(&c);
     tail_latency(&c);
     spread(&c);
     short_runs(&c);
     unsteady(&c);
     cliffs(&c);
-    sync_writes(&c);
+    counted(&c, &SYNC_WRITES);
     if (!c.t->nrows)
         s->prose = "Nothing to note: no cache effects, impossible numbers, tail latency, "
                    "errors, short runs or disagreeing repeats were found.";

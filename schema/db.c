@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +132,12 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
      * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    struct stat st;
+    if (mode != DB_CREATE && stat(path, &st) != 0 && errno == ENOENT)
+        return diag_error(d,
+                          "no warehouse at '%s' yet: import results first (or name one with "
+                          "--db or $BENCHDB_DB)",
+                          path);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
