@@ -27,10 +27,12 @@ static const struct command {
     {"query", cmd_query, "run a read-only SQL query over the documented views"},
     {"relabel", cmd_relabel, "change labels of stored results, keeping their history"},
     {"reparse", cmd_reparse, "re-derive stored results from their raw output"},
-    {"report", cmd_report, "compare storage classes (or other keys) as md, html, xlsx or csv"},
+    {"report", cmd_report,
+     "compare storage classes (or other keys) as md, html, xlsx, csv or json"},
     {"rm", cmd_rm, "remove results (and the runs and files they leave empty), with history"},
     {"run", cmd_run, "run fio, dd or iperf3 and import the result with its context"},
     {"runs", cmd_runs, "list imported runs and their context"},
+    {"trend", cmd_trend, "follow each series over time and find where its level changed"},
     {"vacuum", cmd_vacuum, "give the space of removed results back to the file system"},
 };
 

@@ -2,14 +2,13 @@
 
 #include <ctype.h>
 
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's
- * days_from_civil: exact for every year, no table, no libc time zone). */
-static int64_t days_from_civil(int64_t y, int m, int d)
+/* H. Hinnant's days_from_civil: exact for every year, no table, no libc time zone. */
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
     int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doy = (153 * ((int64_t)m + (m > 2 ? -3 : 9)) + 2) / 5 + (int64_t)d - 1;
     int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + doe - 719468;
 }
@@ -46,7 +45,7 @@ static int scan_date(const char **p, int64_t *days, const char **why)
         return *why = "month out of range", -1;
     if (d < 1 || d > days_in_month(y, m))
         return *why = "day out of range", -1;
-    *days = days_from_civil(y, m, d);
+    *days = days_from_civil(y, (unsigned)m, (unsigned)d);
     return 0;
 }
 

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+/* Days from 1970-01-01 to y-m-d (m 1-12, d 1-31) in the proleptic Gregorian calendar. */
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+
 /* Which end of a range a value bounds: a bare date means its first second as a lower bound
  * and its last second as an upper bound (--until 2026-03-01 includes that whole day). */
 enum time_bound { TIME_LOWER, TIME_UPPER };

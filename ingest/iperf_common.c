@@ -192,14 +192,3 @@ int iperf_parse_udp(const char *s, size_t n, double *jitter_ms, int64_t *lost, i
     }
     return 1;
 }
-
-int64_t iperf_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    int64_t mm = m, dd = d;
-    y -= mm <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (mm + (mm > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}

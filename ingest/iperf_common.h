@@ -38,7 +38,4 @@ int iperf_parse_row(const char *line, size_t len, struct iperf_row *row);
 int iperf_parse_udp(const char *s, size_t n, double *jitter_ms, int64_t *lost, int64_t *total,
                     double *loss_pct);
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (no timegm in C11). */
-int64_t iperf_days_from_civil(int64_t y, unsigned m, unsigned d);
-
 #endif

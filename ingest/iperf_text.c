@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/scan.h"
+#include "../core/timerange.h"
 
 struct line {
     const char *s;
@@ -751,7 +752,7 @@ static int64_t connect_time(const struct line *l)
     if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || h > 23 || mi > 59 ||
         se > 60)
         return 0;
-    return iperf_days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 + se;
+    return days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 + se;
 }
 
 static void iperf2_connect(struct iperf2_reader *c, struct iperf2_group *g, const struct line *l,

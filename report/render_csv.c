@@ -70,6 +70,8 @@ static void row(struct buf *out, const struct table *t, size_t r)
             report_csv_field(out, cell->text);
         else if (cell->kind == CELL_NUMBER)
             number(out, cell->value);
+        if (t->cols[c].role == ROLE_VALUE && cell->kind == CELL_NUMBER && row_unit == UNIT_NONE)
+            row_unit = u;
         if (!numeric_column(t, c))
             continue;
         if (t->cols[c].role == ROLE_FACTOR) {

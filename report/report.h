@@ -52,6 +52,9 @@ enum column_role {
     ROLE_SIDE,   /* one compared side's values: means of repeats with their spread */
     ROLE_FACTOR, /* a candidate against the baseline: factor, 95 % interval, verdict */
     ROLE_FIELD,  /* a stored field as the warehouse holds it: numbers exact, in base units */
+    ROLE_TIME,   /* when: ISO 8601 text (core/timerange.h reads it): a line chart's x */
+    ROLE_VALUE,  /* a series' value in its row's unit (CSV and JSON name it): a line chart's y */
+    ROLE_CHANGE, /* text on the rows where a series changes level: marked on the line chart */
 };
 
 struct column {
@@ -237,6 +240,8 @@ const char *report_builtin_file(const char *name, size_t *len);
  * (=, +, -, @, tab, CR at the start) is prefixed with a quote character (OWASP CSV injection
  * guidance). */
 void report_csv_field(struct buf *out, const char *s);
+/* A cell as a JSON value: text a string, empty null, numbers exact (integers whole). */
+void report_json_value(struct buf *out, const struct cell *c);
 /* Appends text from the inputs so that CommonMark shows it literally. */
 void report_md_escape(struct buf *out, const char *s);
 
@@ -264,6 +269,12 @@ void table_write_rows(struct table_writer *w, const struct table *t, struct buf 
 /* Ends the table (JSON's closing bracket; the header of a table that had no rows). */
 void table_write_end(struct table_writer *w, const struct table *t, struct buf *out);
 void table_writer_release(struct table_writer *w);
+/* A report of series as one JSON document, shape "schema": 1 (docs/trend.schema.json): the
+ * title, the facts as an object, and under the parent table's name an array of its rows as
+ * objects keyed by column name (and "unit", the base unit of a ROLE_VALUE column), each
+ * carrying, under each other table's name, the rows of that table whose ROLE_KEY text is the
+ * parent row's (which come in the parent rows' order). */
+int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css

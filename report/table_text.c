@@ -126,7 +126,7 @@ static void csv_row(const struct table *t, const struct cell *row, struct buf *o
     buf_adds(out, "\r\n");
 }
 
-static void json_value(struct buf *out, const struct cell *c)
+void report_json_value(struct buf *out, const struct cell *c)
 {
     if (c->kind == CELL_TEXT)
         fmt_json_string(out, c->text);
@@ -146,7 +146,7 @@ static void json_row(struct table_writer *w, const struct table *t, const struct
         buf_adds(out, c ? ", " : "");
         fmt_json_string(out, t->cols[c].name);
         buf_adds(out, ": ");
-        json_value(out, &row[c]);
+        report_json_value(out, &row[c]);
     }
     buf_addc(out, '}');
 }

@@ -17,7 +17,7 @@ _benchdb()
     local cur prev words cword
     _init_completion || return
 
-    local commands="baseline check export formats help import merge query relabel reparse report rm run runs vacuum"
+    local commands="baseline check export formats help import merge query relabel reparse report rm run runs trend vacuum"
     local db=${BENCHDB_DB:-benchdb.sqlite} cmd="" by=storage_class i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
@@ -38,12 +38,19 @@ _benchdb()
     --storage-class) COMPREPLY=($(compgen -W "$(_benchdb_labels "$db" storage_class)" -- "$cur")); return ;;
     --sec) COMPREPLY=($(compgen -W "sys krb5 krb5i krb5p none" -- "$cur")); return ;;
     --by) COMPREPLY=($(compgen -W "storage-class host sec mount: tag:" -- "$cur")); return ;;
-    --table) COMPREPLY=($(compgen -W "comparison unmatched runs results" -- "$cur")); return ;;
+    --table)
+        case $cmd in
+        trend) COMPREPLY=($(compgen -W "change_points series points" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "comparison unmatched runs results" -- "$cur")) ;;
+        esac
+        return
+        ;;
     --format)
         case $cmd in
         import) COMPREPLY=($(compgen -W "$(benchdb formats 2>/dev/null | cut -d' ' -f1)" -- "$cur")) ;;
         export) COMPREPLY=($(compgen -W "ndjson csv" -- "$cur")) ;;
         report) COMPREPLY=($(compgen -W "md html xlsx csv json" -- "$cur")) ;;
+        trend) COMPREPLY=($(compgen -W "md html csv json" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "table csv json md" -- "$cur")) ;;
         esac
         return
@@ -58,9 +65,10 @@ _benchdb()
     case $cmd in
     import) opts="--host --storage-class --mount --sec --tag --format --dry-run --verbose --jobs --help" ;;
     run) opts="--host --storage-class --mount --sec --tag --help" ;;
-    runs) opts="--history --format --help" ;;
-    export) opts="--format --output --help" ;;
-    report) opts="--compare --by --where --rules --output --format --table --template --help" ;;
+    runs) opts="--history --since --until --format --help" ;;
+    export) opts="--format --since --until --output --help" ;;
+    report) opts="--compare --by --where --since --until --rules --output --format --table --template --help" ;;
+    trend) opts="--where --metric --since --until --p-value --min-magnitude --format --table --output --help" ;;
     query) opts="--format --timeout --help" ;;
     relabel) opts="--where --set --dry-run --help" ;;
     reparse) opts="--where --help" ;;

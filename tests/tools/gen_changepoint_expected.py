@@ -5,6 +5,7 @@ tests/unit/test_changepoint.c.
 
 Run from the repository root with Debian's python3:
     /usr/bin/python3 tests/tools/gen_changepoint_expected.py > tests/unit/changepoint_expected.h
+    clang-format -i tests/unit/changepoint_expected.h
 The series are fixed here (literals and a seeded generator rounded to 3 decimals), so the
 output is reproducible; no number comes from benchdb."""
 import os

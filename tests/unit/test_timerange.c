@@ -5,22 +5,23 @@
 #include "../../core/timerange.h"
 #include "harness.h"
 
-static int64_t lower(const char *s)
+static int64_t parsed(const char *s, enum time_bound bound)
 {
     int64_t t = -42;
     const char *why = NULL;
-    if (parse_iso_time(s, TIME_LOWER, &t, &why))
+    if (parse_iso_time(s, bound, &t, &why))
         fprintf(stderr, "  '%s' refused: %s\n", s, why);
     return t;
 }
 
+static int64_t lower(const char *s)
+{
+    return parsed(s, TIME_LOWER);
+}
+
 static int64_t upper(const char *s)
 {
-    int64_t t = -42;
-    const char *why = NULL;
-    if (parse_iso_time(s, TIME_UPPER, &t, &why))
-        fprintf(stderr, "  '%s' refused: %s\n", s, why);
-    return t;
+    return parsed(s, TIME_UPPER);
 }
 
 static void dates(void)

@@ -1,0 +1,426 @@
+/* trend.c: benchdb trend. One series per host x storage class x mount set x sec x workload x
+ * metric, one value per run (the mean of the run's results in it, in the order the runs
+ * started), and the change points E-divisive finds in it (changepoint.c). Results that failed,
+ * are a part of a job result, or whose run has no start time are not in any series. */
+#include "trend.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/xalloc.h"
+#include "results.h"
+
+static const char *const default_metrics[] = {"bw_bytes_s", "lat_mean_ns", "clat_p99_ns"};
+
+/* How a metric reads: its unit, which way is better, and what the change phrase calls it. */
+struct metric_info {
+    enum unit unit;
+    int higher_is_better;
+    const char *noun; /* "18.0 % lower bandwidth" */
+};
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* As the comparison reads them (compare.c's metric_defs): throughput (bandwidth, IOPS) is
+ * better higher; times, losses, retransmits and CPU use are better lower. */
+static struct metric_info metric_info(const char *name)
+{
+    static const struct {
+        const char *name, *noun;
+    } nouns[] = {
+        {"bw_bytes_s", "bandwidth"},    {"iops", "IOPS"},
+        {"lat_mean_ns", "latency"},     {"clat_mean_ns", "completion latency"},
+        {"clat_p99_ns", "p99 latency"}, {"sync_lat_mean_ns", "fsync latency"},
+    };
+    struct metric_info m = {UNIT_NONE, 0, name};
+    for (size_t i = 0; i < sizeof(nouns) / sizeof(nouns[0]); i++)
+        if (!strcmp(name, nouns[i].name))
+            m.noun = nouns[i].noun;
+    m.higher_is_better =
+        !strncmp(name, "bw_", 3) || !strncmp(name, "iops", 4) || has_suffix(name, "_bytes_s");
+    if (has_suffix(name, "_bytes_s"))
+        m.unit = UNIT_BYTES_S;
+    else if (!strncmp(name, "iops", 4))
+        m.unit = UNIT_IOPS;
+    else if (has_suffix(name, "_ns"))
+        m.unit = UNIT_NS;
+    else if (has_suffix(name, "_bytes"))
+        m.unit = UNIT_BYTES;
+    else if (has_suffix(name, "_pct"))
+        m.unit = UNIT_PERCENT;
+    return m;
+}
+
+/* One result's value, with what places it in a series. */
+struct trend_row {
+    const char *key; /* host, class, mount, sec and workload, '\x1f' apart: the series */
+    const char *host, *storage_class, *mount, *sec, *workload;
+    int64_t started_at, run;
+    double value;
+};
+
+struct trend_rows {
+    struct trend_row *v;
+    size_t n, a;
+};
+
+#define ROW_SQL                                                                                    \
+    "SELECT r.host, r.storage_class, m.options, r.sec, coalesce(r.rw, ''), "                       \
+    "coalesce(r.direction, ''), coalesce(run.tool, ''), r.ioengine, coalesce(r.bs_bytes, -1), "    \
+    "coalesce(r.iodepth, -1), coalesce(r.numjobs, -1), coalesce(r.direct, -1), "                   \
+    "coalesce(r.sync, -1), coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), "                     \
+    "coalesce(r.rwmixread, -1), "                                                                  \
+    "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = 'protocol'), "                \
+    "run.started_at, run.id, "
+
+static int rows_sql(struct db *db, const struct trend_opts *o, const char *metric, struct arena *a,
+                    struct buf *sql, struct binds *b, struct diag *d)
+{
+    buf_adds(sql, ROW_SQL);
+    if (db_metric_expr(db, sql, "r", metric, d))
+        return -1;
+    buf_adds(sql,
+             " AS v FROM result r JOIN run ON run.id = r.run_id "
+             "JOIN source_file s ON s.id = run.source_id "
+             "LEFT JOIN mount m ON m.id = r.mount_id "
+             "WHERE run.started_at IS NOT NULL AND NOT coalesce(r.error, 0) AND v IS NOT NULL "
+             "AND NOT EXISTS (SELECT 1 FROM tag t WHERE t.result_id = r.id AND t.key = 'part')");
+    if (query_where_sql(o->where, o->nwhere, a, sql, b, d))
+        return -1;
+    db_time_range_sql(sql, "run.started_at", o->dates);
+    return 0;
+}
+
+static const char *column_text(struct arena *a, sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+    return s ? arena_strdup(a, (const char *)s) : NULL;
+}
+
+/* The workload's name as the comparison gives it ("Random Read 4K QD32"). */
+static const char *workload_name(struct arena *a, sqlite3_stmt *st, struct buf *tmp)
+{
+    struct side_result r = {0};
+    r.rw = (const char *)sqlite3_column_text(st, 4);
+    r.direction = (const char *)sqlite3_column_text(st, 5);
+    r.tool = (const char *)sqlite3_column_text(st, 6);
+    r.ioengine = (const char *)sqlite3_column_text(st, 7);
+    int64_t *ints[] = {&r.bs,   &r.iodepth, &r.numjobs,   &r.direct,
+                       &r.sync, &r.fsync,   &r.fdatasync, &r.rwmixread};
+    for (int i = 0; i < 8; i++)
+        *ints[i] = sqlite3_column_int64(st, 8 + i);
+    r.protocol = (const char *)sqlite3_column_text(st, 16);
+    buf_reset(tmp);
+    result_workload_name(tmp, &r);
+    return arena_strdup(a, tmp->data);
+}
+
+static void read_row(struct arena *a, sqlite3_stmt *st, struct trend_row *row, struct buf *tmp)
+{
+    row->host = column_text(a, st, 0);
+    row->storage_class = column_text(a, st, 1);
+    row->mount = column_text(a, st, 2);
+    row->sec = column_text(a, st, 3);
+    row->workload = workload_name(a, st, tmp);
+    row->started_at = sqlite3_column_int64(st, 17);
+    row->run = sqlite3_column_int64(st, 18);
+    row->value = sqlite3_column_double(st, 19);
+    row->key = arena_printf(a, "%s\x1f%s\x1f%s\x1f%s\x1f%s", row->host ? row->host : "",
+                            row->storage_class ? row->storage_class : "",
+                            row->mount ? row->mount : "", row->sec ? row->sec : "", row->workload);
+}
+
+/* Every usable result's value of metric, into rows (strings from a). */
+static int load_rows(struct db *db, const struct trend_opts *o, const char *metric, struct arena *a,
+                     struct trend_rows *rows, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    struct buf sql = BUF_INIT, tmp = BUF_INIT;
+    struct binds b = {NULL, 0, 0};
+    sqlite3_stmt *st = NULL;
+    int rc = rows_sql(db, o, metric, a, &sql, &b, d);
+    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = diag_error(d, "cannot read the series: %s", sqlite3_errmsg(h));
+    for (size_t i = 0; rc == 0 && i < b.n; i++)
+        sqlite3_bind_text(st, (int)i + 1, b.v[i], -1, SQLITE_STATIC);
+    int s = SQLITE_DONE;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        ALLOC_GROW(rows->v, rows->n, rows->a);
+        read_row(a, st, &rows->v[rows->n++], &tmp);
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = diag_error(d, "cannot read the series: %s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    buf_release(&sql);
+    buf_release(&tmp);
+    free(b.v);
+    return rc;
+}
+
+/* Series first, then start time, then run: a series' runs in the order they started. */
+static int cmp_row(const void *pa, const void *pb)
+{
+    const struct trend_row *a = pa, *b = pb;
+    int c = strcmp(a->key, b->key);
+    if (c)
+        return c;
+    if (a->started_at != b->started_at)
+        return a->started_at < b->started_at ? -1 : 1;
+    return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* One series: its first row names it; one value per run. */
+struct series {
+    const struct trend_row *first;
+    const char *metric, *label;
+    struct metric_info info;
+    double *value;
+    int64_t *started_at, *run;
+    size_t n;
+    struct change_point *cp;
+    size_t ncp;
+};
+
+/* The series starting at rows[*i], its runs' means; *i moves past it. */
+static void take_series(const struct trend_rows *rows, size_t *i, struct series *s)
+{
+    size_t end = *i;
+    while (end < rows->n && !strcmp(rows->v[end].key, rows->v[*i].key))
+        end++;
+    s->first = &rows->v[*i];
+    s->value = xcalloc(end - *i, sizeof(double));
+    s->started_at = xcalloc(end - *i, sizeof(int64_t));
+    s->run = xcalloc(end - *i, sizeof(int64_t));
+    s->n = 0;
+    for (size_t j = *i; j < end;) {
+        size_t k = j;
+        double sum = 0;
+        for (; k < end && rows->v[k].run == rows->v[j].run; k++)
+            sum += rows->v[k].value;
+        s->value[s->n] = sum / (double)(k - j);
+        s->started_at[s->n] = rows->v[j].started_at;
+        s->run[s->n++] = rows->v[j].run;
+        j = k;
+    }
+    *i = end;
+}
+
+static void series_release(struct series *s)
+{
+    free(s->value);
+    free(s->started_at);
+    free(s->run);
+    free(s->cp);
+}
+
+/* ---- the report ------------------------------------------------------------------------- */
+
+static const struct column change_cols[] = {
+    {"series", UNIT_NONE, ROLE_KEY},      {"date", UNIT_NONE, ROLE_TIME},
+    {"run", UNIT_NONE, ROLE_FIELD},       {"before", UNIT_NONE, ROLE_VALUE},
+    {"after", UNIT_NONE, ROLE_VALUE},     {"change", UNIT_PERCENT, ROLE_PLAIN},
+    {"direction", UNIT_NONE, ROLE_PLAIN}, {"p_value", UNIT_NONE, ROLE_PLAIN},
+};
+static const struct column series_cols[] = {
+    {"series", UNIT_NONE, ROLE_KEY},          {"metric", UNIT_NONE, ROLE_METRIC},
+    {"host", UNIT_NONE, ROLE_PLAIN},          {"storage_class", UNIT_NONE, ROLE_PLAIN},
+    {"mount_options", UNIT_NONE, ROLE_PLAIN}, {"sec", UNIT_NONE, ROLE_PLAIN},
+    {"workload", UNIT_NONE, ROLE_PLAIN},      {"runs", UNIT_NONE, ROLE_FIELD},
+    {"first", UNIT_NONE, ROLE_TIME},          {"last", UNIT_NONE, ROLE_TIME},
+    {"latest", UNIT_NONE, ROLE_VALUE},        {"change_count", UNIT_NONE, ROLE_FIELD},
+};
+static const struct column point_cols[] = {
+    {"series", UNIT_NONE, ROLE_KEY},    {"date", UNIT_NONE, ROLE_TIME},
+    {"run", UNIT_NONE, ROLE_FIELD},     {"value", UNIT_NONE, ROLE_VALUE},
+    {"change", UNIT_NONE, ROLE_CHANGE},
+};
+#define NCOLS(cols) (sizeof(cols) / sizeof(cols[0]))
+
+static void set_text(struct report *r, struct cell *c, const char *s)
+{
+    cell_set_text(c, s ? arena_strdup(&r->arena, s) : NULL);
+    if (!s)
+        c->kind = CELL_EMPTY;
+}
+
+static void set_integer(struct cell *c, int64_t v)
+{
+    cell_set_number(c, (double)v);
+    c->exact = 1;
+    c->integer = v;
+}
+
+/* A start time (Unix seconds) as ISO 8601 UTC text. */
+static void set_time(struct report *r, struct cell *c, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    char iso[32] = "";
+    if (gmtime_r(&tt, &tm))
+        strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    set_text(r, c, iso);
+}
+
+static void set_value(struct cell *c, double v, enum unit u)
+{
+    cell_set_number(c, v);
+    c->unit = u;
+}
+
+/* "18.0 % lower bandwidth": how much, which way, of what. */
+static const char *change_phrase(struct report *r, const struct series *s,
+                                 const struct change_point *cp)
+{
+    double rel = cp->after / cp->before - 1;
+    return arena_printf(&r->arena, "%.1f %% %s %s", fabs(rel) * 100, rel > 0 ? "higher" : "lower",
+                        s->info.noun);
+}
+
+static void change_row(struct report *r, struct table *t, const struct series *s,
+                       const struct change_point *cp)
+{
+    struct cell *row = table_add_row(r, t);
+    int better = (cp->after > cp->before) == s->info.higher_is_better;
+    set_text(r, &row[0], s->label);
+    set_time(r, &row[1], s->started_at[cp->index]);
+    set_integer(&row[2], s->run[cp->index]);
+    set_value(&row[3], cp->before, s->info.unit);
+    set_value(&row[4], cp->after, s->info.unit);
+    cell_set_number(&row[5], (cp->after / cp->before - 1) * 100);
+    row[5].text = change_phrase(r, s, cp);
+    set_text(r, &row[6], better ? "better" : "worse");
+    cell_set_number(&row[7], cp->p);
+    row[7].text = arena_printf(&r->arena, "%.2g", cp->p);
+}
+
+static void series_row(struct report *r, struct table *t, const struct series *s)
+{
+    struct cell *row = table_add_row(r, t);
+    const struct trend_row *f = s->first;
+    set_text(r, &row[0], s->label);
+    set_text(r, &row[1], s->metric);
+    set_text(r, &row[2], f->host);
+    set_text(r, &row[3], f->storage_class);
+    set_text(r, &row[4], f->mount);
+    set_text(r, &row[5], f->sec);
+    set_text(r, &row[6], f->workload);
+    set_integer(&row[7], (int64_t)s->n);
+    set_time(r, &row[8], s->started_at[0]);
+    set_time(r, &row[9], s->started_at[s->n - 1]);
+    set_value(&row[10], s->value[s->n - 1], s->info.unit);
+    set_integer(&row[11], (int64_t)s->ncp);
+}
+
+static void point_rows(struct report *r, struct table *t, const struct series *s)
+{
+    for (size_t i = 0, k = 0; i < s->n; i++) {
+        struct cell *row = table_add_row(r, t);
+        set_text(r, &row[0], s->label);
+        set_time(r, &row[1], s->started_at[i]);
+        set_integer(&row[2], s->run[i]);
+        set_value(&row[3], s->value[i], s->info.unit);
+        if (k < s->ncp && s->cp[k].index == i)
+            set_text(r, &row[4], change_phrase(r, s, &s->cp[k++]));
+    }
+}
+
+/* "disk, Random Read 4K buffered: bandwidth": the series' labels that are known. */
+static const char *series_label(struct report *r, const struct series *s)
+{
+    const struct trend_row *f = s->first;
+    const char *parts[] = {f->host, f->storage_class, f->mount, f->sec};
+    struct buf b = BUF_INIT;
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        if (parts[i] && *parts[i])
+            buf_addf(&b, "%s, ", parts[i]);
+    buf_addf(&b, "%s: %s", f->workload, s->info.noun);
+    const char *label = arena_strdup(&r->arena, b.data);
+    buf_release(&b);
+    return label;
+}
+
+struct trend_tables {
+    struct table *changes, *series, *points;
+    size_t nseries, nchanges;
+};
+
+/* Every series of one metric: found, measured, added to the tables. */
+static int metric_series(struct db *db, const struct trend_opts *o, const char *metric,
+                         struct report *r, struct trend_tables *tt, struct diag *d)
+{
+    struct trend_rows rows = {NULL, 0, 0};
+    if (load_rows(db, o, metric, &r->arena, &rows, d)) {
+        free(rows.v);
+        return -1;
+    }
+    if (rows.n) /* qsort's array may not be NULL, even empty */
+        qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
+    for (size_t i = 0; i < rows.n;) {
+        struct series s = {.metric = metric, .info = metric_info(metric)};
+        take_series(&rows, &i, &s);
+        s.label = series_label(r, &s);
+        s.ncp = changepoints_find(s.value, s.n, &o->cp, &s.cp);
+        for (size_t k = 0; k < s.ncp; k++)
+            change_row(r, tt->changes, &s, &s.cp[k]);
+        series_row(r, tt->series, &s);
+        point_rows(r, tt->points, &s);
+        tt->nseries++;
+        tt->nchanges += s.ncp;
+        series_release(&s);
+    }
+    free(rows.v);
+    return 0;
+}
+
+static void method_facts(struct report *r, const struct trend_opts *o,
+                         const struct trend_tables *tt)
+{
+    report_fact(r, "Series", arena_printf(&r->arena, "%zu", tt->nseries));
+    report_fact(r, "Change points",
+                arena_printf(&r->arena,
+                             "%zu (E-divisive means, Student t-test p < %g, change above %g %%, "
+                             "windows of %zu runs)",
+                             tt->nchanges, o->cp.max_p, o->cp.min_magnitude * 100, o->cp.window));
+}
+
+static const char method_prose[] =
+    "Each series is one host, storage class, mount option set, security flavor, workload and "
+    "metric over the runs in the order they started; a run with several results in a series "
+    "counts as their mean. A change point is the first run after a shift in the series' level: "
+    "found by E-divisive means (Matteson & James) and kept when a Student t-test finds the runs "
+    "before and after it different and the change is large enough, as Hunter/Otava do. "
+    "*before* and *after* are the means of the runs between the neighbouring change points.";
+
+int query_trend(struct db *db, const struct trend_opts *o, struct report *r, struct diag *d)
+{
+    const char *const *metrics = o->nmetrics ? o->metrics : default_metrics;
+    size_t nmetrics = o->nmetrics ? o->nmetrics : NCOLS(default_metrics);
+    struct trend_tables tt = {0};
+    tt.changes = report_table(r, report_section(r, "Change points", method_prose), "change_points",
+                              change_cols, NCOLS(change_cols));
+    tt.series = report_table(r, report_section(r, "Series", NULL), "series", series_cols,
+                             NCOLS(series_cols));
+    tt.points =
+        report_table(r, report_section(r, "Values", NULL), "points", point_cols, NCOLS(point_cols));
+    for (size_t i = 0; i < nmetrics; i++)
+        if (metric_series(db, o, metrics[i], r, &tt, d))
+            return -1;
+    method_facts(r, o, &tt);
+    if (tt.nseries == 0) {
+        diag_error(d, "no results with a start time and a value of %s%s",
+                   o->nmetrics ? "the --metric metrics" : "the metrics (" TREND_DEFAULT_METRICS ")",
+                   o->nwhere || (o->dates && time_range_bounded(o->dates))
+                       ? " that pass the filters"
+                       : "");
+        return 1;
+    }
+    return 0;
+}

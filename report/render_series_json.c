@@ -1,0 +1,120 @@
+/* render_series_json.c: a report of series (benchdb trend) as one JSON document, each series with
+ * its change points and values nested (report.h's render_series_json). */
+#include <string.h>
+
+#include "../core/fmt.h"
+#include "report.h"
+
+/* Bumped when a field changes meaning or goes; new fields keep it. */
+enum { SERIES_JSON_SCHEMA = 1 };
+
+static const struct table *find_table(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nsections; i++)
+        if (r->sections[i].table && !strcmp(r->sections[i].table->name, name))
+            return r->sections[i].table;
+    return NULL;
+}
+
+static const char *key_text(const struct table *t, size_t row, size_t key)
+{
+    const struct cell *c = &t->cells[row * t->ncols + key];
+    return c->kind == CELL_TEXT ? c->text : "";
+}
+
+/* Row's cells as "name": value pairs (the key column left out when skip is it), then "unit":
+ * the base unit of its values (ROLE_VALUE), as the CSV's unit column. */
+static void fields(struct buf *out, const struct table *t, size_t row, size_t skip)
+{
+    const char *sep = "";
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c == skip)
+            continue;
+        buf_adds(out, sep);
+        fmt_json_string(out, t->cols[c].name);
+        buf_addc(out, ':');
+        report_json_value(out, &t->cells[row * t->ncols + c]);
+        sep = ",";
+    }
+    size_t value = table_find_role(t, ROLE_VALUE);
+    if (value < t->ncols) {
+        buf_addf(out, "%s\"unit\":", sep);
+        fmt_json_string(out, unit_name(cell_unit(t, row, value)));
+    }
+}
+
+/* A child table's cursor: its rows are taken in order, as long as they belong to the parent. */
+struct child {
+    const struct table *t;
+    size_t key, next;
+};
+
+static void child_rows(struct buf *out, struct child *ch, const char *parent_key)
+{
+    buf_addc(out, ',');
+    fmt_json_string(out, ch->t->name);
+    buf_adds(out, ":[");
+    for (const char *sep = "";
+         ch->next < ch->t->nrows && !strcmp(key_text(ch->t, ch->next, ch->key), parent_key);
+         ch->next++, sep = ",") {
+        buf_addf(out, "%s{", sep);
+        fields(out, ch->t, ch->next, ch->key);
+        buf_addc(out, '}');
+    }
+    buf_addc(out, ']');
+}
+
+/* The other tables with a key column: each parent row's rows of them. */
+static size_t children(const struct report *r, const struct table *parent, struct child *ch,
+                       size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsections && n < max; i++) {
+        const struct table *t = r->sections[i].table;
+        size_t key = t ? table_find_role(t, ROLE_KEY) : 0;
+        if (t && t != parent && key < t->ncols)
+            ch[n++] = (struct child){t, key, 0};
+    }
+    return n;
+}
+
+static void header(struct buf *out, const struct report *r)
+{
+    buf_addf(out, "{\"schema\":%d,\"title\":", SERIES_JSON_SCHEMA);
+    fmt_json_string(out, r->title);
+    buf_adds(out, ",\"facts\":{");
+    for (size_t i = 0; i < r->nfacts; i++) {
+        buf_adds(out, i ? "," : "");
+        fmt_json_string(out, r->facts[i].key);
+        buf_addc(out, ':');
+        fmt_json_string(out, r->facts[i].value);
+    }
+    buf_adds(out, "}");
+}
+
+int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d)
+{
+    const struct table *p = find_table(r, parent);
+    size_t key = p ? table_find_role(p, ROLE_KEY) : 0;
+    if (!p || key == p->ncols)
+        return diag_error(d, "the report has no table '%s' with a key column", parent);
+    struct child ch[8];
+    size_t nch = children(r, p, ch, sizeof(ch) / sizeof(ch[0]));
+    header(out, r);
+    buf_addc(out, ',');
+    fmt_json_string(out, parent);
+    buf_adds(out, ":[");
+    for (size_t row = 0; row < p->nrows; row++) {
+        buf_adds(out, row ? ",\n{" : "\n{");
+        fields(out, p, row, p->ncols);
+        for (size_t i = 0; i < nch; i++)
+            child_rows(out, &ch[i], key_text(p, row, key));
+        buf_addc(out, '}');
+    }
+    buf_adds(out, "]}\n");
+    for (size_t i = 0; i < nch; i++)
+        if (ch[i].next < ch[i].t->nrows) /* a row out of its parent's order: never dropped */
+            return diag_error(d, "table '%s' row %zu is not in the order of table '%s'",
+                              ch[i].t->name, ch[i].next + 1, parent);
+    return 0;
+}
