@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -390,11 +391,23 @@ static enum import_outcome outcome(int rc)
     }
 }
 
+/* Logs pair with jobs only under fio's log names, `<prefix>_<kind>.<N>.log` (ingest/fio_log.c
+ * reads the kind from the name): a command naming no *.log file pairs nothing, and its jobs
+ * are not registered (attach.c keeps every job of the command until the end). */
+static struct attach_registry *attach_if_logs(char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (str_ends(paths[i], ".log"))
+            return attach_new();
+    return NULL;
+}
+
 struct import_session *import_session_start(struct db *db, const struct import_options *o,
                                             struct diag *d, char *const *paths, size_t n)
 {
     struct import_session *s = xcalloc(1, sizeof(*s));
-    *s = (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL, attach_new()};
+    *s =
+        (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL, attach_if_logs(paths, n)};
     /* a dry run prints as it parses: it stays serial */
     if (o->jobs > 1 && n > 1 && !o->dry_run)
         s->workers = workers_start(o, d->verbose, paths, n);
