@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/hash.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -20,14 +21,52 @@ struct attach_entry {
     const char *prefix, *kind, *direction, *path; /* from the registry's arena */
     int64_t result_id, numjobs;
     int is_log, paired;
+    size_t next; /* the next entry of its bucket, in insertion order; NONE at the end */
 };
 
+#define NONE SIZE_MAX
+
+/* Entries are found by a hash of what pairs them (folder, prefix, kind, direction), so that
+ * pairing a file costs its own entries, not every entry of the command so far. */
 struct attach_registry {
     struct attach_entry *v;
     size_t n, a;
     size_t first_new; /* entries from here on are the current file's */
+    size_t *head, *tail, nbuckets;
     struct arena strings;
 };
+
+static size_t bucket_of(const struct attach_registry *reg, const struct attach_entry *e)
+{
+    uint64_t h = str_hash(e->dir) ^ str_hash(e->prefix) * 3 ^ str_hash(e->kind) * 5 ^
+                 str_hash(e->direction) * 7;
+    return (size_t)(h % reg->nbuckets);
+}
+
+static void index_entry(struct attach_registry *reg, size_t i)
+{
+    size_t b = bucket_of(reg, &reg->v[i]);
+    reg->v[i].next = NONE;
+    if (reg->head[b] == NONE)
+        reg->head[b] = i;
+    else
+        reg->v[reg->tail[b]].next = i;
+    reg->tail[b] = i;
+}
+
+/* Indexes the first n entries anew in twice as many buckets (at least 64). */
+static void reindex(struct attach_registry *reg)
+{
+    free(reg->head);
+    free(reg->tail);
+    reg->nbuckets = reg->n * 2 > 64 ? reg->n * 2 : 64;
+    reg->head = xmalloc(reg->nbuckets * sizeof(*reg->head));
+    reg->tail = xmalloc(reg->nbuckets * sizeof(*reg->tail));
+    for (size_t b = 0; b < reg->nbuckets; b++)
+        reg->head[b] = reg->tail[b] = NONE;
+    for (size_t i = 0; i < reg->n; i++)
+        index_entry(reg, i);
+}
 
 struct attach_registry *attach_new(void)
 {
@@ -41,6 +80,8 @@ static void drop_from(struct attach_registry *reg, size_t from)
     for (size_t i = from; i < reg->n; i++)
         free(reg->v[i].dir);
     reg->n = from;
+    if (reg->nbuckets)
+        reindex(reg); /* a file that failed: rare, and its entries are gone from the chains */
 }
 
 void attach_free(struct attach_registry *reg)
@@ -49,6 +90,8 @@ void attach_free(struct attach_registry *reg)
         return;
     drop_from(reg, 0);
     free(reg->v);
+    free(reg->head);
+    free(reg->tail);
     arena_release(&reg->strings);
     free(reg);
 }
@@ -71,6 +114,10 @@ static void add(struct attach_registry *reg, const struct attach_entry *e)
     ALLOC_GROW(reg->v, reg->n, reg->a);
     reg->v[reg->n] = *e;
     reg->v[reg->n++].dir = dir;
+    if (reg->n > reg->nbuckets)
+        reindex(reg);
+    else
+        index_entry(reg, reg->n - 1);
 }
 
 /* The log kinds and the option naming each one's prefix. */
@@ -86,17 +133,20 @@ static void add_job(struct attach_registry *reg, const char *path, const struct 
     struct arena *a = &reg->strings;
     if (!r->job || !r->direction || record_tag_get(r, "part") || record_tag_get(r, "aggregate"))
         return;
+    const char *job = arena_strdup(a, r->job), *direction = arena_strdup(a, r->direction);
+    path = arena_strdup(a, path);
     for (size_t k = 0; k < sizeof(log_kinds) / sizeof(log_kinds[0]); k++) {
         const char *prefix = record_tag_get(r, log_kinds[k][1]);
         struct attach_entry e = {NULL,
-                                 arena_strdup(a, prefix ? prefix : r->job),
+                                 prefix ? arena_strdup(a, prefix) : job,
                                  log_kinds[k][0],
-                                 arena_strdup(a, r->direction),
-                                 arena_strdup(a, path),
+                                 direction,
+                                 path,
                                  id,
                                  r->wl.numjobs,
                                  0,
-                                 0};
+                                 0,
+                                 NONE};
         add(reg, &e);
     }
 }
@@ -116,7 +166,8 @@ static void add_log(struct attach_registry *reg, const char *path, const struct 
                              id,
                              WL_UNKNOWN,
                              1,
-                             0};
+                             0,
+                             NONE};
     add(reg, &e);
 }
 
@@ -142,7 +193,8 @@ static int together(const struct attach_entry *x, const struct attach_entry *y)
  * failed. A job of several threads wrote one log per thread: none of them is its series. */
 static int pair(struct attach_registry *reg, struct attach_entry *e, struct db *db, struct diag *d)
 {
-    for (size_t i = 0; i < reg->first_new; i++) {
+    for (size_t i = reg->head[bucket_of(reg, e)]; i != NONE && i < reg->first_new;
+         i = reg->v[i].next) {
         struct attach_entry *o = &reg->v[i];
         if (!together(e, o))
             continue;
