@@ -27,7 +27,41 @@ struct item {
     size_t side;
     int64_t x; /* the swept value (iodepth or numjobs); 0 when none */
     const struct side_result *r;
+    int binned; /* r has latency bins (histogram rows) */
 };
+
+/* The ids of the results that have latency bins, ascending: most results have none, and
+ * asking the database for the bins of a million results that have none costs seconds. */
+struct id_set {
+    int64_t *v;
+    size_t n, a;
+};
+
+static int load_binned(sqlite3 *h, struct id_set *s, struct diag *d)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT DISTINCT result_id FROM histogram ORDER BY 1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ALLOC_GROW(s->v, s->n, s->a);
+        s->v[s->n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int has_bins(const struct id_set *s, int64_t id)
+{
+    return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_id) != NULL;
+}
 
 struct items {
     struct item *v;
@@ -48,10 +82,11 @@ static int cmp_items(const void *a, const void *b)
     return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
 }
 
-static void add_item(struct items *it, const char *key, const struct side_result *r, int64_t x)
+static void add_item(struct items *it, const char *key, const struct side_result *r, int64_t x,
+                     const struct id_set *binned)
 {
     ALLOC_GROW(it->v, it->n, it->a);
-    it->v[it->n++] = (struct item){key, r->side, x, r};
+    it->v[it->n++] = (struct item){key, r->side, x, r, has_bins(binned, r->id)};
 }
 
 static void items_sort(struct items *it)
@@ -94,9 +129,14 @@ struct bins {
 static int merged_bins(sqlite3 *h, const struct item *v, size_t from, size_t to, struct bins *out,
                        struct diag *d)
 {
+    out->n = 0;
+    out->total = 0;
     struct buf ids = BUF_INIT;
     for (size_t i = from; i < to; i++)
-        buf_addf(&ids, "%s%" PRId64, i > from ? "," : "[", v[i].r->id);
+        if (v[i].binned)
+            buf_addf(&ids, "%s%" PRId64, ids.len ? "," : "[", v[i].r->id);
+    if (!ids.len)
+        return 0; /* none of them has bins */
     buf_addc(&ids, ']');
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(h,
@@ -107,8 +147,6 @@ static int merged_bins(sqlite3 *h, const struct item *v, size_t from, size_t to,
         buf_release(&ids);
         return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
     }
-    out->n = 0;
-    out->total = 0;
     static const char *const kinds[] = {"clat", "lat"};
     for (size_t k = 0; k < 2 && !out->n; k++) {
         sqlite3_bind_text(st, 1, kinds[k], -1, SQLITE_STATIC);
@@ -204,12 +242,12 @@ static int percentile_curves(sqlite3 *h, const struct compare_opts *o, const str
 }
 
 static int percentiles(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                       struct report *r, struct diag *d)
+                       const struct id_set *binned, struct report *r, struct diag *d)
 {
     struct items it = {0};
     for (size_t i = 0; i < res->n; i++)
-        if (usable(&res->v[i]))
-            add_item(&it, res->v[i].workload, &res->v[i], 0);
+        if (usable(&res->v[i]) && has_bins(binned, res->v[i].id))
+            add_item(&it, res->v[i].workload, &res->v[i], 0, binned);
     items_sort(&it);
     struct section *s = NULL;
     int rc = 0;
@@ -437,7 +475,7 @@ static int sweep_curves(sqlite3 *h, struct sweep_ctx *c, const struct items *it,
 }
 
 static int scaling(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                   struct report *r, struct diag *d)
+                   const struct id_set *binned, struct report *r, struct diag *d)
 {
     struct sweep_ctx c = {r, NULL, NULL, o, SWEEP_IODEPTH};
     int rc = 0;
@@ -448,7 +486,7 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
             if (usable(&res->v[i]) && swept(&res->v[i], c.sw) > 0 &&
                 !(c.sw == SWEEP_IODEPTH && result_engine_is_sync(&res->v[i])))
                 add_item(&it, sweep_key(&it.keys, &res->v[i], c.sw), &res->v[i],
-                         swept(&res->v[i], c.sw));
+                         swept(&res->v[i], c.sw), binned);
         items_sort(&it);
         for (size_t i = 0; i < it.n && rc == 0;) {
             size_t end = run_end(&it, i, 0);
@@ -463,6 +501,12 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
 int query_figures(struct db *db, const struct compare_opts *o, const struct side_results *res,
                   struct report *r, struct diag *d)
 {
-    int rc = percentiles(db, o, res, r, d);
-    return rc ? rc : scaling(db, o, res, r, d);
+    struct id_set binned = {0};
+    int rc = load_binned(db_handle(db), &binned, d);
+    if (rc == 0)
+        rc = percentiles(db, o, res, &binned, r, d);
+    if (rc == 0)
+        rc = scaling(db, o, res, &binned, r, d);
+    free(binned.v);
+    return rc;
 }
