@@ -57,6 +57,10 @@ int usage_exit(const char *usage, int status);
 int usage_option(int c, const char *usage);
 /* Prints "benchdb CMD: error: WHAT" and the usage to stderr; gives BDB_EXIT_USAGE. */
 int usage_error(const char *usage, const char *cmd, const char *what);
+/* The options of a command whose only one is -h/--help: 0 to go on with the operands from
+ * optind, or -1 when the command is done (*status: BDB_EXIT_OK after the help, BDB_EXIT_USAGE
+ * after getopt's message and the usage). */
+int help_only_options(int argc, char **argv, const char *usage, int *status);
 /* BDB_EXIT_USAGE after "benchdb CMD: error: unexpected argument 'ARG'" and the usage text. */
 int unexpected_argument(const char *cmd, const char *usage, const char *arg);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */

@@ -1,8 +1,8 @@
 /* cmd_merge.c: benchdb merge. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
+#include <unistd.h> /* optind */
 
 static const char usage[] =
     "usage: benchdb merge OTHER.sqlite...\n"
@@ -18,14 +18,9 @@ static const char usage[] =
 
 int cmd_merge(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-        return usage_exit(usage, c == 'h' ? BDB_EXIT_OK : BDB_EXIT_USAGE);
+    int status;
+    if (help_only_options(argc, argv, usage, &status))
+        return status;
     if (optind == argc) {
         fprintf(stderr, "benchdb merge: error: no warehouse to merge\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
@@ -33,7 +28,7 @@ int cmd_merge(int argc, char **argv, struct app *app)
     struct db *db;
     if (open_db(app, DB_CREATE, &db))
         return BDB_EXIT_ENV;
-    int status = BDB_EXIT_OK;
+    status = BDB_EXIT_OK;
     for (int i = optind; i < argc; i++) {
         struct merge_counts m;
         int rc = db_merge(db, argv[i], &m, &app->diag);

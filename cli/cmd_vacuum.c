@@ -1,9 +1,9 @@
 /* cmd_vacuum.c: benchdb vacuum. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h> /* optind */
 
 static const char usage[] =
     "usage: benchdb vacuum\n"
@@ -23,14 +23,9 @@ static long long file_size(const char *path)
 
 int cmd_vacuum(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-        return usage_exit(usage, c == 'h' ? BDB_EXIT_OK : BDB_EXIT_USAGE);
+    int status;
+    if (help_only_options(argc, argv, usage, &status))
+        return status;
     if (optind != argc)
         return unexpected_argument("vacuum", usage, argv[optind]);
     struct db *db;

@@ -2,6 +2,7 @@
  * --mount, --sec) and KEY=VALUE lists (--tag, --where, --set). */
 #include "cli.h"
 
+#include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,4 +108,18 @@ int time_option(const char *cmd, int c, const char *arg, struct time_range *rang
         return -1;
     }
     return 1;
+}
+
+int help_only_options(int argc, char **argv, const char *usage, int *status)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    int c = getopt_long(argc, argv, "h", longopts, NULL);
+    if (c == -1)
+        return 0;
+    *status = usage_exit(usage, c == 'h' ? BDB_EXIT_OK : BDB_EXIT_USAGE);
+    return -1;
 }

@@ -93,8 +93,6 @@ void result_workload_name(struct buf *out, const struct side_result *r);
 /* The identity results are matched on (rw, bs, iodepth, numjobs, direct, sync, direction):
  * r->workload, appended. */
 void result_workload_key(struct buf *out, const struct side_result *r);
-/* The SQL expression of a --by/--where key, NULL when unknown; *param gets the bound name. */
-const char *query_key_expr(const char *key, const char **param);
 
 /* A statement's parameters, collected as its SQL is written and bound in order. */
 struct binds {

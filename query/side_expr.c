@@ -1,10 +1,34 @@
-/* side_expr.c: a compared side as SQL. A value is a value of the --by key, or a saved
- * baseline (schema/0004_baseline.sql), whatever the key. */
+/* side_expr.c: keys and compared sides as SQL. A side's value is a value of the --by key, or
+ * a saved baseline (schema/0004_baseline.sql), whatever the key. */
 #include "side_expr.h"
 
 #include <string.h>
 
-#include "results.h"
+const char *query_key_expr(const char *key, const char **param)
+{
+    static const char *const names[] = {
+        "storage-class", "storage_class", "host",     "sec",   "peer", "rw",
+        "direction",     "job",           "ioengine", "tool",  "bs",   "bs_bytes",
+        "iodepth",       "numjobs",       "direct",   "source"};
+    static const char *const exprs[] = {
+        "r.storage_class", "r.storage_class", "r.host",     "r.sec",    "r.peer",     "r.rw",
+        "r.direction",     "r.job",           "r.ioengine", "run.tool", "r.bs_bytes", "r.bs_bytes",
+        "r.iodepth",       "r.numjobs",       "r.direct",   "s.path"};
+    *param = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(key, names[i]))
+            return exprs[i];
+    if (!strncmp(key, "mount:", 6) && key[6]) {
+        *param = key + 6;
+        return "(SELECT mo.value FROM mount_option mo WHERE mo.mount_id = r.mount_id AND "
+               "mo.key = ?)";
+    }
+    if (!strncmp(key, "tag:", 4) && key[4]) {
+        *param = key + 4;
+        return "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = ?)";
+    }
+    return NULL;
+}
 
 const char *side_baseline(const char *value)
 {

@@ -1,9 +1,13 @@
-/* side_expr.h (private to query/): the SQL condition that selects a compared side's results,
- * shared by the comparison (results.c), its facts (compare.c) and the side check (sides.c). */
+/* side_expr.h (private to query/): the SQL of the keys (--by, --where) and the condition that
+ * selects a compared side's results, shared by the comparison (results.c), its facts
+ * (compare.c) and the side check (sides.c). */
 #ifndef BDB_SIDE_EXPR_H
 #define BDB_SIDE_EXPR_H
 
 #include "../core/buf.h"
+
+/* The SQL expression of a --by/--where key, NULL when unknown; *param gets the bound name. */
+const char *query_key_expr(const char *key, const char **param);
 
 /* The prefix that names a saved baseline as a side: --compare baseline:NAME CAND. */
 #define SIDE_BASELINE_PREFIX "baseline:"
