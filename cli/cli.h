@@ -116,6 +116,14 @@ void kv_list_release(struct kv_list *list);
 const char *user_name(void);
 /* The filters as the user gave them ("storage_class=disk host=a"), into out. */
 void kv_list_text(const struct kv_list *list, struct buf *out);
+/* The options that choose what a comparison compares (report, check): --compare, --by, --where
+ * and --help (getopt_long rows; codes 'c', 'b', 'w', 'h'). */
+#define COMPARE_LONGOPTS                                                                           \
+    {"compare", no_argument, NULL, 'c'}, {"by", required_argument, NULL, 'b'},                     \
+        {"where", required_argument, NULL, 'w'},                                                   \
+    {                                                                                              \
+        "help", no_argument, NULL, 'h'                                                             \
+    }
 /* --since and --until (core/timerange.h): getopt_long rows and their codes. */
 enum { OPT_SINCE = 0x100, OPT_UNTIL };
 #define TIME_LONGOPTS                                                                              \

@@ -62,12 +62,9 @@ static int threshold_option(const char *arg, double *pct)
 static int parse_options(int argc, char **argv, struct check_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},
-        {"by", required_argument, NULL, 'b'},
-        {"where", required_argument, NULL, 'w'},
-        {"threshold", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
+        COMPARE_LONGOPTS,
         TIME_LONGOPTS,
+        {"threshold", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;

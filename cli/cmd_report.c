@@ -74,17 +74,14 @@ static const char *infer_format(const char *path)
 static int parse_options(int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
-        {"compare", no_argument, NULL, 'c'},
+        COMPARE_LONGOPTS,
+        TIME_LONGOPTS,
         {"rules", required_argument, NULL, 'r'},
-        {"by", required_argument, NULL, 'b'},
-        {"where", required_argument, NULL, 'w'},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"table", required_argument, NULL, 't'},
         {"template", required_argument, NULL, 'T'},
         {"alias", required_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
