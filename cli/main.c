@@ -24,6 +24,7 @@ static const struct command {
     {"formats", cmd_formats, "list the input formats benchdb imports"},
     {"import", cmd_import, "import benchmark output files"},
     {"merge", cmd_merge, "copy the results of other warehouses into this one"},
+    {"push", cmd_push, "send the results to the fleet's PostgreSQL warehouse"},
     {"query", cmd_query, "run a read-only SQL query over the documented views"},
     {"relabel", cmd_relabel, "change labels of stored results, keeping their history"},
     {"reparse", cmd_reparse, "re-derive stored results from their raw output"},

@@ -7,7 +7,7 @@ set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libcsv-dev libzstd-dev
+  libcsv-dev libzstd-dev libpq-dev
 )
 if [ "${1:-}" = --test ]; then
   pkgs+=(
@@ -19,6 +19,8 @@ if [ "${1:-}" = --test ]; then
     clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
     # the installed tree and the .deb (tests/e2e/install.py)
     man-db bash-completion zsh
+    # a throwaway PostgreSQL server for the fleet tests (tests/tools/pg.py)
+    postgresql
   )
 elif [ $# -gt 0 ]; then
   echo "usage: scripts/setup.sh [--test]" >&2

@@ -17,7 +17,7 @@ _benchdb()
     local cur prev words cword
     _init_completion || return
 
-    local commands="baseline check export formats help import merge query relabel reparse report rm run runs trend vacuum"
+    local commands="baseline check export formats help import merge push query relabel reparse report rm run runs trend vacuum"
     local db=${BENCHDB_DB:-benchdb.sqlite} cmd="" by=storage_class i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
@@ -76,7 +76,7 @@ _benchdb()
     baseline) opts="save list rm --where --format --help" ;;
     rm) opts="--where --dry-run --help" ;;
     vacuum) opts="--help" ;;
-    merge | formats) opts="--help" ;;
+    merge | formats | push) opts="--help" ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then

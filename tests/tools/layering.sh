@@ -24,6 +24,8 @@ check "ingest/ must not include schema/, query/, report/ or cli/" \
 check "report/ must not include schema/, query/, ingest/ or cli/" \
   '#include "\.\./(schema|query|ingest|cli)/' report/*.[ch]
 check "SQL outside schema/ and query/" '"(SELECT|INSERT|UPDATE|DELETE) ' ingest/*.c report/*.c cli/*.c core/*.c
+check "libpq outside fleet/" '#include <libpq-fe.h>|PQ[a-z]+\(' ingest/*.[ch] report/*.[ch] \
+  core/*.[ch] cli/*.[ch] schema/*.[ch] query/*.[ch] import/*.[ch]
 if [ $fail = 0 ]; then
   echo "layering: 1 passed, 0 failed"
 else

@@ -1,0 +1,47 @@
+/* fleet.h: a fleet's warehouse on PostgreSQL (docs/fleet.md). Each host pushes its SQLite
+ * warehouse to one server (fleet_push); the read commands read the server through a private
+ * in-memory SQLite warehouse filled from it (fleet_pull), so that their SQL stays one dialect;
+ * `benchdb query` runs on the server itself (fleet_query). The only module that sees libpq. */
+#ifndef BDB_FLEET_H
+#define BDB_FLEET_H
+
+#include <stddef.h>
+
+#include "../core/diag.h"
+#include "../query/query.h"
+#include "../schema/db.h"
+
+/* 1 when name is a PostgreSQL connection URL (postgresql:// or postgres://), else 0. */
+int fleet_is_url(const char *name);
+
+struct fleet_push_counts {
+    size_t sources, runs, results; /* sent now */
+    size_t present;                /* sources the server had already */
+    size_t labels;                 /* label changes the server had not seen */
+};
+/* start: how many sources are to be sent; batch: after each batch committed on the server,
+ * the sources and results sent so far. */
+struct fleet_progress {
+    void (*start)(void *ctx, size_t sources);
+    void (*batch)(void *ctx, size_t sources, size_t results);
+    void *ctx;
+};
+/* Creates or migrates the warehouse schema on the server at url, then sends every source of
+ * db the server lacks (by sha256) with its rows, whole files in one transaction per batch,
+ * then the label changes the server lacks, applied there. 0, or -1 after a message
+ * ("benchdb push: error: ..."). */
+int fleet_push(struct db *db, const char *url, const struct fleet_progress *progress,
+               struct fleet_push_counts *counts, struct diag *d);
+
+/* Opens the warehouse at url as a private in-memory SQLite warehouse of the current schema
+ * holding the server's rows (the sources' stored bytes left out), for the read commands;
+ * 0, or -1 after a message. */
+int fleet_open(const char *url, struct db **out, struct diag *d);
+
+/* Runs the user's one statement on the server at url in a read-only transaction stopped after
+ * timeout_s seconds, writing its rows to out as query_sql does; 0, 1 when out stopped taking
+ * them, -1 after a message. */
+int fleet_query(const char *url, const char *sql, enum table_format fmt, double timeout_s,
+                struct text_sink *out, struct diag *d);
+
+#endif

@@ -1,0 +1,32 @@
+/* fleet_private.h: what the files of fleet/ share: a connection and its errors. */
+#ifndef BDB_FLEET_PRIVATE_H
+#define BDB_FLEET_PRIVATE_H
+
+#include <libpq-fe.h>
+
+#include "../core/buf.h"
+#include "fleet.h"
+
+/* Connects to url (libpq reads the password from PGPASSWORD or ~/.pgpass) and checks, or with
+ * migrate creates or upgrades, the warehouse schema; NULL after "WHO: error: ..." (who: the
+ * command, "benchdb push"). */
+PGconn *pg_connect(const char *url, int migrate, const char *who, struct diag *d);
+/* Runs sql (no rows expected); 0, or -1 after "WHO: error: WHAT: server message". */
+int pg_exec(PGconn *c, const char *sql, const char *who, const char *what, struct diag *d);
+/* The server's last message on one line (libpq's ends with a newline, some hold a hint on a
+ * second line). */
+void pg_message(PGconn *c, struct buf *out);
+/* One result's error as pg_exec reports it; always -1. */
+int pg_error(PGconn *c, const char *who, const char *what, struct diag *d);
+/* A failed result's error as "WHO: error: WHAT: message" (the server's primary message, else
+ * the connection's); always -1. */
+int pg_result_error(PGconn *c, const PGresult *r, const char *who, const char *what,
+                    struct diag *d);
+/* Sends data as the rows of "COPY table_and_columns FROM STDIN" (text format); 0 or -1 after
+ * a message. */
+int pg_copy_in(PGconn *c, const char *target, const struct buf *data, const char *who,
+               struct diag *d);
+/* Appends a text field of COPY's text format (backslash escapes). */
+void pg_copy_text(struct buf *out, const char *s, size_t len);
+
+#endif

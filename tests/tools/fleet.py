@@ -1,0 +1,47 @@
+"""fleet.py: the two hosts of the fleet tests (tests/e2e/fleet_*.py), from the real fio runs
+in tests/fixtures/fleet: host a's files (one with its bandwidth and latency logs) labelled
+--host a --storage-class disk; host b's labelled --host b --storage-class tmpfs, and two of
+host a's files copied to host b too (the overlap), with the same labels."""
+import glob, os, sqlite3
+
+import bdb
+
+FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fleet")
+SHARED = ["a-randread-4k.json", "a-randwrite-4k.json"]
+
+
+def fixture(name):
+    return os.path.join(FIX, name)
+
+
+def make_hosts(tmp, checks):
+    """Imports both hosts' warehouses into tmp: (a's path, b's path)."""
+    a, b = os.path.join(tmp, "a.sqlite"), os.path.join(tmp, "b.sqlite")
+    a_files = sorted(glob.glob(fixture("a-rand*.json")))
+    steps = [(a, ["--host", "a", "--storage-class", "disk"] + a_files),
+             (a, ["--host", "a", "--storage-class", "disk", fixture("a-seqwrite-1m.json"),
+                  fixture("seqwrite_bw.1.log"), fixture("seqwrite_clat.1.log")]),
+             (b, ["--host", "b", "--storage-class", "tmpfs"] +
+              sorted(glob.glob(fixture("b-*.json")))),
+             (b, ["--host", "a", "--storage-class", "disk"] + [fixture(f) for f in SHARED])]
+    for db, args in steps:
+        p = bdb.run(db, "import", *args)
+        checks.eq(p.returncode, 0, "import into %s: %s" % (os.path.basename(db), p.stderr))
+    return a, b
+
+
+def rows_by_source(paths, table, key):
+    """{sha256: number of rows of table (whose result or source column is key)} over the
+    union of the SQLite warehouses at paths, read with python's sqlite3."""
+    sql = {"result": "SELECT s.sha256, count(r.id) FROM source_file s JOIN run ON run.source_id "
+                     "= s.id JOIN result r ON r.run_id = run.id GROUP BY s.sha256",
+           "result_id": "SELECT s.sha256, count(*) FROM source_file s JOIN run ON run.source_id "
+                        "= s.id JOIN result r ON r.run_id = run.id JOIN %s x ON x.result_id = "
+                        "r.id GROUP BY s.sha256" % table,
+           "source_id": "SELECT s.sha256, count(*) FROM source_file s JOIN %s x ON x.source_id "
+                        "= s.id GROUP BY s.sha256" % table}[key]
+    union = {}
+    for path in paths:
+        with sqlite3.connect(path) as h:
+            union.update(dict(h.execute(sql).fetchall()))
+    return union
