@@ -1,0 +1,65 @@
+"""fleet_kill.py: a push killed with SIGKILL midway (after its first batch committed) leaves
+only whole files on the server, and the next push completes it. The warehouse holds 1,500 fio
+JSON files made by bench/gen.py from the real runs of tests/fixtures/fleet (job names made
+unique), so the push takes several batches. Files and results per source are counted with
+python's sqlite3 on the local warehouse and psql on the server."""
+import glob, os, signal, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb, fleet, pg
+from checks import Checks
+
+t = Checks("fleet_kill")
+PORT = 55433
+FILES = 1500
+
+
+def server_results(srv):
+    lines = srv.psql("SELECT s.sha256, count(r.id) FROM source_file s LEFT JOIN run ON "
+                     "run.source_id = s.id LEFT JOIN result r ON r.run_id = run.id "
+                     "GROUP BY s.sha256").stdout.split()
+    return {sha: int(n) for sha, n in (line.split("|") for line in lines)}
+
+
+def kill_after_first_batch(srv, db):
+    """Starts a push and kills it once the server holds some of its files: the count then."""
+    push = subprocess.Popen([bdb.BENCHDB, "--db", db, "push", srv.url()],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stored, deadline = 0, time.monotonic() + 120
+    while not stored and push.poll() is None and time.monotonic() < deadline:
+        got = srv.psql("SELECT count(*) FROM source_file", check=False)  # once created
+        stored = int(got.stdout) if got.returncode == 0 else 0
+        time.sleep(0.01)
+    push.send_signal(signal.SIGKILL)
+    push.wait()
+    return stored
+
+
+def main():
+    src = os.environ.get("SRCDIR", ".")
+    with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
+        files = os.path.join(tmp, "files")
+        subprocess.run([sys.executable, os.path.join(src, "bench", "gen.py"), "files", files,
+                        str(FILES)] + sorted(glob.glob(fleet.fixture("*-rand*.json"))),
+                       check=True)
+        db = os.path.join(tmp, "host.sqlite")
+        p = bdb.run(db, "import", "--host", "a", "--storage-class", "disk",
+                    *sorted(glob.glob(os.path.join(files, "*.json"))))
+        t.eq(p.returncode, 0, "import: " + p.stderr[-300:])
+        local = fleet.rows_by_source([db], "result", "result")
+        t.eq(len(local), FILES, "files imported")
+        kill_after_first_batch(srv, db)
+        after_kill = server_results(srv)
+        t.ok(0 < len(after_kill) < FILES, "killed midway: %d of %d files on the server"
+             % (len(after_kill), FILES))
+        t.eq({sha: n for sha, n in after_kill.items() if local.get(sha) != n}, {},
+             "files on the server after the kill that are not whole")
+        p = bdb.run(db, "push", srv.url())
+        t.eq(p.returncode, 0, "push after the kill: " + p.stderr)
+        t.ok(p.stderr.startswith("pushed %d sources" % (FILES - len(after_kill))),
+             "push after the kill sends the rest: %r" % p.stderr)
+        t.eq(server_results(srv), local, "results per file after the second push")
+    return t.done()
+
+
+sys.exit(main())
