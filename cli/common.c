@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../core/scan.h"
+#include "../fleet/fleet.h"
 
 int usage_exit(const char *text, int status)
 {
@@ -31,7 +32,15 @@ int usage_error(const char *text, const char *cmd, const char *what)
 
 int open_db(struct app *app, enum db_open_mode mode, struct db **db)
 {
-    return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+    if (!fleet_is_url(app->db_path))
+        return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+    /* the read commands read the fleet's warehouse as a local copy of it (fleet.h) */
+    if (mode == DB_READ_ONLY)
+        return fleet_open(app->db_path, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+    diag_error(&app->diag, "a PostgreSQL warehouse is only read here (report, check, trend, "
+                           "export, runs, query, baseline list); send results to it with "
+                           "'benchdb push URL'");
+    return BDB_EXIT_ENV;
 }
 
 int source_date_epoch(time_t *t, struct tm *tm)

@@ -1,0 +1,71 @@
+"""fleet_read.py: the read commands with --db postgresql://... read the fleet's warehouse. Two
+hosts' warehouses (tests/tools/fleet.py) pushed to a throwaway server (tests/tools/pg.py) give
+the same export (ndjson and CSV), report --compare (Markdown, CSV), check, trend and runs output,
+byte for byte, as the SQLite warehouse that `benchdb merge` makes of both; the export holds the
+union of the hosts' results (counted with python's sqlite3). A command that writes refuses the
+URL, and a server that is down is a clear error (exit status 3)."""
+import os, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb, fleet, pg
+from checks import Checks
+
+t = Checks("fleet_read")
+PORT = 55432
+SAME = [["export", "--format", "ndjson"], ["export", "--format", "csv"],
+        ["report", "--compare", "disk", "tmpfs"],
+        ["report", "--compare", "disk", "tmpfs", "--format", "csv"],
+        ["report", "--compare", "a", "b", "--by", "host", "--where", "rw=randread"],
+        ["check", "--compare", "disk", "tmpfs"], ["trend"], ["runs"], ["runs", "--history"],
+        ["baseline", "list"]]
+
+
+def test_same_output(srv, merged):
+    for args in SAME:
+        server, local = bdb.run(srv.url(), *args), bdb.run(merged, *args)
+        t.eq(server.returncode, local.returncode,
+             "%s: exit status (%s)" % (" ".join(args), server.stderr.strip()))
+        t.ok(server.stdout == local.stdout and server.stdout.strip(),
+             "%s: output differs from the merged warehouse's" % " ".join(args))
+
+
+def test_union(srv, a, b):
+    got = bdb.export(srv.url(), t)
+    union = fleet.rows_by_source([a, b], "result", "result")
+    t.eq(len(got), sum(union.values()), "exported results = the union's")
+    t.eq({r["sha256"] for r in got}, set(union), "exported sources = the union's")
+
+
+def test_errors(srv, tmp):
+    p = bdb.run(srv.url(), "relabel", "--set", "host=x")
+    t.eq(p.returncode, 3, "relabel on the server: exit status")
+    t.ok("benchdb: error: a PostgreSQL warehouse is only read here" in p.stderr,
+         "relabel on the server: %r" % p.stderr)
+    down = "postgresql:///postgres?host=%s&port=%d" % (tmp, PORT + 1)
+    p = bdb.run(down, "report", "--compare", "disk", "tmpfs")
+    t.eq(p.returncode, 3, "report from a server that is down: exit status")
+    t.ok(p.stderr.startswith("benchdb: error: cannot connect to the server: connection to "
+                             "server on socket") and p.stderr.count("\n") == 1,
+         "report from a server that is down: %r" % p.stderr)
+    srv.psql("CREATE DATABASE empty")
+    p = bdb.run(srv.url(db="empty"), "runs")
+    t.ok(p.returncode == 3 and "no benchdb warehouse on the server yet" in p.stderr,
+         "runs from an empty database: %r" % p.stderr)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
+        a, b = fleet.make_hosts(tmp, t)
+        for db in (a, b):
+            p = bdb.run(db, "push", srv.url())
+            t.eq(p.returncode, 0, "push: " + p.stderr)
+        merged = os.path.join(tmp, "merged.sqlite")
+        p = bdb.run(merged, "merge", a, b)
+        t.eq(p.returncode, 0, "merge: " + p.stderr)
+        test_same_output(srv, merged)
+        test_union(srv, a, b)
+        test_errors(srv, tmp)
+    return t.done()
+
+
+sys.exit(main())
