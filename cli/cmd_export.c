@@ -8,13 +8,14 @@
 #include "../query/query.h"
 
 static const char usage[] =
-    "usage: benchdb export [--format ndjson|csv] [--since D] [--until D] [-o FILE]\n"
+    "usage: benchdb export [--format ndjson|csv|pg-ddl] [--since D] [--until D] [-o FILE]\n"
     "\n"
     "Write every result (one record per job and direction) with its context and metrics in\n"
     "base units; unknown values are null. The field list is stable, documented in\n" BENCHDB_DOCDIR
     "/export.md.\n"
     "\n"
-    "  --format F            ndjson (default) or csv\n"
+    "  --format F            ndjson (default), csv, or pg-ddl: the PostgreSQL CREATE TABLE\n"
+    "                        that this warehouse's CSV export loads into with COPY\n"
     "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "  -o FILE               write to FILE instead of standard output\n"
@@ -27,7 +28,8 @@ static const char usage[] =
 static int unknown_format_or_usage(int c)
 {
     if (c == 'f')
-        fprintf(stderr, "benchdb export: error: unknown format '%s' (expected ndjson or csv)\n",
+        fprintf(stderr,
+                "benchdb export: error: unknown format '%s' (expected ndjson, csv or pg-ddl)\n",
                 optarg);
     return usage_exit(usage, BDB_EXIT_USAGE);
 }
@@ -51,6 +53,8 @@ int cmd_export(int argc, char **argv, struct app *app)
             fmt = EXPORT_NDJSON;
         else if (c == 'f' && !strcmp(optarg, "csv"))
             fmt = EXPORT_CSV;
+        else if (c == 'f' && !strcmp(optarg, "pg-ddl"))
+            fmt = EXPORT_PG_DDL;
         else if (c == 'o')
             output = optarg;
         else if (c == 'h')

@@ -5,7 +5,10 @@
 #include <stdio.h>
 
 #include "../core/scan.h"
+#include "../fleet/fleet.h"
 #include "table_format.h"
+
+enum { SERVER_TIMEOUT_S = 30 };
 
 static const char usage[] =
     "usage: benchdb query [--format table|csv|json|md] [--timeout SECONDS] \"SELECT ...\"\n"
@@ -16,6 +19,9 @@ static const char usage[] =
     "result with its context), v_metric (one row per metric value); tables are documented in\n" BENCHDB_DOCDIR
     "/schema.md.\n"
     "The table and md formats size their columns from the first 100 rows.\n"
+    "With --db postgresql://..., the statement runs on the fleet's PostgreSQL server in a\n"
+    "read-only transaction (PostgreSQL's SQL; views v_result and v_series_point), stopped\n"
+    "after --timeout (default 30 s).\n"
     "\n"
     "Options:\n"
     "  --format FORMAT    table (default), csv, json or md\n"
@@ -29,6 +35,18 @@ static const char usage[] =
 static int parse_seconds(const char *s, double *secs)
 {
     return scan_number(&s, secs) && !*s && *secs > 0 ? 0 : -1;
+}
+
+/* The fleet's server runs the statement itself; its default timeout keeps a forgotten join
+ * from holding a shared server's resources. */
+static int query_server(struct app *app, const char *sql, enum table_format fmt, double timeout_s)
+{
+    struct stdout_rows rows = {app, BDB_EXIT_OK};
+    struct text_sink sink = stdout_rows_sink(&rows);
+    return fleet_query(app->db_path, sql, fmt, timeout_s > 0 ? timeout_s : SERVER_TIMEOUT_S, &sink,
+                       &app->diag) < 0
+               ? BDB_EXIT_INPUT
+               : stdout_rows_finish(&rows);
 }
 
 int cmd_query(int argc, char **argv, struct app *app)
@@ -65,6 +83,8 @@ int cmd_query(int argc, char **argv, struct app *app)
     }
     if (optind + 1 != argc)
         return unexpected_argument("query", usage, argv[optind + 1]);
+    if (fleet_is_url(app->db_path))
+        return query_server(app, argv[optind], fmt, timeout_s);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

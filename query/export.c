@@ -19,6 +19,13 @@ static const char *const fields[] = {
     "started_at", "imported_at",
 };
 enum { N_FIELDS = sizeof(fields) / sizeof(fields[0]) };
+/* Their PostgreSQL types (--format pg-ddl), in the same order. */
+static const char *const pg_types[N_FIELDS] = {
+    "bigint", "text",   "text",   "text",   "text",   "text",   "text",   "text",
+    "text",   "text",   "text",   "text",   "text",   "text",   "bigint", "bigint",
+    "bigint", "bigint", "bigint", "bigint", "bigint", "text",   "bigint", "bigint",
+    "bigint", "bigint", "text",   "bigint", "bigint", "bigint", "bigint", "timestamptz",
+};
 
 /* Metrics every export has as columns even when no result has them (the documented core). */
 static const char *const core_metrics[] = {
@@ -200,6 +207,18 @@ static void csv_header(struct buf *out, const struct names *names)
     buf_adds(out, "\r\n");
 }
 
+/* The CSV export's columns as a table: tags stay text (key=value pairs joined by ';'). */
+static void pg_ddl(struct buf *out, const struct names *names)
+{
+    buf_adds(out, "CREATE TABLE benchdb_result (\n");
+    for (int i = 0; i < N_FIELDS; i++)
+        buf_addf(out, "    %s %s,\n", fields[i], pg_types[i]);
+    buf_adds(out, "    tags text");
+    for (size_t i = 0; i < names->n; i++)
+        buf_addf(out, ",\n    %s double precision", names->v[i]);
+    buf_adds(out, "\n);\n");
+}
+
 static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names,
                     const struct row *row)
 {
@@ -251,6 +270,12 @@ int query_export(struct db *db, enum export_format fmt, const struct time_range 
     sqlite3_stmt *st = NULL, *tst = NULL;
     int rc = -1;
     struct buf sql = BUF_INIT;
+    if (fmt == EXPORT_PG_DDL) {
+        rc = metric_names(db, &names, d);
+        if (rc == 0)
+            pg_ddl(out, &names);
+        goto out;
+    }
     if (metric_names(db, &names, d) || select_sql(db, &names, dates, &sql, d) ||
         sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ||
         sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,

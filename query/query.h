@@ -8,7 +8,9 @@
 #include "../report/report.h"
 #include "../schema/db.h"
 
-enum export_format { EXPORT_NDJSON, EXPORT_CSV };
+/* EXPORT_PG_DDL: the PostgreSQL CREATE TABLE that the CSV export of the same warehouse loads
+ * into (its columns in the CSV's order, typed). */
+enum export_format { EXPORT_NDJSON, EXPORT_CSV, EXPORT_PG_DDL };
 
 /* Every result with its context and metrics, one record per job and direction, of the runs
  * started within dates (NULL: all). */

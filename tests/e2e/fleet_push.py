@@ -16,14 +16,7 @@ PORT = 55431
 
 def server_by_source(srv, table, key):
     """fleet.rows_by_source's counts, read on the server with psql."""
-    sql = {"result": "SELECT s.sha256, count(r.id) FROM source_file s JOIN run ON run.source_id "
-                     "= s.id JOIN result r ON r.run_id = run.id GROUP BY s.sha256",
-           "result_id": "SELECT s.sha256, count(*) FROM source_file s JOIN run ON run.source_id "
-                        "= s.id JOIN result r ON r.run_id = run.id JOIN %s x ON x.result_id = "
-                        "r.id GROUP BY s.sha256" % table,
-           "source_id": "SELECT s.sha256, count(*) FROM source_file s JOIN %s x ON x.source_id "
-                        "= s.id GROUP BY s.sha256" % table}[key]
-    lines = srv.psql(sql).stdout.split()
+    lines = srv.psql(fleet.per_source_sql(table, key)).stdout.split()
     return {sha: int(n) for sha, n in (line.split("|") for line in lines)}
 
 

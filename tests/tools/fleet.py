@@ -30,18 +30,24 @@ def make_hosts(tmp, checks):
     return a, b
 
 
+def per_source_sql(table, key):
+    """SQL giving (sha256, number of rows of table) per source: key "result" counts results,
+    "result_id" rows of table whose result_id is one of the source's results, "source_id" rows
+    of table whose source_id is the source's (the same SQL reads SQLite and PostgreSQL)."""
+    return {"result": "SELECT s.sha256, count(r.id) FROM source_file s JOIN run ON "
+                      "run.source_id = s.id JOIN result r ON r.run_id = run.id GROUP BY s.sha256",
+            "result_id": "SELECT s.sha256, count(*) FROM source_file s JOIN run ON "
+                         "run.source_id = s.id JOIN result r ON r.run_id = run.id JOIN %s x ON "
+                         "x.result_id = r.id GROUP BY s.sha256" % table,
+            "source_id": "SELECT s.sha256, count(*) FROM source_file s JOIN %s x ON "
+                         "x.source_id = s.id GROUP BY s.sha256" % table}[key]
+
+
 def rows_by_source(paths, table, key):
-    """{sha256: number of rows of table (whose result or source column is key)} over the
-    union of the SQLite warehouses at paths, read with python's sqlite3."""
-    sql = {"result": "SELECT s.sha256, count(r.id) FROM source_file s JOIN run ON run.source_id "
-                     "= s.id JOIN result r ON r.run_id = run.id GROUP BY s.sha256",
-           "result_id": "SELECT s.sha256, count(*) FROM source_file s JOIN run ON run.source_id "
-                        "= s.id JOIN result r ON r.run_id = run.id JOIN %s x ON x.result_id = "
-                        "r.id GROUP BY s.sha256" % table,
-           "source_id": "SELECT s.sha256, count(*) FROM source_file s JOIN %s x ON x.source_id "
-                        "= s.id GROUP BY s.sha256" % table}[key]
+    """{sha256: per_source_sql's count} over the union of the SQLite warehouses at paths, read
+    with python's sqlite3."""
     union = {}
     for path in paths:
         with sqlite3.connect(path) as h:
-            union.update(dict(h.execute(sql).fetchall()))
+            union.update(dict(h.execute(per_source_sql(table, key)).fetchall()))
     return union
