@@ -22,10 +22,12 @@ int pg_error(PGconn *c, const char *who, const char *what, struct diag *d);
  * the connection's); always -1. */
 int pg_result_error(PGconn *c, const PGresult *r, const char *who, const char *what,
                     struct diag *d);
-/* Sends data as the rows of "COPY table_and_columns FROM STDIN" (text format); 0 or -1 after
- * a message. */
-int pg_copy_in(PGconn *c, const char *target, const struct buf *data, const char *who,
-               struct diag *d);
+/* COPY target FROM STDIN in text format: begin, put rows (each call sends data's bytes and
+ * empties it), end (ok 0: the copy is abandoned, as after a local failure). 0, or -1 (begin
+ * and end after a message). */
+int pg_copy_begin(PGconn *c, const char *target, const char *who, struct diag *d);
+int pg_copy_put(PGconn *c, struct buf *data);
+int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct diag *d);
 /* Appends a text field of COPY's text format (backslash escapes). */
 void pg_copy_text(struct buf *out, const char *s, size_t len);
 

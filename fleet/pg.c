@@ -89,24 +89,41 @@ void pg_copy_text(struct buf *out, const char *s, size_t len)
     }
 }
 
-int pg_copy_in(PGconn *c, const char *target, const struct buf *data, const char *who,
-               struct diag *d)
+int pg_copy_begin(PGconn *c, const char *target, const char *who, struct diag *d)
 {
     struct buf sql = BUF_INIT;
     buf_addf(&sql, "COPY %s FROM STDIN", target);
     PGresult *r = PQexec(c, sql.data);
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
+    if (!ok)
+        pg_result_error(c, r, who, sql.data, d);
     PQclear(r);
-    if (ok)
-        ok = PQputCopyData(c, data->data, (int)data->len) == 1 && PQputCopyEnd(c, NULL) == 1;
-    r = ok ? PQgetResult(c) : NULL;
-    ok = ok && PQresultStatus(r) == PGRES_COMMAND_OK;
+    buf_release(&sql);
+    return ok ? 0 : -1;
+}
+
+int pg_copy_put(PGconn *c, struct buf *data)
+{
+    int ok = !data->len || PQputCopyData(c, data->data, (int)data->len) == 1;
+    buf_reset(data);
+    return ok ? 0 : -1;
+}
+
+int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct diag *d)
+{
+    if (PQputCopyEnd(c, ok ? NULL : "benchdb stopped the copy") != 1)
+        ok = 0;
+    PGresult *r = PQgetResult(c);
+    if (ok && PQresultStatus(r) != PGRES_COMMAND_OK) {
+        struct buf what = BUF_INIT;
+        buf_addf(&what, "COPY %s", target);
+        pg_result_error(c, r, who, what.data, d);
+        buf_release(&what);
+        ok = 0;
+    }
     PQclear(r);
     while ((r = PQgetResult(c)))
         PQclear(r);
-    if (!ok)
-        pg_error(c, who, sql.data, d);
-    buf_release(&sql);
     return ok ? 0 : -1;
 }
 

@@ -15,8 +15,10 @@
 
 #define WHO "benchdb push"
 
-/* A batch is this many files, or fewer files holding this many results. */
+/* A batch is this many files, or fewer files holding this many results or stored bytes (a
+ * transaction and its staged rows stay of a bounded size). */
 enum { BATCH_FILES = 250, BATCH_RESULTS = 20000 };
+#define BATCH_BYTES (64 << 20)
 
 #define BATCH_SOURCES     "(SELECT id FROM temp.fleet_batch)"
 #define BATCH_RUNS        "(SELECT id FROM run WHERE source_id IN " BATCH_SOURCES ")"
@@ -114,38 +116,59 @@ static void copy_value(struct buf *out, sqlite3_stmt *st, int i)
     }
 }
 
-/* The rows of a SELECT in COPY's text format. */
-static int copy_rows(struct push *p, const char *sql, struct buf *out)
+/* COPYs the rows of a local SELECT into the server's target, sending them in pieces of
+ * COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call takes);
+ * *rows counts them. No rows: no COPY. 0, or -1 after a message. */
+enum { COPY_PIECE = 1 << 20 };
+static int copy_table(struct push *p, const char *sql, const char *target, size_t *rows)
 {
     sqlite3_stmt *st;
+    *rows = 0;
     if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
-    int rc, n = sqlite3_column_count(st);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    struct buf out = BUF_INIT;
+    int rc = 0, step, n = sqlite3_column_count(st);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!*rows && pg_copy_begin(p->c, target, WHO, p->d)) {
+            rc = -1;
+            break;
+        }
+        (*rows)++;
         for (int i = 0; i < n; i++) {
             if (i)
-                buf_addc(out, '\t');
-            copy_value(out, st, i);
+                buf_addc(&out, '\t');
+            copy_value(&out, st, i);
         }
-        buf_addc(out, '\n');
+        buf_addc(&out, '\n');
+        if (out.len >= COPY_PIECE && pg_copy_put(p->c, &out)) {
+            rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
+            break;
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = local_error(p, "cannot read the warehouse");
+    if (*rows) { /* a failed copy is abandoned: the server rolls its rows back */
+        if (rc == 0 && pg_copy_put(p->c, &out))
+            rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
+        if (pg_copy_end(p->c, rc == 0, target, WHO, p->d))
+            rc = -1;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : local_error(p, "cannot read the warehouse");
+    buf_release(&out);
+    return rc;
 }
 
 /* Stages the batch's rows of table i. */
 static int stage_table(struct push *p, size_t i)
 {
     const struct push_table *t = &push_tables[i];
-    struct buf sql = BUF_INIT, rows = BUF_INIT, target = BUF_INIT;
+    struct buf sql = BUF_INIT, target = BUF_INIT;
     buf_addf(&sql, "SELECT %s%s%s FROM %s WHERE %s", p->cols[i].data, t->ordinal ? ", " : "",
              t->ordinal ? t->ordinal : "", t->table, t->where);
     buf_addf(&target, "stage_%s (%s%s)", t->table, p->cols[i].data, t->ordinal ? ", ordinal" : "");
-    int rc = copy_rows(p, sql.data, &rows);
-    if (rc == 0 && rows.len)
-        rc = pg_copy_in(p->c, target.data, &rows, WHO, p->d);
+    size_t rows;
+    int rc = copy_table(p, sql.data, target.data, &rows);
     buf_release(&sql);
-    buf_release(&rows);
     buf_release(&target);
     return rc;
 }
@@ -236,7 +259,7 @@ static int setup_session(struct push *p)
     buf_release(&sql);
     if (rc == 0 && sqlite3_exec(p->h,
                                 "CREATE TEMP TABLE IF NOT EXISTS fleet_missing(id INTEGER PRIMARY "
-                                "KEY, results INTEGER);"
+                                "KEY, results INTEGER, bytes INTEGER);"
                                 "CREATE TEMP TABLE IF NOT EXISTS fleet_batch(id INTEGER PRIMARY "
                                 "KEY);",
                                 NULL, NULL, NULL) != SQLITE_OK)
@@ -248,11 +271,8 @@ static int setup_session(struct push *p)
  * local hash is copied to the server, which answers with those it lacks). */
 static int find_missing(struct push *p)
 {
-    struct buf hashes = BUF_INIT;
-    int rc = copy_rows(p, "SELECT sha256 FROM source_file", &hashes);
-    if (rc == 0 && hashes.len)
-        rc = pg_copy_in(p->c, "local_hash", &hashes, WHO, p->d);
-    buf_release(&hashes);
+    size_t hashes;
+    int rc = copy_table(p, "SELECT sha256 FROM source_file", "local_hash", &hashes);
     PGresult *r = rc ? NULL
                      : PQexec(p->c, "SELECT sha256 FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
@@ -262,8 +282,10 @@ static int find_missing(struct push *p)
     if (rc == 0 &&
         sqlite3_prepare_v2(p->h,
                            "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
-                           "result WHERE run_id IN (SELECT id FROM run WHERE source_id = s.id)) "
-                           "FROM source_file s WHERE s.sha256 = ?",
+                           "result WHERE run_id IN (SELECT id FROM run WHERE source_id = s.id)), "
+                           "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
+                           "FROM source_chunk WHERE source_id = s.id) FROM source_file s WHERE "
+                           "s.sha256 = ?",
                            -1, &st, NULL) != SQLITE_OK)
         rc = local_error(p, "cannot compare the sources");
     for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
@@ -303,16 +325,18 @@ static int next_batch(struct push *p, int64_t *after)
     sqlite3_stmt *sel;
     if (sqlite3_exec(p->h, "DELETE FROM temp.fleet_batch", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(p->h,
-                           "SELECT id, results FROM temp.fleet_missing WHERE id > ? ORDER BY id",
+                           "SELECT id, results, bytes FROM temp.fleet_missing WHERE id > ? "
+                           "ORDER BY id",
                            -1, &sel, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
     sqlite3_bind_int64(sel, 1, *after);
-    int64_t files = 0, results = 0;
+    int64_t files = 0, results = 0, bytes = 0;
     int rc = 0;
-    while (rc == 0 && files < BATCH_FILES && results < BATCH_RESULTS &&
+    while (rc == 0 && files < BATCH_FILES && results < BATCH_RESULTS && bytes < BATCH_BYTES &&
            sqlite3_step(sel) == SQLITE_ROW) {
         *after = sqlite3_column_int64(sel, 0);
         results += sqlite3_column_int64(sel, 1);
+        bytes += sqlite3_column_int64(sel, 2);
         char sql[96];
         snprintf(sql, sizeof(sql), "INSERT INTO temp.fleet_batch VALUES (%lld)", (long long)*after);
         if (sqlite3_exec(p->h, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -368,16 +392,14 @@ static const char set_labels_sql[] =
  * applies them there, in one transaction. */
 static int push_labels(struct push *p)
 {
-    struct buf rows = BUF_INIT;
-    int rc = copy_rows(p, local_labels_sql, &rows);
-    if (rc || !rows.len) {
-        buf_release(&rows);
-        return rc;
+    size_t rows = 0;
+    int rc = pg_exec(p->c, "BEGIN", WHO, "cannot push the label changes", p->d) ||
+             copy_table(p, local_labels_sql, "stage_label", &rows) ||
+             (rows && pg_exec(p->c, apply_labels_sql, WHO, "cannot push the label changes", p->d));
+    if (rc == 0 && !rows) {
+        PQclear(PQexec(p->c, "ROLLBACK"));
+        return 0;
     }
-    rc = pg_exec(p->c, "BEGIN", WHO, "cannot push the label changes", p->d) ||
-         pg_copy_in(p->c, "stage_label", &rows, WHO, p->d) ||
-         pg_exec(p->c, apply_labels_sql, WHO, "cannot push the label changes", p->d);
-    buf_release(&rows);
     PGresult *r = rc ? NULL : PQexec(p->c, "SELECT count(*) FROM label_new");
     p->counts->labels = r && PQresultStatus(r) == PGRES_TUPLES_OK
                             ? (size_t)strtoull(PQgetvalue(r, 0, 0), NULL, 10)
