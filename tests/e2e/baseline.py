@@ -49,6 +49,10 @@ def test_save_and_compare(db):
     rows = list(csv.DictReader(io.StringIO(out)))
     t.eq([(r["name"], r["results"], r["where"]) for r in rows], [("ref", "3", "storage_class=fast")],
          "list")
+    rc, out, err = bdb.call(db, "baseline", "save", "dash", "--where", "storage-class=fast")
+    t.eq(rc, 0, "--where storage-class= (as --by spells it) is storage_class: " + err)
+    t.eq(members(db, "dash"), expected_members("fast"), "the same results")
+    bdb.run(db, "baseline", "rm", "dash")
     # the same comparison as fast vs slow: only the side's name differs
     named = comparison(db, "fast", "slow")
     saved = comparison(db, "baseline:ref", "slow")
