@@ -17,7 +17,7 @@
 
 /* A batch is this many files, or fewer files holding this many results or stored bytes (a
  * transaction and its staged rows stay of a bounded size). */
-enum { BATCH_FILES = 250, BATCH_RESULTS = 20000 };
+enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define BATCH_BYTES (64 << 20)
 
 #define BATCH_SOURCES     "(SELECT id FROM temp.fleet_batch)"
@@ -89,6 +89,22 @@ static int local_columns(struct push *p, const char *table, struct buf *cols)
     return 0;
 }
 
+/* Appends bytes in bytea's hex form, its backslash escaped for COPY (a table lookup: the
+ * sources' stored bytes are most of what a push sends). */
+static void copy_bytea(struct buf *out, const unsigned char *b, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    buf_adds(out, "\\\\x");
+    buf_grow(out, 2 * n);
+    char *p = out->data + out->len;
+    for (size_t k = 0; k < n; k++) {
+        *p++ = hex[b[k] >> 4];
+        *p++ = hex[b[k] & 15];
+    }
+    out->len += 2 * n;
+    out->data[out->len] = '\0';
+}
+
 /* Appends one value in COPY's text format. */
 static void copy_value(struct buf *out, sqlite3_stmt *st, int i)
 {
@@ -102,14 +118,9 @@ static void copy_value(struct buf *out, sqlite3_stmt *st, int i)
     case SQLITE_FLOAT: /* 17 digits read back as the same double */
         buf_addf(out, "%.17g", sqlite3_column_double(st, i));
         break;
-    case SQLITE_BLOB: {
-        const unsigned char *b = sqlite3_column_blob(st, i);
-        int n = sqlite3_column_bytes(st, i);
-        buf_adds(out, "\\\\x"); /* bytea's hex form, its backslash escaped for COPY */
-        for (int k = 0; k < n; k++)
-            buf_addf(out, "%02x", b[k]);
+    case SQLITE_BLOB:
+        copy_bytea(out, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
         break;
-    }
     default:
         pg_copy_text(out, (const char *)sqlite3_column_text(st, i),
                      (size_t)sqlite3_column_bytes(st, i));
@@ -250,7 +261,10 @@ static int setup_session(struct push *p)
                      "NULL) ON COMMIT DELETE ROWS;",
                      push_tables[i].map);
     }
-    buf_adds(&sql, "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY);"
+    /* a batch lost to a server crash after its commit returned is sent again by the next
+     * push (the server lacks its sha256s), so the push need not wait for each flush */
+    buf_adds(&sql, "SET synchronous_commit = off;"
+                   "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY);"
                    "CREATE TEMP TABLE stage_label (sha256 text, run_ordinal int, result_ordinal "
                    "int, job text, direction text, seq bigint, field text, old_value text, "
                    "new_value text, changed_by text, changed_at text, current_value text) "

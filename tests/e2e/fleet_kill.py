@@ -1,5 +1,5 @@
 """fleet_kill.py: a push killed with SIGKILL midway (after its first batch committed) leaves
-only whole files on the server, and the next push completes it. The warehouse holds 1,500 fio
+only whole files on the server, and the next push completes it. The warehouse holds 3,500 fio
 JSON files made by bench/gen.py from the real runs of tests/fixtures/fleet (job names made
 unique), so the push takes several batches. Files and results per source are counted with
 python's sqlite3 on the local warehouse and psql on the server."""
@@ -11,7 +11,7 @@ from checks import Checks
 
 t = Checks("fleet_kill")
 PORT = 55433
-FILES = 1500
+FILES = 3500
 
 
 def server_results(srv):
