@@ -26,28 +26,38 @@ enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define BATCH_MOUNTS      "(SELECT mount_id FROM result WHERE run_id IN " BATCH_RUNS ")"
 
 /* The tables pushed, in foreign-key order: which local rows a batch sends, the ordinal that
- * identifies a row among its parent's (NULL: none), the map its new rows' server ids go to
- * (NULL: none), and how they are paired with the staged rows there: by the content that keys
- * them on the server (the sources' pairing is their INSERT's RETURNING: insert_table). */
+ * identifies a row among its parent's (NULL: none), and the map its new rows' server ids go
+ * to (NULL: none), filled from the INSERT's RETURNING (only the rows inserted now: a stored
+ * source maps nothing, so its rows are skipped), paired with the staged rows by the content
+ * that keys them: returning ends "WITH ins AS (INSERT ...". A mount may be stored already and
+ * shared: pair maps it by its options afterwards. Each pairing joins batch-sized sets only
+ * (joining the whole result table made every batch cost as much as the warehouse). */
 static const struct push_table {
-    const char *table, *where, *ordinal, *map, *pair;
+    const char *table, *where, *ordinal, *map, *returning, *pair;
 } push_tables[] = {
-    {"source_file", "id IN " BATCH_SOURCES, NULL, "map_source", NULL},
-    {"source_chunk", "source_id IN " BATCH_SOURCES, NULL, NULL, NULL},
-    {"mount", "id IN " BATCH_MOUNTS, NULL, "map_mount",
+    {"source_file", "id IN " BATCH_SOURCES, NULL, "map_source",
+     " RETURNING id, sha256) INSERT INTO map_source SELECT s.id, ins.id FROM ins JOIN "
+     "stage_source_file s USING (sha256)",
+     NULL},
+    {"source_chunk", "source_id IN " BATCH_SOURCES, NULL, NULL, NULL, NULL},
+    {"mount", "id IN " BATCH_MOUNTS, NULL, "map_mount", NULL,
      "INSERT INTO map_mount SELECT s.id, m.id FROM stage_mount s JOIN mount m USING (options)"},
-    {"mount_option", "mount_id IN " BATCH_MOUNTS, NULL, NULL, NULL},
+    {"mount_option", "mount_id IN " BATCH_MOUNTS, NULL, NULL, NULL, NULL},
     {"run", "source_id IN " BATCH_SOURCES, "row_number() OVER (PARTITION BY source_id ORDER BY id)",
      "map_run",
-     "INSERT INTO map_run SELECT s.id, r.id FROM stage_run s JOIN map_source ms ON ms.old_id = "
-     "s.source_id JOIN run r ON r.source_id = ms.new_id AND r.ordinal = s.ordinal"},
+     " RETURNING id, source_id, ordinal) INSERT INTO map_run SELECT s.id, ins.id FROM ins JOIN "
+     "map_source ms ON ms.new_id = ins.source_id JOIN stage_run s ON s.source_id = ms.old_id "
+     "AND s.ordinal = ins.ordinal",
+     NULL},
     {"result", "run_id IN " BATCH_RUNS, "row_number() OVER (PARTITION BY run_id ORDER BY id)",
      "map_result",
-     "INSERT INTO map_result SELECT s.id, r.id FROM stage_result s JOIN map_run mr ON mr.old_id "
-     "= s.run_id JOIN result r ON r.run_id = mr.new_id AND r.ordinal = s.ordinal"},
-    {"tag", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL},
-    {"histogram", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL},
-    {"series", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL},
+     " RETURNING id, run_id, ordinal) INSERT INTO map_result SELECT s.id, ins.id FROM ins JOIN "
+     "map_run mr ON mr.new_id = ins.run_id JOIN stage_result s ON s.run_id = mr.old_id AND "
+     "s.ordinal = ins.ordinal",
+     NULL},
+    {"tag", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
+    {"histogram", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
+    {"series", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
 };
 #define N_PUSH_TABLES (sizeof(push_tables) / sizeof(push_tables[0]))
 
@@ -229,12 +239,11 @@ static int insert_table(struct push *p, size_t i, size_t *rows)
 {
     const struct push_table *t = &push_tables[i];
     struct buf sql = BUF_INIT;
-    if (i == 0) /* the sources: only those inserted now map, so a stored one is skipped whole */
+    if (t->returning)
         buf_adds(&sql, "WITH ins AS (");
     insert_sql(t, p->cols[i].data, &sql);
-    if (i == 0)
-        buf_adds(&sql, " RETURNING id, sha256) INSERT INTO map_source SELECT s.id, ins.id FROM "
-                       "ins JOIN stage_source_file s USING (sha256)");
+    if (t->returning)
+        buf_adds(&sql, t->returning);
     PGresult *r = PQexec(p->c, sql.data);
     int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     *rows = ok ? (size_t)strtoull(PQcmdTuples(r), NULL, 10) : 0;
