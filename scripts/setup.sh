@@ -7,7 +7,7 @@ set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libcsv-dev libzstd-dev
+  libcsv-dev libzstd-dev libminizip-dev
 )
 if [ "${1:-}" = --test ]; then
   pkgs+=(
