@@ -579,6 +579,22 @@ static void data_header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const 
     }
 }
 
+/* The lowest end an error bar of f may have: an interval of a mean from few runs can reach
+ * below zero, which no bandwidth or latency can be and a log axis cannot show, so the bar
+ * stops at zero, or on a log axis at the power of ten below f's smallest bar (the axis' own
+ * end). The CSV and JSON keep the interval as computed. */
+static double error_floor(const struct figure *f)
+{
+    if (f->y.scale != SCALE_LOG)
+        return 0;
+    double min = INFINITY;
+    for (size_t s = 0; s < f->nseries; s++)
+        for (size_t i = 0; i < f->series[s].n; i++)
+            if (f->series[s].v[i].y > 0 && f->series[s].v[i].y < min)
+                min = f->series[s].v[i].y;
+    return isfinite(min) ? pow(10, floor(log10(min))) : 0;
+}
+
 /* Bar series s's 95 % intervals as error bars: their plus and minus lengths in the hidden
  * helper columns of its data block (header at row), and the chart's fixed error bar marking
  * them for errbars_apply (xlsx_errbars.c says why). A series without intervals has none. */
@@ -588,6 +604,7 @@ static void bar_error_bars(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, con
     const struct figure_series *fs = &f->series[s];
     size_t n = f->ncategories, shown = 0;
     double *len = xmalloc(2 * (n ? n : 1) * sizeof(*len)), *plus = len, *minus = len + n;
+    double floor_v = error_floor(f);
     for (size_t i = 0; i < 2 * n; i++)
         len[i] = NAN;
     for (size_t i = 0; i < fs->n; i++) {
@@ -596,7 +613,7 @@ static void bar_error_bars(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, con
             continue;
         double y = sheet_value(&f->y, p->y);
         plus[(size_t)p->x] = sheet_value(&f->y, p->hi) - y;
-        minus[(size_t)p->x] = y - sheet_value(&f->y, p->lo);
+        minus[(size_t)p->x] = y - sheet_value(&f->y, p->lo > floor_v ? p->lo : floor_v);
         shown++;
     }
     lxw_col_t col = x->helper + (lxw_col_t)(2 * s);
