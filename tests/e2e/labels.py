@@ -2,9 +2,10 @@
 """labels.py: `benchdb labels` lists each storage class, host, sec flavor, mount option and tag
 with how many results and runs have it (counted here with python over the warehouse's tables,
 read with sqlite3), for the whole warehouse, one KEY, --where filters and --since/--until; its
-keys and values are ones `report --where` accepts. Fixtures: examples/ (fio JSON) and
+keys and values are ones `report --where` accepts, and the bash completion offers them (from
+`benchdb labels --format csv` of the --db warehouse) for --compare and --where. Fixtures: examples/ (fio JSON) and
 tests/fixtures/iperf (iperf3 -J, with its protocol tags)."""
-import csv, datetime, glob, io, json, os, sys
+import csv, datetime, glob, io, json, os, re, shutil, sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -105,6 +106,41 @@ def check_where_accepts(db, labels):
              expected(db, keep=keep, only="host"), "labels host --where %s=%s" % (key, value))
 
 
+def completed(db, *words):
+    """What the source tree's bash completion offers for `benchdb --db DB WORDS`, the last
+    word being completed, split at ':' and '=' as bash splits COMP_WORDS; each reply with the
+    part of the word before the last ':' put back (bash replaces only what follows it)."""
+    script = os.path.join(os.environ["SRCDIR"], "cli", "completions", "benchdb.bash")
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(bdb.BENCHDB)) + ":" + os.environ["PATH"])
+    env.pop("BENCHDB_DB", None)
+    last = [w for w in re.split(r"([:=])", words[-1]) if w] or [""]
+    got = bdb.complete(script, ["benchdb", "--db", db, *words[:-1], *last], env,
+                       line=" ".join(["benchdb", "--db", db, *words]))
+    head = words[-1][:words[-1].rfind(":") + 1]
+    return sorted(head + g for g in got)
+
+
+def check_completion(db, labels):
+    if not os.path.exists("/usr/share/bash-completion/bash_completion") or \
+            os.path.basename(bdb.BENCHDB) != "benchdb":
+        print("labels: completion not checked: no bash-completion, or $BENCHDB is not named benchdb")
+        return
+    values = lambda key: sorted(v for k, v in labels if k == key)
+    t.eq(completed(db, "report", "--compare", ""), values("storage-class"),
+         "report --compare: the storage classes")
+    t.eq(completed(db, "check", "--by", "host", "--compare", "disk", ""), values("host"),
+         "check --by host --compare: the hosts")
+    t.eq(completed(db, "import", "--host", ""), values("host"), "import --host")
+    t.eq(completed(db, "report", "--where", "tag:f"),
+         sorted("%s=%s" % p for p in labels if p[0] == "tag:fw"), "report --where tag:f")
+    t.eq(completed(db, "report", "--where", "mount:h"), ["mount:hard="], "report --where mount:h")
+    t.eq(completed(db, "relabel", "--where", "stor"),
+         ["storage_class=" + v for v in values("storage-class")], "relabel --where: its own key")
+    t.eq(completed(db, "lab"), ["labels"], "the command completes")
+    t.eq(completed(os.path.join(os.path.dirname(db), "none.sqlite"), "report", "--compare", ""),
+         [], "--db is honoured: no warehouse, no values")
+
+
 with bdb.temp_db() as db:
     fill(db)
     whole = expected(db)
@@ -131,6 +167,7 @@ with bdb.temp_db() as db:
     t.eq(listed(db, "--where", "tag:fw=nosuch"), {}, "a filter nothing passes lists nothing")
     check_order(db)
     check_where_accepts(db, whole)
+    check_completion(db, whole)
     rc, out, err = bdb.call(db, "labels", "host", "sec")
     t.eq(rc, 2, "two keys: usage error")
 
