@@ -29,6 +29,7 @@ int cmd_check(int argc, char **argv, struct app *app);
 int cmd_export(int argc, char **argv, struct app *app);
 int cmd_formats(int argc, char **argv, struct app *app);
 int cmd_import(int argc, char **argv, struct app *app);
+int cmd_labels(int argc, char **argv, struct app *app);
 int cmd_merge(int argc, char **argv, struct app *app);
 int cmd_query(int argc, char **argv, struct app *app);
 int cmd_relabel(int argc, char **argv, struct app *app);

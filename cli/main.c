@@ -23,6 +23,7 @@ static const struct command {
     {"export", cmd_export, "write every result as ndjson or csv (the stable interface)"},
     {"formats", cmd_formats, "list the input formats benchdb imports"},
     {"import", cmd_import, "import benchmark output files"},
+    {"labels", cmd_labels, "list the storage classes, hosts, mount options and tags, with counts"},
     {"merge", cmd_merge, "copy the results of other warehouses into this one"},
     {"query", cmd_query, "run a read-only SQL query over the documented views"},
     {"relabel", cmd_relabel, "change labels of stored results, keeping their history"},

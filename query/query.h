@@ -37,6 +37,21 @@ int query_history(struct db *db, const struct time_range *dates, enum table_form
  * (NULL: all). */
 int query_baselines(struct db *db, const struct time_range *dates, enum table_format fmt,
                     struct text_sink *out, struct diag *d);
+/* What benchdb labels lists. */
+struct labels_opts {
+    const char *key; /* a --by key: only its values; NULL: storage classes, hosts, sec flavors,
+                      * mount options and tags */
+    const struct kv *where; /* --where filters, as report takes them */
+    size_t nwhere;
+    const struct time_range *dates; /* NULL: all */
+};
+/* Each value of the labels of the results that pass o's filters, as rows key (the --by/--where
+ * key: storage-class, host, sec, mount:OPTION, tag:NAME), value, results and runs (how many
+ * have it), by key then value; a mount flag has a NULL value. */
+int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
+                 struct text_sink *out, struct diag *d);
+/* 1 when key is one that --by, --where and benchdb labels take, else 0. */
+int query_label_key_known(const char *key);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,

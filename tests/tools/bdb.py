@@ -145,3 +145,18 @@ def file_sha256(path):
     import hashlib
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def complete(script, words, env, line=None):
+    """COMPREPLY of the bash completion script for the command line `words` (the last one
+    being completed; line: the text they were split from, else them joined with spaces), with
+    bash-completion's own framework loaded as in an interactive shell; sorted."""
+    import shlex
+    line = " ".join(words) if line is None else line
+    prog = ("source /usr/share/bash-completion/bash_completion; source %s; "
+            "COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; _benchdb; "
+            "printf '%%s\\n' \"${COMPREPLY[@]}\"") % (
+                shlex.quote(script), " ".join(shlex.quote(w) for w in words), len(words) - 1,
+                shlex.quote(line))
+    p = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, timeout=300, env=env)
+    return sorted(x for x in p.stdout.split("\n") if x)
