@@ -34,7 +34,7 @@ struct figure_point *figure_point(struct arena *a, struct figure_series *s, doub
 {
     s->v = arena_grow(a, s->v, s->n, &s->a, sizeof(*s->v));
     struct figure_point *p = &s->v[s->n++];
-    *p = (struct figure_point){x, y, NAN, NAN, 0, NULL};
+    *p = (struct figure_point){.x = x, .y = y, .lo = NAN, .hi = NAN};
     return p;
 }
 
