@@ -34,6 +34,7 @@ enum {
     XY_H = 372,
     MARK_ROWS = 6,    /* vertical marks' labels stack this many lines deep, then start over */
     MAX_MARKERS = 60, /* a series of more points is drawn as its line alone */
+    LEGEND_ROW_H = 16,
 };
 
 void html_escape_n(struct buf *out, const char *s, size_t n)
@@ -279,17 +280,35 @@ static void axis_draw(struct buf *out, const struct axis *a, double at, int vert
     buf_release(&labels);
 }
 
-static void legend(struct buf *out, const struct figure *f, double x)
+/* The legend from x0 on, wrapped into rows of LEGEND_ROW_H so that it ends inside the
+ * drawing; returns the height the rows after the first take (the drawing below moves down). */
+static double legend(struct buf *out, const struct figure *f, double x0)
 {
+    double x = x0, y = 6;
     for (size_t s = 0; s < f->nseries; s++) {
         const char *name = f->series[s].name;
-        buf_addf(out, "<rect x=\"%.1f\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/>", x,
+        double w = 30 + 7.0 * (double)strlen(name); /* about 7 units a character at 12 px */
+        if (x > x0 && x + w > CHART_W) {
+            x = x0;
+            y += LEGEND_ROW_H;
+        }
+        buf_addf(out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>", x, y,
                  palette[s % N_COLORS]);
-        buf_addf(out, "<text x=\"%.1f\" y=\"15\" font-size=\"12\">", x + 14);
+        buf_addf(out, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\">", x + 14, y + 9);
         html_escape(out, name);
         buf_adds(out, "</text>\n");
-        x += 30 + 7.0 * (double)strlen(name);
+        x += w;
     }
+    return y - 6;
+}
+
+/* How far the legend of f pushes the drawing down (legend's return value, not drawn). */
+static double legend_height(const struct figure *f, double x0)
+{
+    struct buf scratch = BUF_INIT;
+    double h = legend(&scratch, f, x0);
+    buf_release(&scratch);
+    return h;
 }
 
 /* The figure element and the SVG's opening: data-kind, data-scale="log" when an axis is. */
@@ -465,8 +484,10 @@ static void plot_bars(struct buf *out, const struct figure *f)
         }
         y += h + GROUP_GAP;
     }
-    figure_open(out, f, &a, y + 40);
+    double dy = legend_height(f, BARS_X0);
+    figure_open(out, f, &a, y + 40 + dy);
     legend(out, f, BARS_X0);
+    buf_addf(out, "<g transform=\"translate(0 %.0f)\">\n", dy);
     buf_add(out, g.data, g.len);
     buf_addf(out, "<line class=\"baseline\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
              BARS_X0, y, BARS_X1, y);
@@ -476,7 +497,7 @@ static void plot_bars(struct buf *out, const struct figure *f)
              "text-anchor=\"middle\">",
              (BARS_X0 + BARS_X1) / 2, y + 34);
     axis_title(out, &a);
-    buf_adds(out, "</text>\n");
+    buf_adds(out, "</text>\n</g>\n");
     figure_close(out, f);
     buf_release(&g);
 }
@@ -628,8 +649,10 @@ static void plot_xy(struct buf *out, const struct figure *f)
     axis_init(&ax, &f->x, lo, hi, XY_X0, XY_X1);
     figure_y_range(f, &lo, &hi);
     axis_init(&ay, &f->y, lo, hi, XY_Y1, XY_Y0);
-    figure_open(out, f, &ay, XY_H);
+    double dy = legend_height(f, XY_X0);
+    figure_open(out, f, &ay, XY_H + dy);
     legend(out, f, XY_X0);
+    buf_addf(out, "<g transform=\"translate(0 %.0f)\">\n", dy);
     axis_draw(out, &ay, XY_X0, 1);
     buf_addf(out, "<line class=\"baseline\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", XY_X0,
              XY_Y1, XY_X1, XY_Y1);
@@ -653,7 +676,7 @@ static void plot_xy(struct buf *out, const struct figure *f)
              "transform=\"translate(14 %d) rotate(-90)\">",
              (XY_Y0 + XY_Y1) / 2);
     axis_title(out, &ay);
-    buf_adds(out, "</text>\n");
+    buf_adds(out, "</text>\n</g>\n");
     figure_close(out, f);
 }
 
