@@ -140,6 +140,13 @@ void figure_fit_scale(struct figure *f);
 /* The smallest and largest finite y (with error bars and bands) of f's points; 0 when none. */
 int figure_y_range(const struct figure *f, double *lo, double *hi);
 
+struct report;
+/* For each table of r with ROLE_KEY, ROLE_TIME, ROLE_VALUE and ROLE_CHANGE columns (a series'
+ * rows together, in time order; benchdb trend's values), a FIGURE_TIMESERIES per series in its
+ * section: the values at their times (x in Unix seconds on a date axis, y from 0), a dashed
+ * line at each row with ROLE_CHANGE text, labelled with it. */
+void report_time_figures(struct report *r);
+
 struct section {
     const char *heading;
     const char *prose; /* CommonMark, may be NULL */
