@@ -9,9 +9,13 @@ independently of benchdb:
 - a min/max band exactly when a line is downsampled;
 - the steady-state window (SNIA rule) and the cliff marked where the rules put them, and the
   Markdown line per series saying so;
+- the XLSX: a chart sheet per chart holding a native line (scatter) chart of the sheet
+  "Series data", whose cells are the same values in seconds and MiB/s (openpyxl);
 - in chromium (when installed): drawn inside the page, a non-empty screenshot."""
-import math, os, re, statistics, sys, tempfile
+import math, os, re, statistics, sys, tempfile, zipfile
 from html.parser import HTMLParser
+
+import openpyxl
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -219,7 +223,51 @@ def median_pair(db, tmp):
         check_line(fig, "long", expected_line(long, width)[0], True)
         if kind == "bw":
             check_marks(fig, md, "long", long)
+            check_xlsx(db, tmp, fig["caption"], {"reps: median of 4": expected_median(rep, width),
+                                                 "long": expected_line(long, width)[0]})
     return out
+
+
+def check_xlsx(db, tmp, title, want):
+    """The chart's data block on "Series data" (title, header, a time and a value column per
+    series, min and max beside a banded one) equals python's points; a chart sheet draws it."""
+    path = os.path.join(tmp, "r.xlsx")
+    rc, _, err = bdb.call(db, "report", "--compare", "reps", "long", "-o", path)
+    t.eq(rc, 0, "report xlsx " + err)
+    wb = openpyxl.load_workbook(path)
+    t.ok("Series data" in wb.sheetnames, "xlsx: a Series data sheet")
+    t.eq(len([n for n in wb.sheetnames if n.startswith("Time series ")]), 2,
+         "xlsx: a chart sheet per time-series chart (bandwidth, latency)")
+    if "Series data" not in wb.sheetnames:
+        return
+    rows = list(wb["Series data"].iter_rows(values_only=True))
+    start = [i for i, r in enumerate(rows) if r[0] == title]
+    t.eq(len(start), 1, "xlsx: the chart's block titled as the chart")
+    if not start:
+        return
+    header = rows[start[0] + 1]
+    for name, pts in want.items():
+        col = header.index(name + ": time (s)") if name + ": time (s)" in header else None
+        t.ok(col is not None, "xlsx: %s has a time column" % name)
+        if col is None:
+            continue
+        t.eq(header[col + 1], name + ": Bandwidth", "xlsx: %s value column" % name)
+        t.eq(header[col + 2:col + 4], (name + ": min", name + ": max"), name + ": band columns")
+        got = [(r[col], r[col + 1]) for r in rows[start[0] + 2:] if r[col] is not None]
+        got = got[:len(pts)]
+        t.eq(len(got), len(pts), "xlsx: %s points" % name)
+        t.ok(all(isinstance(v, float) or isinstance(v, int) for g in got for v in g),
+             "xlsx: %s numbers are numbers" % name)
+        t.ok(all(t.close(g[0], w[0], 1e-9) and t.close(g[1], w[1] / 1048576, 1e-9)
+                 for g, w in zip(got, pts)), "xlsx: %s values in s and MiB/s" % name)
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        sheets = [n for n in names if n.startswith("xl/chartsheets/sheet")]
+        t.eq(len(sheets), 2, "xlsx: two chart sheets")
+        charts_xml = [z.read(n).decode() for n in names if n.startswith("xl/charts/chart")]
+        mine = [c for c in charts_xml if "Series data" in c]
+        t.eq(len(mine), 2, "xlsx: two charts drawn from Series data")
+        t.ok(all("<c:scatterChart>" in c for c in mine), "xlsx: native scatter (line) charts")
 
 
 def main():
