@@ -129,11 +129,12 @@ static int parse_options(int argc, char **argv, struct trend_cli *o)
     return usage_exit(usage, BDB_EXIT_USAGE);
 }
 
-static int render(const struct trend_cli *o, const struct report *r, struct buf *out,
-                  struct diag *d)
+static int render(const struct trend_cli *o, struct report *r, struct buf *out, struct diag *d)
 {
-    if (!strcmp(o->format, "html"))
+    if (!strcmp(o->format, "html")) {
+        report_time_figures(r); /* each series drawn */
         return render_html(r, NULL, out, d);
+    }
     if (!strcmp(o->format, "csv"))
         return render_csv(r, o->table ? o->table : "change_points", out, d);
     if (!strcmp(o->format, "json"))

@@ -821,6 +821,8 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         rc = query_figures(db, o, &res, r, d);
     }
     if (rc == 0)
+        rc = query_series_figures(db, o, &res, basis.series, r, d);
+    if (rc == 0)
         query_insights(o, &res, &basis, r);
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
