@@ -31,6 +31,8 @@ static const char usage[] =
     "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
+    "  --all                 the runs and results tables (xlsx, csv) list every run and\n"
+    "                        result in the warehouse, not only those compared\n"
     "  --alias LONG=SHORT    a short label for a compared value in the ranking view (5 or\n"
     "                        more values; repeatable); without one, a label is shortened\n"
     "                        to the part that differs between the values\n"
@@ -50,6 +52,7 @@ struct report_opts {
     struct kv_list where, aliases;
     struct time_range dates;
     const char *output, *format, *table, *template_dir;
+    int all; /* --all: the appendix lists the whole warehouse */
 };
 
 /* What --format takes and -o FILE's extension may name. */
@@ -91,6 +94,7 @@ static int parse_options(struct app *app, int argc, char **argv, struct report_o
         {"table", required_argument, NULL, 't'},
         {"template", required_argument, NULL, 'T'},
         {"alias", required_argument, NULL, 'a'},
+        {"all", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
@@ -135,6 +139,9 @@ static int parse_options(struct app *app, int argc, char **argv, struct report_o
         case 'T':
             o->template_dir = optarg;
             break;
+        case 'A':
+            o->all = 1;
+            break;
         case 'h':
             return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
@@ -173,7 +180,7 @@ static void set_generated(struct report *r)
     r->generated_epoch = (long long)t;
 }
 
-/* Whether the output shows the appendix (every run and result): the workbook always, CSV only
+/* Whether the output shows the appendix (the runs and results): the workbook always, CSV only
  * when one of those tables is asked for (it can hold a million rows). */
 static int wants_appendix(const struct report_opts *o)
 {
@@ -189,7 +196,7 @@ static int build(struct db *db, const struct report_opts *o, struct report *r, s
 {
     if (query_check_sides(db, &o->cmp, d) || query_compare(db, &o->cmp, r, d))
         return -1;
-    return wants_appendix(o) ? query_appendix(db, r, d) : 0;
+    return wants_appendix(o) ? query_appendix(db, &o->cmp, o->all, r, d) : 0;
 }
 
 /* libxlsxwriter writes the file itself: into a temporary one, as write_output does. */

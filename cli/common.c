@@ -2,6 +2,7 @@
  * and output files written whole or not at all. */
 #include "cli.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -88,13 +89,14 @@ int next_option(struct app *app, int argc, char **argv, const char *optstring,
      * unknown option ('?'); opterr = 0 keeps its own messages, in another style, out */
     char quiet[32];
     size_t order = optstring[0] == '+' || optstring[0] == '-';
+    assert(strlen(optstring) + 2 <= sizeof(quiet));
     snprintf(quiet, sizeof(quiet), "%.*s:%s", (int)order, optstring, optstring + order);
     opterr = 0;
     for (;;) {
         int before = optind;
         int c = getopt_long(argc, argv, quiet, longopts, NULL);
-        if (c == OPT_DB) {
-            app->db_path = optarg; /* the global --db, given after the command */
+        if (c == OPT_DB) { /* the global --db, given after the command; empty: as before it */
+            app->db_path = *optarg ? optarg : app->db_path;
             continue;
         }
         if (c == '?' || c == ':') {

@@ -17,8 +17,8 @@
 #include "internal.h"
 
 struct attach_entry {
-    char *dir;                                    /* the file's folder, resolved (realpath) */
-    const char *prefix, *kind, *direction, *path; /* from the registry's arena */
+    /* from the registry's arena; dir: the file's folder, resolved (realpath) */
+    const char *dir, *prefix, *kind, *direction, *path;
     int64_t result_id, numjobs;
     int is_log, paired;
     size_t next; /* the next entry of its bucket, in insertion order; NONE at the end */
@@ -77,8 +77,6 @@ struct attach_registry *attach_new(void)
 
 static void drop_from(struct attach_registry *reg, size_t from)
 {
-    for (size_t i = from; i < reg->n; i++)
-        free(reg->v[i].dir);
     reg->n = from;
     if (reg->nbuckets)
         reindex(reg); /* a file that failed: rare, and its entries are gone from the chains */
@@ -96,24 +94,23 @@ void attach_free(struct attach_registry *reg)
     free(reg);
 }
 
-/* The resolved folder of path, NULL for standard input or a path that cannot be resolved. */
-static char *folder_of(const char *path)
+/* The resolved folder of path in the registry's arena, NULL for standard input or a path
+ * that cannot be resolved. Resolved once per file: all of a job's entries share it. */
+static const char *folder_of(struct attach_registry *reg, const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup(".");
     char *real = realpath(dir, NULL);
     free(dir);
-    return real;
+    const char *kept = real ? arena_strdup(&reg->strings, real) : NULL;
+    free(real);
+    return kept;
 }
 
 static void add(struct attach_registry *reg, const struct attach_entry *e)
 {
-    char *dir = folder_of(e->path);
-    if (!dir)
-        return;
     ALLOC_GROW(reg->v, reg->n, reg->a);
-    reg->v[reg->n] = *e;
-    reg->v[reg->n++].dir = dir;
+    reg->v[reg->n++] = *e;
     if (reg->n > reg->nbuckets)
         reindex(reg);
     else
@@ -133,11 +130,14 @@ static void add_job(struct attach_registry *reg, const char *path, const struct 
     struct arena *a = &reg->strings;
     if (!r->job || !r->direction || record_tag_get(r, "part") || record_tag_get(r, "aggregate"))
         return;
+    const char *dir = folder_of(reg, path);
+    if (!dir)
+        return;
     const char *job = arena_strdup(a, r->job), *direction = arena_strdup(a, r->direction);
     path = arena_strdup(a, path);
     for (size_t k = 0; k < sizeof(log_kinds) / sizeof(log_kinds[0]); k++) {
         const char *prefix = record_tag_get(r, log_kinds[k][1]);
-        struct attach_entry e = {NULL,
+        struct attach_entry e = {dir,
                                  prefix ? arena_strdup(a, prefix) : job,
                                  log_kinds[k][0],
                                  direction,
@@ -158,7 +158,10 @@ static void add_log(struct attach_registry *reg, const char *path, const struct 
     const char *kind = record_tag_get(r, "log_kind");
     if (!r->job || !r->direction || !kind || !strcmp(kind, "unknown"))
         return;
-    struct attach_entry e = {NULL,
+    const char *dir = folder_of(reg, path);
+    if (!dir)
+        return;
+    struct attach_entry e = {dir,
                              arena_strdup(a, r->job),
                              arena_strdup(a, kind),
                              arena_strdup(a, r->direction),

@@ -22,8 +22,16 @@ enum { MIN_SWEEP_POINTS = 3 };
 
 /* ---- results in groups: (key, side, swept value), sorted ---- */
 
+/* What puts results in one group: a workload's name (percentile curves), or for a sweep its
+ * settings but the swept one, compared field by field (scaling curves: formatting a key for
+ * each of a million results cost more than the curves). */
+struct group {
+    const char *workload, *rw, *direction;
+    int64_t bs, other, direct, sync, fsync;
+};
+
 struct item {
-    const char *key;
+    struct group key;
     size_t side;
     int64_t x; /* the swept value (iodepth or numjobs); 0 when none */
     const struct side_result *r;
@@ -66,13 +74,31 @@ static int has_bins(const struct id_set *s, int64_t id)
 struct items {
     struct item *v;
     size_t n, a;
-    struct arena keys;
 };
+
+static int cmp_int64(int64_t x, int64_t y)
+{
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_group(const struct group *x, const struct group *y)
+{
+    int c = strcmp(x->workload, y->workload);
+    if (!c)
+        c = strcmp(x->rw, y->rw);
+    if (!c)
+        c = strcmp(x->direction, y->direction);
+    const int64_t xs[] = {x->bs, x->other, x->direct, x->sync, x->fsync};
+    const int64_t ys[] = {y->bs, y->other, y->direct, y->sync, y->fsync};
+    for (size_t i = 0; !c && i < sizeof(xs) / sizeof(xs[0]); i++)
+        c = cmp_int64(xs[i], ys[i]);
+    return c;
+}
 
 static int cmp_items(const void *a, const void *b)
 {
     const struct item *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
+    int c = cmp_group(&x->key, &y->key);
     if (c)
         return c;
     if (x->side != y->side)
@@ -82,7 +108,7 @@ static int cmp_items(const void *a, const void *b)
     return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
 }
 
-static void add_item(struct items *it, const char *key, const struct side_result *r, int64_t x,
+static void add_item(struct items *it, struct group key, const struct side_result *r, int64_t x,
                      const struct id_set *binned)
 {
     ALLOC_GROW(it->v, it->n, it->a);
@@ -98,14 +124,13 @@ static void items_sort(struct items *it)
 static void items_release(struct items *it)
 {
     free(it->v);
-    arena_release(&it->keys);
 }
 
 /* The end of the run of items from i that share the key (and the side, when by_side). */
 static size_t run_end(const struct items *it, size_t i, int by_side)
 {
     size_t j = i;
-    while (j < it->n && !strcmp(it->v[j].key, it->v[i].key) &&
+    while (j < it->n && !cmp_group(&it->v[j].key, &it->v[i].key) &&
            (!by_side || it->v[j].side == it->v[i].side))
         j++;
     return j;
@@ -247,7 +272,8 @@ static int percentiles(struct db *db, const struct compare_opts *o, const struct
     struct items it = {0};
     for (size_t i = 0; i < res->n; i++)
         if (usable(&res->v[i]) && has_bins(binned, res->v[i].id))
-            add_item(&it, res->v[i].workload, &res->v[i], 0, binned);
+            add_item(&it, (struct group){.workload = res->v[i].workload, .rw = "", .direction = ""},
+                     &res->v[i], 0, binned);
     items_sort(&it);
     struct section *s = NULL;
     int rc = 0;
@@ -267,11 +293,16 @@ enum sweep { SWEEP_IODEPTH, SWEEP_NUMJOBS };
 static const char *const sweep_names[] = {"iodepth", "numjobs"};
 
 /* The workload without the swept setting: results that differ only in it are one sweep. */
-static const char *sweep_key(struct arena *a, const struct side_result *r, enum sweep sw)
+static struct group sweep_key(const struct side_result *r, enum sweep sw)
 {
-    return arena_printf(a, "%s|%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64, r->rw,
-                        r->direction, r->bs, sw == SWEEP_IODEPTH ? r->numjobs : r->iodepth,
-                        r->direct, r->sync, r->fsync + 2 * r->fdatasync);
+    return (struct group){"",
+                          r->rw,
+                          r->direction,
+                          r->bs,
+                          sw == SWEEP_IODEPTH ? r->numjobs : r->iodepth,
+                          r->direct,
+                          r->sync,
+                          r->fsync + 2 * r->fdatasync};
 }
 
 static int64_t swept(const struct side_result *r, enum sweep sw)
@@ -485,8 +516,8 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
         for (size_t i = 0; i < res->n; i++)
             if (usable(&res->v[i]) && swept(&res->v[i], c.sw) > 0 &&
                 !(c.sw == SWEEP_IODEPTH && result_engine_is_sync(&res->v[i])))
-                add_item(&it, sweep_key(&it.keys, &res->v[i], c.sw), &res->v[i],
-                         swept(&res->v[i], c.sw), binned);
+                add_item(&it, sweep_key(&res->v[i], c.sw), &res->v[i], swept(&res->v[i], c.sw),
+                         binned);
         items_sort(&it);
         for (size_t i = 0; i < it.n && rc == 0;) {
             size_t end = run_end(&it, i, 0);

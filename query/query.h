@@ -53,8 +53,11 @@ int query_sql(struct db *db, const char *sql, enum table_format fmt, double time
 int query_run_summary(struct db *db, const char *const *sources, size_t n, struct report *r,
                       struct diag *d);
 
-/* Adds the appendix sections "runs" (each run with its keys) and "results" (every result with
- * its main metrics in base units) that the xlsx and csv reports carry. */
-int query_appendix(struct db *db, struct report *r, struct diag *d);
+struct compare_opts;
+/* Adds the appendix sections "runs" (each run with its keys) and "results" (each result with
+ * its main metrics in base units) that the xlsx and csv reports carry: those of the results
+ * the comparison o compared (appendix.c says which), or with all every one in the warehouse. */
+int query_appendix(struct db *db, const struct compare_opts *o, int all, struct report *r,
+                   struct diag *d);
 
 #endif

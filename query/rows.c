@@ -119,7 +119,7 @@ static int list(struct db *db, const char *sql, const char *what, enum table_for
     return rc;
 }
 
-void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results)
 {
     buf_addf(sql,
              "SELECT run.id AS %s, s.path AS source, s.format,%s run.tool, run.tool_version,"
@@ -138,6 +138,8 @@ void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
              detail ? "run_id" : "run", detail ? " s.sha256," : "",
              detail ? ", run.command_line" : "");
     db_time_range_sql(sql, "run.started_at", dates);
+    if (results)
+        buf_addf(sql, " AND %s", results);
     buf_adds(sql, " GROUP BY run.id ORDER BY run.id");
 }
 
@@ -145,19 +147,21 @@ int query_runs(struct db *db, const struct time_range *dates, enum table_format 
                struct text_sink *out, struct diag *d)
 {
     struct buf sql = BUF_INIT;
-    runs_sql(&sql, 0, dates);
+    runs_sql(&sql, 0, dates, NULL);
     int rc = list(db, sql.data, "runs", fmt, out, d);
     buf_release(&sql);
     return rc;
 }
 
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
-                 const char *sql, struct diag *d)
+                 const char *sql, const char *const *params, size_t nparams, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
+    for (size_t i = 0; i < nparams; i++)
+        sqlite3_bind_text(st, (int)i + 1, params[i], -1, SQLITE_STATIC);
     size_t ncols;
     struct column *cols = statement_columns(st, &ncols);
     struct section *s = report_section(r, heading, NULL);

@@ -7,11 +7,12 @@
 
 /* The runs with their keys, as benchdb runs lists them; detail (the report's appendix) names
  * the id run_id and adds each source's sha256 and the run's command line. Only runs started
- * within dates (NULL: all). */
-void runs_sql(struct buf *sql, int detail, const struct time_range *dates);
-/* Adds an appendix section whose table is sql's rows, columns named as in the SQL, values as
- * stored. */
+ * within dates (NULL: all), and with results (a condition on result r; NULL: all): only those
+ * results are counted and their keys listed. */
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results);
+/* Adds an appendix section whose table is sql's rows (its nparams parameters bound in order),
+ * columns named as in the SQL, values as stored. */
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
-                 const char *sql, struct diag *d);
+                 const char *sql, const char *const *params, size_t nparams, struct diag *d);
 
 #endif

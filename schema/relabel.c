@@ -26,10 +26,18 @@ static const struct filter {
     {"storage_class", "r.storage_class IS", "storage_class"},
 };
 
+/* 'storage-class' (as --by and import's --storage-class spell it) names storage_class too. */
+static int same_key(const char *name, const char *key)
+{
+    for (; *name && (*name == *key || (*name == '_' && *key == '-')); name++, key++)
+        ;
+    return !*name && !*key;
+}
+
 static const struct filter *find_filter(const char *key)
 {
     for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
-        if (!strcmp(filters[i].key, key))
+        if (same_key(filters[i].key, key))
             return &filters[i];
     return NULL;
 }

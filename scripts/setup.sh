@@ -7,7 +7,12 @@ set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libcsv-dev libzstd-dev
+  libcsv-dev libzstd-dev libminizip-dev
+  # Debian's xlsxwriter.pc links -lz, but libxlsxwriter-dev does not pull in zlib1g-dev:
+  # without it a fresh Debian 12 fails to link ("cannot find -lz")
+  zlib1g-dev
+  # cpack -G DEB: CPack's shlibdeps step runs file(1) on the binary
+  file
 )
 if [ "${1:-}" = --test ]; then
   pkgs+=(

@@ -67,7 +67,7 @@ _benchdb()
     run) opts="--host --storage-class --mount --sec --tag --help" ;;
     runs) opts="--history --since --until --format --help" ;;
     export) opts="--format --since --until --output --help" ;;
-    report) opts="--compare --by --where --since --until --rules --output --format --table --template --help" ;;
+    report) opts="--compare --by --where --since --until --rules --output --format --table --template --all --help" ;;
     trend) opts="--where --metric --since --until --p-value --min-magnitude --format --table --output --help" ;;
     query) opts="--format --timeout --help" ;;
     relabel) opts="--where --set --dry-run --help" ;;

@@ -1,9 +1,9 @@
 """baseline.py: saved baselines (schema/0004_baseline.sql). A baseline holds the results that
 matched when it was saved (read back here with python's sqlite3), is a side of check and report
-as baseline:NAME, keeps its results through relabel, and comes along with merge (mapped onto
+as baseline:NAME, keeps its results through relabel and reparse, and comes along with merge (mapped onto
 the merged warehouse's results by source and job, idempotently; a name saved in both keeps the
 one saved here, with a warning). Fixtures: tests/fixtures/check (real fio runs)."""
-import csv, glob, io, os, sys
+import csv, glob, io, os, sqlite3, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb
@@ -49,6 +49,10 @@ def test_save_and_compare(db):
     rows = list(csv.DictReader(io.StringIO(out)))
     t.eq([(r["name"], r["results"], r["where"]) for r in rows], [("ref", "3", "storage_class=fast")],
          "list")
+    rc, out, err = bdb.call(db, "baseline", "save", "dash", "--where", "storage-class=fast")
+    t.eq(rc, 0, "--where storage-class= (as --by spells it) is storage_class: " + err)
+    t.eq(members(db, "dash"), expected_members("fast"), "the same results")
+    bdb.run(db, "baseline", "rm", "dash")
     # the same comparison as fast vs slow: only the side's name differs
     named = comparison(db, "fast", "slow")
     saved = comparison(db, "baseline:ref", "slow")
@@ -81,6 +85,23 @@ def test_relabel_keeps(db):
     t.eq(p.returncode, 0, "relabel: " + p.stderr)
     t.eq(members(db, "ref"), expected_members("fast"), "relabelled results stay in the baseline")
     bdb.run(db, "relabel", "--where", "storage_class=tmpfs", "--set", "storage_class=fast")
+
+
+def test_reparse_keeps(db):
+    """Reparse replaces changed results with new ones: their membership moves with them."""
+    old = bdb.sql_rows(db, "SELECT result_id FROM baseline_result ORDER BY result_id")
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE result SET iops = NULL WHERE storage_class = 'fast'")
+    con.close()
+    rc, out, err = bdb.call(db, "reparse", "--where", "storage_class=fast")
+    t.eq(rc, 0, "reparse: " + err)
+    t.eq(out.count("metrics 1 added"), 3, "the three damaged sources are re-derived: " + out)
+    new = bdb.sql_rows(db, "SELECT result_id FROM baseline_result ORDER BY result_id")
+    t.ok(len(new) == 3 and not set(new) & set(old), "members are the new results: %s -> %s"
+         % (old, new))
+    t.eq(members(db, "ref"), expected_members("fast"), "reparsed results stay in the baseline")
+    t.eq(bdb.sql_rows(db, "SELECT count(*) FROM result WHERE iops IS NULL"), [(0,)], "restored")
 
 
 def test_merge(db):
@@ -122,6 +143,7 @@ with bdb.temp_db() as db:
     test_save_and_compare(db)
     test_errors(db)
     test_relabel_keeps(db)
+    test_reparse_keeps(db)
     test_merge(db)
     test_rm(db)
 sys.exit(t.done())
