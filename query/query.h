@@ -54,8 +54,6 @@ struct labels_opts {
  * have it), by key then value; a mount flag has a NULL value. */
 int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
                  struct text_sink *out, struct diag *d);
-/* 1 when key is one that --by, --where and benchdb labels take, else 0. */
-int query_label_key_known(const char *key);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
