@@ -123,6 +123,24 @@ static const char *text_at(const struct table *t, size_t row, size_t col)
     return c->kind == CELL_TEXT && c->text ? c->text : "";
 }
 
+/* The value axis' title of a series in unit u: what is measured, the writer adds the unit. */
+static const char *quantity(enum unit u)
+{
+    switch (u) {
+    case UNIT_BYTES_S:
+    case UNIT_BITS_S:
+        return "Bandwidth";
+    case UNIT_IOPS:
+        return "IOPS";
+    case UNIT_NS:
+        return "Latency";
+    case UNIT_BYTES:
+        return "Size";
+    default:
+        return "Value";
+    }
+}
+
 /* The figure of rows [first, end), one series in time order: each run's value at its start
  * time, a dashed line where the level changed. */
 static void time_figure(struct report *r, struct section *s, const struct table *t,
@@ -131,7 +149,8 @@ static void time_figure(struct report *r, struct section *s, const struct table 
     const char *key = text_at(t, first, tc->key);
     struct figure *f = section_figure(r, s, FIGURE_TIMESERIES, key);
     f->x = (struct figure_axis){"Run start", UNIT_NONE, SCALE_DATE};
-    f->y = (struct figure_axis){"Value", cell_unit(t, first, tc->value), SCALE_LINEAR};
+    enum unit u = cell_unit(t, first, tc->value);
+    f->y = (struct figure_axis){quantity(u), u, SCALE_LINEAR};
     struct figure_series *fs = figure_series(&r->arena, f, key);
     for (size_t row = first; row < end; row++) {
         const struct cell *v = &t->cells[row * t->ncols + tc->value];

@@ -9,6 +9,7 @@ noise around one level. Every expected change point comes from tests/tools/chang
 (python, scipy) on the values written here; the JSON is checked against docs/trend.schema.json
 with python3-jsonschema. Env: BENCHDB, SRCDIR."""
 import csv
+import re
 import io
 import json
 import os
@@ -118,6 +119,10 @@ def check_outputs(db, bw, files):
     t.eq(html.stdout.count('<g class="mark"'), 2, "html: each change point marked")
     t.eq(html.stdout.count('data-kind="timeseries"'), 3, "html: the series drawn as time series")
     t.ok(">%s</text>" % phrase in html.stdout, "html: the bandwidth drop's mark names it")
+    titles = re.findall(r'<text class="axis-title"[^>]*>([^<]*)</text>', html.stdout)
+    for quantity in ("Bandwidth", "Latency"):
+        t.ok(any(x.startswith(quantity + " (") for x in titles),
+             "html: a value axis says it holds %s with its unit: %s" % (quantity, titles))
     page = os.path.join(os.path.dirname(db), "trend.html")
     with open(page, "w") as f:
         f.write(html.stdout)
