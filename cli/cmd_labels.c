@@ -38,57 +38,43 @@ static int take_option(struct labels_cli *o, int c, char *arg)
     if (c == 'f' && parse_table_format(arg, &o->fmt) == 0)
         return 0;
     if (c == 'w')
-        return kv_option("labels", "where", arg, &o->where) ? BDB_EXIT_USAGE : 0;
+        return where_option("labels", arg, &o->where) ? BDB_EXIT_USAGE : 0;
     if (time_option("labels", c, arg, &o->dates) == 1)
         return 0;
-    if (c == 'h')
-        return usage_exit(usage, BDB_EXIT_OK) - 1;
     if (c == 'f')
         fprintf(stderr, "benchdb labels: error: unknown format '%s'\n", arg);
-    return BDB_EXIT_USAGE;
+    return c == 'h' ? -1 : BDB_EXIT_USAGE;
 }
 
-/* A usage error unless every key (KEY and the --where keys) is one --by takes. */
-static int check_keys(const struct labels_cli *o)
-{
-    if (o->q.key && !query_label_key_known(o->q.key)) {
-        fprintf(stderr,
-                "benchdb labels: error: unknown key '%s' (expected storage-class, host, sec, "
-                "mount:OPTION, tag:NAME or another --by key)\n",
-                o->q.key);
-        return BDB_EXIT_USAGE;
-    }
-    for (size_t i = 0; i < o->where.n; i++)
-        if (!query_label_key_known(o->where.v[i].key)) {
-            fprintf(stderr, "benchdb labels: error: unknown --where key '%s'\n", o->where.v[i].key);
-            return BDB_EXIT_USAGE;
-        }
-    return BDB_EXIT_OK;
-}
-
-static int parse_options(int argc, char **argv, struct labels_cli *o)
+static int parse_options(struct app *app, int argc, char **argv, struct labels_cli *o)
 {
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
         int status = take_option(o, c, optarg);
-        if (status < 0)
-            return status;
         if (status)
-            return usage_exit(usage, status);
+            return status < 0 ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, status);
     }
     if (optind < argc)
         o->q.key = argv[optind++];
     if (optind != argc)
         return unexpected_argument("labels", usage, argv[optind]);
-    return check_keys(o);
+    if (o->q.key && !query_key_known(o->q.key)) {
+        fprintf(stderr,
+                "benchdb labels: error: unknown key '%s' (expected storage-class, host, sec, "
+                "mount:OPTION, tag:NAME or another --by key)\n",
+                o->q.key);
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    return BDB_EXIT_OK;
 }
 
 struct labels_run {
@@ -105,7 +91,7 @@ static int labels_rows(void *ctx, enum table_format fmt, struct text_sink *out, 
 int cmd_labels(int argc, char **argv, struct app *app)
 {
     struct labels_cli o = {.dates = TIME_RANGE_ALL, .fmt = TABLE_TEXT};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;

@@ -71,6 +71,16 @@ void diag_replay(struct diag *d, enum diag_level level, const char *line)
         fprintf(stderr, "%s\n", line);
 }
 
+/* Lines the session says itself ("imported", "already imported"; each ends in '\n') go out as
+ * the diagnostics do, through d's emit when set (cli/progress.c erases its line first). */
+static void say(struct diag *d, char *lines)
+{
+    for (char *nl; (nl = strchr(lines, '\n')); lines = nl + 1) {
+        *nl = '\0';
+        diag_replay(d, DIAG_NOTE, lines);
+    }
+}
+
 /* A dry run's sink: each record checked as the database's sink checks it, then printed. */
 struct dry_sink {
     size_t count;
@@ -167,7 +177,7 @@ static int skip_if_stored(struct import_session *s, const char *path, const char
         buf_adds(&note, ": note: already imported (same content as '");
         diag_escape(&note, first);
         buf_adds(&note, "'), skipped\n");
-        fputs(note.data, stderr);
+        say(s->d, note.data);
         buf_release(&note);
         if (note_other_labels(s, sha, labels))
             rc = -2;
@@ -267,7 +277,7 @@ static int flush_batch(struct import_session *s, int force)
     if (rc == 0)
         return 0;
     if (rc > 0) {
-        fputs(s->said.data, stderr);
+        say(s->d, s->said.data);
         s->committed += s->batch_results;
     } else {
         diag_error(s->d, "the files of the last batch were not stored (nothing of them is in the "

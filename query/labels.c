@@ -85,16 +85,10 @@ static int overview_sql(const struct labels_opts *o, struct arena *a, struct buf
     return part_sql(o, ord, &tag_part, a, sql, b, d);
 }
 
-int query_label_key_known(const char *key)
-{
-    const char *param;
-    return query_key_expr(key, &param) != NULL;
-}
-
 int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
                  struct text_sink *out, struct diag *d)
 {
-    if (o->key && !query_label_key_known(o->key))
+    if (o->key && !query_key_known(o->key))
         return diag_error(d, "unknown label key '%s'", o->key);
     struct arena a = ARENA_INIT;
     struct binds b = {0};

@@ -10,6 +10,10 @@
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 
+/* Whether key is one that --by and --where name: storage-class, host, sec, rw, bs, ...,
+ * mount:OPTION, tag:NAME. */
+int query_key_known(const char *key);
+
 /* Every result with its context and metrics, one record per job and direction, of the runs
  * started within dates (NULL: all). */
 int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
@@ -50,12 +54,17 @@ struct labels_opts {
  * have it), by key then value; a mount flag has a NULL value. */
 int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
                  struct text_sink *out, struct diag *d);
-/* 1 when key is one that --by, --where and benchdb labels take, else 0. */
-int query_label_key_known(const char *key);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
               struct text_sink *out, struct diag *d);
+
+/* The table "summary" of what the runs stored as sources[0..n) measured (benchdb run): one row
+ * per job and direction with its name, the mean of its headline metric over the runs (IOPS for
+ * random I/O, else bytes/s: the cell's unit says which) and of its p99 latency (ns), each with
+ * its sample standard deviation and count. 0, or -1 after a message. */
+int query_run_summary(struct db *db, const char *const *sources, size_t n, struct report *r,
+                      struct diag *d);
 
 struct compare_opts;
 /* Adds the appendix sections "runs" (each run with its keys) and "results" (each result with

@@ -711,7 +711,8 @@ static void charts_sheet(struct xlsx *x, const struct report *r, const struct ta
     }
     for (size_t i = 0; i < r->nsections; i++)
         for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
-            if (data_width(r->sections[i].figures[j]) > columns)
+            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES && /* timeseries_sheets */
+                data_width(r->sections[i].figures[j]) > columns)
                 columns = data_width(r->sections[i].figures[j]);
     /* right of every data block and chart; hidden, as only the charts read them */
     x->helper = (lxw_col_t)(columns + 1 + CHART_COLS + 1);
@@ -720,13 +721,110 @@ static void charts_sheet(struct xlsx *x, const struct report *r, const struct ta
         row = figure_block(x, ws, row, bars[i]);
     for (size_t i = 0; i < r->nsections; i++)
         for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
-            row = figure_block(x, ws, row, r->sections[i].figures[j]);
+            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES)
+                row = figure_block(x, ws, row, r->sections[i].figures[j]);
     check(x, worksheet_set_column(ws, 0, 0, 36, NULL));
     check(x, worksheet_set_column(ws, 1, (lxw_col_t)(2 * widest), 16, NULL));
     lxw_row_col_options hidden = {.hidden = 1};
     check(x, worksheet_set_column_opt(ws, x->helper, x->helper + (lxw_col_t)(2 * widest - 1), 16,
                                       NULL, &hidden));
     arena_release(&a);
+}
+
+/* ---- Time series: a chart sheet each, their data on the sheet "Series data" ---- */
+
+static const char SERIES_DATA[] = "Series data";
+
+/* The columns of series s in a block: time and value, then min and max when it has a band. */
+static lxw_col_t series_columns(const struct figure *f, size_t s)
+{
+    lxw_col_t c = 0;
+    for (size_t i = 0; i < s; i++)
+        c += f->series[i].band ? 4 : 2;
+    return c;
+}
+
+/* The figure's title, a header row and its series' points from row; returns the last row. */
+static lxw_row_t series_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                              const struct figure *f)
+{
+    static const char *const what[] = {"time (s)", "", "min", "max"};
+    lxw_row_t last = row + 2;
+    put_text(x, ws, row, 0, f->title, x->bold);
+    for (size_t s = 0; s < f->nseries; s++) {
+        const struct figure_series *fs = &f->series[s];
+        lxw_col_t c0 = series_columns(f, s);
+        for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++) {
+            struct buf h = BUF_INIT;
+            buf_addf(&h, "%s: %s", fs->name, k == 1 ? f->y.title : what[k]);
+            put_text(x, ws, row + 1, c0 + k, h.data, x->header);
+            buf_release(&h);
+        }
+        for (size_t i = 0; i < fs->n; i++) {
+            const struct figure_point *p = &fs->v[i];
+            const double v[] = {p->x, sheet_value(&f->y, p->y), sheet_value(&f->y, p->lo),
+                                sheet_value(&f->y, p->hi)};
+            for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++)
+                put_number(x, ws, row + 2 + (lxw_row_t)i, c0 + k, v[k],
+                           k ? x->unit[f->y.unit] : NULL);
+        }
+        if (fs->n && row + 1 + (lxw_row_t)fs->n > last)
+            last = row + 1 + (lxw_row_t)fs->n;
+    }
+    return last;
+}
+
+/* A line chart of the block at row (data from row + 2 to last): each series' value, and its
+ * min and max as thin dashed lines when it has a band. */
+static lxw_chart *series_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
+                               lxw_row_t last)
+{
+    lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_SCATTER_STRAIGHT);
+    chart_title_set_name(chart, cell_text(x, f->title));
+    axis_setup(x, chart->x_axis, &f->x);
+    axis_setup(x, chart->y_axis, &f->y);
+    lxw_chart_line thin = {.width = 0.75, .dash_type = LXW_CHART_LINE_DASH_DASH};
+    for (size_t s = 0; s < f->nseries; s++) {
+        lxw_col_t c0 = series_columns(f, s);
+        for (lxw_col_t k = 1; k < (f->series[s].band ? 4 : 2); k++) {
+            lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
+            chart_series_set_categories(series, SERIES_DATA, row + 2, c0, last, c0);
+            chart_series_set_values(series, SERIES_DATA, row + 2, c0 + k, last, c0 + k);
+            chart_series_set_name_range(series, SERIES_DATA, row + 1, c0 + k);
+            if (k > 1)
+                chart_series_set_line(series, &thin);
+        }
+    }
+    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
+    return chart;
+}
+
+/* Each time-series figure of r as a chart sheet of its own ("Time series 1", ...), its data on
+ * the worksheet "Series data", one block under the other. */
+static void timeseries_sheets(struct xlsx *x, const struct report *r)
+{
+    lxw_worksheet *data = NULL;
+    lxw_row_t row = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsections; i++) {
+        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++) {
+            const struct figure *f = r->sections[i].figures[j];
+            if (f->kind != FIGURE_TIMESERIES)
+                continue;
+            if (!data) {
+                data = workbook_add_worksheet(x->wb, SERIES_DATA);
+                page_setup(x, data);
+            }
+            lxw_row_t last = series_block(x, data, row, f);
+            char name[32];
+            snprintf(name, sizeof(name), "Time series %zu", ++n);
+            lxw_chartsheet *cs = workbook_add_chartsheet(x->wb, name);
+            check(x, chartsheet_set_chart(cs, series_chart(x, f, row, last)));
+            row = last + 2;
+        }
+    }
+    if (data)
+        check(x, worksheet_set_column(data, 0, 255, 16, NULL));
 }
 
 /* ---- the workbook ---- */
@@ -763,6 +861,7 @@ static void sheets(struct xlsx *x, const struct report *r)
     if (cmp) {
         table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
         charts_sheet(x, r, cmp);
+        timeseries_sheets(x, r);
     }
     for (size_t i = 0; i < r->nsections; i++)
         if (r->sections[i].appendix && r->sections[i].table)

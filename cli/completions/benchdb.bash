@@ -82,7 +82,7 @@ _benchdb()
     local opts
     case $cmd in
     import) opts="--host --storage-class --mount --sec --tag --format --dry-run --verbose --jobs --help" ;;
-    run) opts="--host --storage-class --mount --sec --tag --help" ;;
+    run) opts="--host --storage-class --mount --sec --tag --repeat --help" ;;
     runs) opts="--history --since --until --format --help" ;;
     labels) opts="--where --since --until --format --help" ;;
     export) opts="--format --since --until --output --help" ;;

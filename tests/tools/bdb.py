@@ -1,6 +1,6 @@
 """bdb.py: running benchdb from the end-to-end tests ($BENCHDB, a warehouse per test or per
 call) and reading back what it stored (the ndjson export) or would store (`import -n`)."""
-import contextlib, glob, json, os, re, subprocess, tempfile
+import contextlib, glob, json, os, pty, re, subprocess, tempfile
 
 BENCHDB = os.environ.get("BENCHDB", "benchdb")
 EXAMPLES = os.path.join(os.environ.get("SRCDIR", "."), "examples")
@@ -12,6 +12,27 @@ def run(db, *args, **kw):
     kw.setdefault("timeout", 300)
     cmd = [BENCHDB] + (["--db", db] if db else []) + list(args)
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def run_on_pty(args, stdout=None):
+    """Runs benchdb ARGS with stderr on a pseudo-terminal (and stdout too unless given, e.g.
+    subprocess.DEVNULL): (exit status, the text written there)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BENCHDB] + list(args), stdout=slave if stdout is None else stdout,
+                         stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the terminal's other end closed
+            break
+        if not chunk:
+            break
+        data += chunk
+    rc = p.wait(timeout=300)
+    os.close(master)
+    return rc, data.decode()
 
 
 def call(db, *args, **kw):
