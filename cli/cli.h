@@ -4,6 +4,7 @@
 #ifndef BDB_CLI_H
 #define BDB_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -29,6 +30,7 @@ int cmd_check(int argc, char **argv, struct app *app);
 int cmd_export(int argc, char **argv, struct app *app);
 int cmd_formats(int argc, char **argv, struct app *app);
 int cmd_import(int argc, char **argv, struct app *app);
+int cmd_labels(int argc, char **argv, struct app *app);
 int cmd_merge(int argc, char **argv, struct app *app);
 int cmd_push(int argc, char **argv, struct app *app);
 int cmd_query(int argc, char **argv, struct app *app);
@@ -51,17 +53,26 @@ void now_iso(char out[32]);
 int source_date_epoch(time_t *t, struct tm *tm);
 /* The largest: every output file names its time in ISO 8601, whose years have four digits. */
 #define SOURCE_DATE_EPOCH_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
-/* Prints "usage: ..." text to stdout (for -h) or stderr (on a usage error); returns the status. */
+/* Every command's usage text starts "usage: benchdb NAME ". With BDB_EXIT_OK (for -h) prints it
+ * to stdout; with another status (a usage error, its message printed) prints the hint
+ * "see 'benchdb NAME --help'" to stderr, as git does. Returns the status. */
 int usage_exit(const char *usage, int status);
 /* For an option the command does not handle: -h prints the usage to stdout and gives -1 (stop
- * with status 0); any other prints it to stderr and gives BDB_EXIT_USAGE. */
+ * with status 0); any other (its message printed) the hint and BDB_EXIT_USAGE. */
 int usage_option(int c, const char *usage);
-/* Prints "benchdb CMD: error: WHAT" and the usage to stderr; gives BDB_EXIT_USAGE. */
+/* Prints "benchdb CMD: error: WHAT" and the hint to stderr; gives BDB_EXIT_USAGE. */
 int usage_error(const char *usage, const char *cmd, const char *what);
-/* The options of a command whose only one is -h/--help: 0 to go on with the operands from
- * optind, or -1 when the command is done (*status: BDB_EXIT_OK after the help, BDB_EXIT_USAGE
- * after getopt's message and the usage). */
-int help_only_options(int argc, char **argv, const char *usage, int *status);
+/* Every command's getopt_long: the next option as getopt_long gives it, after taking the global
+ * --db PATH given after the command (longopts include DB_LONGOPT) and printing what was wrong
+ * with the option for '?' (unknown, ambiguous, or given a value it does not take) or ':' (its
+ * value missing): "benchdb CMD: error: unrecognized option '--nosuch'", CMD being argv[0].
+ * optstring may start with '+' or '-', never ':'. */
+int next_option(struct app *app, int argc, char **argv, const char *optstring,
+                const struct option *longopts);
+/* The options of a command whose only one is -h/--help (and --db): 0 to go on with the operands
+ * from optind, or -1 when the command is done (*status: BDB_EXIT_OK after the help,
+ * BDB_EXIT_USAGE after the error and the hint). */
+int help_only_options(struct app *app, int argc, char **argv, const char *usage, int *status);
 /* BDB_EXIT_USAGE after "benchdb CMD: error: unexpected argument 'ARG'" and the usage text. */
 int unexpected_argument(const char *cmd, const char *usage, const char *arg);
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
@@ -110,6 +121,23 @@ void kv_list_add(struct kv_list *list, const char *key, const char *value);
 int kv_option(const char *cmd, const char *opt, char *arg, struct kv_list *list);
 /* kv_option for --where (set 0) or --set (set 1), whose keys must be ones db_relabel knows. */
 int filter_option(const char *cmd, int set, char *arg, struct kv_list *list);
+/* kv_option for the --where of a comparison or a trend, whose keys are those of --by and the
+ * workload's (query_key_known); -1 after "benchdb CMD: error: unknown key 'K' for --where". */
+int where_option(const char *cmd, char *arg, struct kv_list *list);
+/* --by KEY: 0, or -1 after "benchdb CMD: error: unknown comparison key 'KEY' ...". */
+int by_option(const char *cmd, const char *arg);
+/* --OPT N, a whole number from 1 to max: 0, or -1 after "benchdb CMD: error: expected --OPT
+ * 1..MAX, got 'ARG'". */
+int count_option(const char *cmd, const char *opt, const char *arg, unsigned max, unsigned *out);
+/* --table NAME (NULL: not given) with --format format: 0 when format is csv and tables
+ * (NULL-terminated) has NAME, else -1 after a message. */
+int table_option(const char *cmd, const char *format, const char *table, const char *const *tables);
+/* The format that -o PATH's extension names, one of formats (NULL-terminated; the extension in
+ * any case: "R.HTML" -> "html"); otherwise for standard output ("-", NULL) and a name without
+ * an extension; NULL after "benchdb CMD: error: expected -o FILE to end in .md or .csv (or a
+ * --format), got 'PATH'" for another extension. */
+const char *output_format(const char *cmd, const char *path, const char *const *formats,
+                          const char *otherwise);
 void kv_list_release(struct kv_list *list);
 
 /* Who makes a change (label history, baselines): $USER, else the login name, else the
@@ -125,8 +153,13 @@ void kv_list_text(const struct kv_list *list, struct buf *out);
     {                                                                                              \
         "help", no_argument, NULL, 'h'                                                             \
     }
+/* The global --db PATH, which every command takes after its name too (next_option). */
+#define DB_LONGOPT                                                                                 \
+    {                                                                                              \
+        "db", required_argument, NULL, OPT_DB                                                      \
+    }
 /* --since and --until (core/timerange.h): getopt_long rows and their codes. */
-enum { OPT_SINCE = 0x100, OPT_UNTIL };
+enum { OPT_SINCE = 0x100, OPT_UNTIL, OPT_DB };
 #define TIME_LONGOPTS                                                                              \
     {"since", required_argument, NULL, OPT_SINCE},                                                 \
     {                                                                                              \

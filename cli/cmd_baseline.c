@@ -60,17 +60,18 @@ static int parse_words(int argc, char **argv, struct baseline_opts *o)
     return BDB_EXIT_OK;
 }
 
-static int parse_options(int argc, char **argv, struct baseline_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct baseline_opts *o)
 {
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
         if (c == 'w' && !filter_option("baseline", 0, optarg, &o->where))
             continue;
         if (c == 'f' && !parse_table_format(optarg, &o->fmt))
@@ -111,7 +112,7 @@ static int change(struct db *db, const struct baseline_opts *o, struct diag *d)
 int cmd_baseline(int argc, char **argv, struct app *app)
 {
     struct baseline_opts o = {NULL, NULL, {0}, TABLE_TEXT};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     int reading = status == BDB_EXIT_OK && !strcmp(o.verb, "list");
     if (status == BDB_EXIT_OK && open_db(app, reading ? DB_READ_ONLY : DB_READ_WRITE, &db))

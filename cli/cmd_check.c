@@ -59,19 +59,17 @@ static int threshold_option(const char *arg, double *pct)
     return -1;
 }
 
-static int parse_options(int argc, char **argv, struct check_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct check_opts *o)
 {
     static const struct option longopts[] = {
-        COMPARE_LONGOPTS,
-        TIME_LONGOPTS,
-        {"threshold", required_argument, NULL, 't'},
+        COMPARE_LONGOPTS,   TIME_LONGOPTS, DB_LONGOPT, {"threshold", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
     o->cmp.by = "storage-class";
     o->threshold_pct = 5;
-    while ((c = getopt_long(argc, argv, "-h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "-h", longopts)) != -1) {
         if (c == 1 && compare) { /* a non-option after --compare: a compared value */
             ALLOC_GROW(o->values, o->nv, o->av);
             o->values[o->nv++] = optarg;
@@ -79,13 +77,13 @@ static int parse_options(int argc, char **argv, struct check_opts *o)
             return unexpected_argument("check", usage, optarg);
         } else if (c == 'c') {
             compare = 1;
-        } else if (c == 'b') {
-            o->cmp.by = optarg;
-        } else if (c == 'w'   ? kv_option("check", "where", optarg, &o->where)
+        } else if (c == 'b'   ? by_option("check", optarg)
+                   : c == 'w' ? where_option("check", optarg, &o->where)
                    : c == 't' ? threshold_option(optarg, &o->threshold_pct)
                               : time_option("check", c, optarg, &o->dates) != 1) {
-            return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1
-                            : usage_exit(usage, BDB_EXIT_USAGE);
+            return usage_option(c, usage);
+        } else if (c == 'b') {
+            o->cmp.by = optarg;
         }
     }
     if (o->nv < 2) {
@@ -141,7 +139,7 @@ static int check(struct db *db, const struct check_opts *o, struct diag *d)
 int cmd_check(int argc, char **argv, struct app *app)
 {
     struct check_opts o = {.dates = TIME_RANGE_ALL};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;

@@ -14,8 +14,9 @@ static const char usage[] =
     "base units; unknown values are null. The field list is stable, documented in\n" BENCHDB_DOCDIR
     "/export.md.\n"
     "\n"
-    "  --format F            ndjson (default), csv, or pg-ddl: the PostgreSQL CREATE TABLE\n"
-    "                        that this warehouse's CSV export loads into with COPY\n"
+    "  --format F            ndjson (default) or csv; without it, -o FILE's extension (.csv,\n"
+    "                        .ndjson, .json, .jsonl) names the format; pg-ddl: the PostgreSQL\n"
+    "                        CREATE TABLE that this warehouse's CSV export loads into\n"
     "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "  -o FILE               write to FILE instead of standard output\n"
@@ -24,14 +25,27 @@ static const char usage[] =
     "  benchdb export | jq 'select(.storage_class == \"nfs-csi\") | .bw_bytes_s'\n"
     "  benchdb export --format csv -o results.csv\n";
 
-/* getopt's code c was not taken: an unknown --format names itself, getopt reported the rest. */
-static int unknown_format_or_usage(int c)
+/* What --format takes and -o FILE's extension may name: csv, else ndjson (one JSON object a
+ * line, which .json and .jsonl files hold too). */
+static const char *const formats[] = {"ndjson", "json", "jsonl", "csv", NULL};
+
+/* --format, else -o FILE's extension: 0, or -1 after a message. */
+static int export_format(const char *format, const char *output, enum export_format *fmt)
 {
-    if (c == 'f')
-        fprintf(stderr,
-                "benchdb export: error: unknown format '%s' (expected ndjson, csv or pg-ddl)\n",
-                optarg);
-    return usage_exit(usage, BDB_EXIT_USAGE);
+    if (!format && !(format = output_format("export", output, formats, "ndjson")))
+        return -1;
+    if (!strcmp(format, "pg-ddl")) { /* --format only: its output is SQL, not an export */
+        *fmt = EXPORT_PG_DDL;
+        return 0;
+    }
+    for (size_t i = 0; formats[i]; i++)
+        if (!strcmp(format, formats[i])) {
+            *fmt = strcmp(format, "csv") ? EXPORT_NDJSON : EXPORT_CSV;
+            return 0;
+        }
+    fprintf(stderr, "benchdb export: error: unknown format '%s' (expected ndjson, csv or pg-ddl)\n",
+            format);
+    return -1;
 }
 
 int cmd_export(int argc, char **argv, struct app *app)
@@ -41,31 +55,26 @@ int cmd_export(int argc, char **argv, struct app *app)
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     enum export_format fmt = EXPORT_NDJSON;
-    const char *output = NULL;
+    const char *output = NULL, *format = NULL;
     struct time_range dates = TIME_RANGE_ALL;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-        if (c == 'f' && (!strcmp(optarg, "ndjson") || !strcmp(optarg, "json")))
-            fmt = EXPORT_NDJSON;
-        else if (c == 'f' && !strcmp(optarg, "csv"))
-            fmt = EXPORT_CSV;
-        else if (c == 'f' && !strcmp(optarg, "pg-ddl"))
-            fmt = EXPORT_PG_DDL;
+    while ((c = next_option(app, argc, argv, "o:h", longopts)) != -1) {
+        if (c == 'f')
+            format = optarg;
         else if (c == 'o')
             output = optarg;
-        else if (c == 'h')
-            return usage_exit(usage, BDB_EXIT_OK);
-        else if (time_option("export", c, optarg, &dates) == 1)
-            continue;
-        else
-            return unknown_format_or_usage(c);
+        else if (time_option("export", c, optarg, &dates) != 1)
+            return usage_option(c, usage) < 0 ? BDB_EXIT_OK : BDB_EXIT_USAGE;
     }
     if (optind != argc)
         return unexpected_argument("export", usage, argv[optind]);
+    if (export_format(format, output, &fmt))
+        return usage_exit(usage, BDB_EXIT_USAGE);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;

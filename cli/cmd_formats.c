@@ -2,17 +2,19 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <string.h>
+#include <unistd.h> /* optind */
 
 #include "../ingest/importer.h"
 
 int cmd_formats(int argc, char **argv, struct app *app)
 {
-    (void)app;
-    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        puts("usage: benchdb formats\n\nList the importers; their names are --format values.");
-        return BDB_EXIT_OK;
-    }
+    static const char usage[] =
+        "usage: benchdb formats\n\nList the importers; their names are --format values.\n";
+    int status;
+    if (help_only_options(app, argc, argv, usage, &status))
+        return status;
+    if (optind != argc)
+        return unexpected_argument("formats", usage, argv[optind]);
     for (size_t i = 0; importers[i]; i++)
         printf("%-12s  %s\n", importers[i]->name, importers[i]->summary);
     return BDB_EXIT_OK;

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/scan.h"
 #include "../ingest/importer.h"
 #include "progress.h"
 
@@ -40,20 +39,6 @@ struct import_opts {
     struct kv_list tags;
 };
 
-/* -j N: a whole number from 1 to JOBS_MAX; 0, or -1 after a message. */
-static int parse_jobs(const char *arg, unsigned *jobs)
-{
-    enum { JOBS_MAX = 1024 };
-    const char *p = arg;
-    int64_t n;
-    if (!scan_int64(&p, &n) || *p || n < 1 || n > JOBS_MAX) {
-        fprintf(stderr, "benchdb import: error: expected --jobs 1..%d, got '%s'\n", JOBS_MAX, arg);
-        return -1;
-    }
-    *jobs = (unsigned)n;
-    return 0;
-}
-
 /* The default of --jobs: the CPUs online. */
 static unsigned cpu_count(void)
 {
@@ -61,7 +46,7 @@ static unsigned cpu_count(void)
     return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }
 
-static int parse_options(int argc, char **argv, struct import_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct import_opts *o)
 {
     static const struct option longopts[] = {
         LABEL_LONGOPTS,
@@ -70,11 +55,12 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
         {"help", no_argument, NULL, 'h'},
         {"verbose", no_argument, NULL, 'v'},
         {"jobs", required_argument, NULL, 'j'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "nvhj:", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "nvhj:", longopts)) != -1) {
         if (label_option(c, optarg, &o->options.labels))
             continue;
         switch (c) {
@@ -88,7 +74,7 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
                         "benchdb import: error: unknown format '%s' (see 'benchdb "
                         "formats')\n",
                         optarg);
-                return BDB_EXIT_USAGE;
+                return usage_exit(usage, BDB_EXIT_USAGE);
             }
             o->options.format = optarg;
             break;
@@ -99,7 +85,7 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
             o->options.verbose = 1;
             break;
         case 'j':
-            if (parse_jobs(optarg, &o->options.jobs))
+            if (count_option("import", "jobs", optarg, 1024, &o->options.jobs))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         default:
@@ -134,12 +120,16 @@ static int import_all(struct app *app, struct db *db, const struct import_opts *
     struct import_session *s = import_session_start(db, &o->options, &app->diag, argv + first, n);
     struct progress pg;
     int status = BDB_EXIT_OK;
-    progress_start(&pg, n);
+    progress_start(&pg, n, "files");
+    struct diag saved = app->diag;
+    if (pg.on) { /* messages erase the status line first */
+        app->diag.emit = progress_emit;
+        app->diag.ctx = &pg;
+    }
     for (size_t i = 0; i < n && status != BDB_EXIT_ENV; i++) {
-        progress_clear(&pg);
         int rc = import_exit_status(import_file(s, i));
         progress_results(&pg, import_session_committed(s));
-        progress_file(&pg);
+        progress_step(&pg, argv[first + (int)i]);
         if (rc != BDB_EXIT_OK)
             status = rc;
     }
@@ -148,13 +138,15 @@ static int import_all(struct app *app, struct db *db, const struct import_opts *
     progress_results(&pg, import_session_committed(s));
     progress_end(&pg);
     import_session_free(s);
+    app->diag.emit = saved.emit;
+    app->diag.ctx = saved.ctx;
     return status;
 }
 
 int cmd_import(int argc, char **argv, struct app *app)
 {
     struct import_opts o = {.options = {.jobs = cpu_count(), .now = now_iso}};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     if (status != BDB_EXIT_OK) {
         kv_list_release(&o.tags);
         return status < 0 ? BDB_EXIT_OK : status;

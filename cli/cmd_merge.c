@@ -19,7 +19,7 @@ static const char usage[] =
 int cmd_merge(int argc, char **argv, struct app *app)
 {
     int status;
-    if (help_only_options(argc, argv, usage, &status))
+    if (help_only_options(app, argc, argv, usage, &status))
         return status;
     if (optind == argc) {
         fprintf(stderr, "benchdb merge: error: no warehouse to merge\n");

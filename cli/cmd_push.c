@@ -27,7 +27,7 @@ static const char usage[] =
 
 static void on_start(void *ctx, size_t sources)
 {
-    progress_start(ctx, sources);
+    progress_start(ctx, sources, "files");
 }
 
 static void on_batch(void *ctx, size_t sources, size_t results)
@@ -35,13 +35,13 @@ static void on_batch(void *ctx, size_t sources, size_t results)
     struct progress *p = ctx;
     progress_results(p, results - p->results);
     while (p->done < sources)
-        progress_file(p);
+        progress_step(p, NULL);
 }
 
 int cmd_push(int argc, char **argv, struct app *app)
 {
     int status;
-    if (help_only_options(argc, argv, usage, &status))
+    if (help_only_options(app, argc, argv, usage, &status))
         return status;
     if (optind == argc)
         return usage_error(usage, "push", "no server URL given");

@@ -55,13 +55,14 @@ int cmd_query(int argc, char **argv, struct app *app)
         {"format", required_argument, NULL, 'f'},
         {"timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
     double timeout_s = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
         if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
             continue;
         if (c == 't' && parse_seconds(optarg, &timeout_s) == 0)

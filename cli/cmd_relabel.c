@@ -29,18 +29,19 @@ struct relabel_opts {
     int dry_run;
 };
 
-static int parse_options(int argc, char **argv, struct relabel_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct relabel_opts *o)
 {
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"set", required_argument, NULL, 's'},
         {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "nh", longopts)) != -1) {
         if (c == 'w' && !filter_option("relabel", 0, optarg, &o->where))
             continue;
         if (c == 's' && !filter_option("relabel", 1, optarg, &o->set))
@@ -76,7 +77,7 @@ static int check_values(const struct relabel_opts *o, struct diag *d)
 int cmd_relabel(int argc, char **argv, struct app *app)
 {
     struct relabel_opts o = {0};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && check_values(&o, &app->diag))
         status = BDB_EXIT_INPUT;

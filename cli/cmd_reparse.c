@@ -69,12 +69,13 @@ int cmd_reparse(int argc, char **argv, struct app *app)
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     struct kv_list where = {0};
     int c, status = BDB_EXIT_OK;
     optind = 1;
-    while (status == BDB_EXIT_OK && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while (status == BDB_EXIT_OK && (c = next_option(app, argc, argv, "h", longopts)) != -1) {
         if (c == 'w' && filter_option("reparse", 0, optarg, &where) == 0)
             continue;
         status = usage_option(c, usage);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "../core/xalloc.h"
@@ -32,6 +31,8 @@ static const char usage[] =
     "                        extension (another extension is an error)\n"
     "  --table NAME          with csv: the table to write: comparison (default), unmatched,\n"
     "                        runs, results\n"
+    "  --all                 the runs and results tables (xlsx, csv) list every run and\n"
+    "                        result in the warehouse, not only those compared\n"
     "  --alias LONG=SHORT    a short label for a compared value in the ranking view (5 or\n"
     "                        more values; repeatable); without one, a label is shortened\n"
     "                        to the part that differs between the values\n"
@@ -51,43 +52,55 @@ struct report_opts {
     struct kv_list where, aliases;
     struct time_range dates;
     const char *output, *format, *table, *template_dir;
+    int all; /* --all: the appendix lists the whole warehouse */
 };
 
-/* The format -o FILE's extension names ("report.html" -> "html", in any case): md for standard
- * output and a name without an extension, NULL for an extension benchdb does not write. */
-static const char *infer_format(const char *path)
+/* What --format takes and -o FILE's extension may name. */
+static const char *const formats[] = {"md", "html", "xlsx", "csv", "json", NULL};
+
+/* --format (else -o FILE's extension), --table and -o agree: BDB_EXIT_OK or a usage error. */
+static int check_output(struct report_opts *o)
 {
-    static const char *const known[] = {"md", "html", "xlsx", "csv", "json"};
-    if (!path || !strcmp(path, "-"))
-        return "md";
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    if (!dot || dot == base) /* ".report" is a hidden file's name */
-        return "md";
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (!strcasecmp(dot + 1, known[i]))
-            return known[i];
-    return NULL;
+    if (!o->format && !(o->format = output_format("report", o->output, formats, "md")))
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    size_t f = 0;
+    while (formats[f] && strcmp(o->format, formats[f]))
+        f++;
+    if (!formats[f]) {
+        fprintf(stderr,
+                "benchdb report: error: unknown format '%s' (expected md, html, xlsx, csv or "
+                "json)\n",
+                o->format);
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-"))) {
+        fprintf(stderr, "benchdb report: error: xlsx needs an output file: -o FILE.xlsx\n");
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    }
+    if (table_option("report", o->format, o->table, query_compare_tables))
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    return BDB_EXIT_OK;
 }
 
-static int parse_options(int argc, char **argv, struct report_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct report_opts *o)
 {
     static const struct option longopts[] = {
         COMPARE_LONGOPTS,
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {"rules", required_argument, NULL, 'r'},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"table", required_argument, NULL, 't'},
         {"template", required_argument, NULL, 'T'},
         {"alias", required_argument, NULL, 'a'},
+        {"all", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     int c, compare = 0;
     optind = 1;
     o->cmp.by = "storage-class";
-    while ((c = getopt_long(argc, argv, "-o:h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "-o:h", longopts)) != -1) {
         switch (c) {
         case 1: /* a non-option: a compared value */
             if (!compare)
@@ -99,13 +112,15 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
             compare = 1;
             break;
         case 'b':
+            if (by_option("report", optarg))
+                return usage_exit(usage, BDB_EXIT_USAGE);
             o->cmp.by = optarg;
             break;
         case 'r':
             o->cmp.rules_name = optarg;
             break;
         case 'w':
-            if (kv_option("report", "where", optarg, &o->where))
+            if (where_option("report", optarg, &o->where))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'a':
@@ -124,6 +139,9 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
         case 'T':
             o->template_dir = optarg;
             break;
+        case 'A':
+            o->all = 1;
+            break;
         case 'h':
             return usage_exit(usage, BDB_EXIT_OK) - 1;
         default:
@@ -137,26 +155,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
                         "candidate\n");
         return usage_exit(usage, BDB_EXIT_USAGE);
     }
-    if (!o->format && !(o->format = infer_format(o->output))) {
-        fprintf(
-            stderr,
-            "benchdb report: error: expected -o FILE to end in .md, .html, .xlsx, .csv or .json "
-            "(or a --format), got '%s'\n",
-            o->output);
+    if (check_output(o))
         return BDB_EXIT_USAGE;
-    }
-    if (strcmp(o->format, "md") && strcmp(o->format, "html") && strcmp(o->format, "xlsx") &&
-        strcmp(o->format, "csv") && strcmp(o->format, "json")) {
-        fprintf(stderr,
-                "benchdb report: error: unknown format '%s' (expected md, html, xlsx, csv or "
-                "json)\n",
-                o->format);
-        return BDB_EXIT_USAGE;
-    }
-    if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-"))) {
-        fprintf(stderr, "benchdb report: error: xlsx needs an output file: -o FILE.xlsx\n");
-        return BDB_EXIT_USAGE;
-    }
     o->cmp.values = o->values;
     o->cmp.nvalues = o->nv;
     o->cmp.where = o->where.v;
@@ -180,7 +180,7 @@ static void set_generated(struct report *r)
     r->generated_epoch = (long long)t;
 }
 
-/* Whether the output shows the appendix (every run and result): the workbook always, CSV only
+/* Whether the output shows the appendix (the runs and results): the workbook always, CSV only
  * when one of those tables is asked for (it can hold a million rows). */
 static int wants_appendix(const struct report_opts *o)
 {
@@ -196,7 +196,7 @@ static int build(struct db *db, const struct report_opts *o, struct report *r, s
 {
     if (query_check_sides(db, &o->cmp, d) || query_compare(db, &o->cmp, r, d))
         return -1;
-    return wants_appendix(o) ? query_appendix(db, r, d) : 0;
+    return wants_appendix(o) ? query_appendix(db, &o->cmp, o->all, r, d) : 0;
 }
 
 /* libxlsxwriter writes the file itself: into a temporary one, as write_output does. */
@@ -255,7 +255,7 @@ int cmd_report(int argc, char **argv, struct app *app)
 {
     struct report_opts o = {.dates = TIME_RANGE_ALL};
     struct buf rules = BUF_INIT;
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK)
         status = read_rules(&o, &rules, &app->diag);

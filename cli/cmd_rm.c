@@ -32,18 +32,19 @@ struct rm_opts {
     int dry_run;
 };
 
-static int parse_options(int argc, char **argv, struct rm_opts *o)
+static int parse_options(struct app *app, int argc, char **argv, struct rm_opts *o)
 {
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "nh", longopts)) != -1) {
         if (c == 'w' && !filter_option("rm", 0, optarg, &o->where))
             continue;
         if (c == 'n') {
@@ -109,7 +110,7 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
 int cmd_rm(int argc, char **argv, struct app *app)
 {
     struct rm_opts o = {.dates = TIME_RANGE_ALL};
-    int status = parse_options(argc, argv, &o);
+    int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "../core/arena.h"
+#include "../core/xalloc.h"
+#include "../query/query.h"
+#include "progress.h"
 
 static const char usage[] =
     "usage: benchdb run [OPTIONS] -- TOOL ARGS...\n"
@@ -19,13 +22,18 @@ static const char usage[] =
     "dd's report is read from its standard error. Recorded with the results: the host name,\n"
     "tags kernel, os, cmdline and tool_version, and the mount (fs type, source, options, NFS\n"
     "sec, tag mountpoint) of the files and directories the job touches. The output is stored\n"
-    "as source 'run:TOOL@TIME'. A benchmark that fails is reported and nothing is imported.\n"
+    "as source 'run:TOOL@TIME' ('run:TOOL@TIME#K' for the K-th of --repeat N). A benchmark that\n"
+    "fails is reported and nothing of that run is imported. Then one line per job and direction\n"
+    "says what the runs measured: the mean IOPS (random I/O) or bandwidth and p99 latency, with\n"
+    "their standard deviation over the runs (n >= 2).\n"
     "\n"
     "  --host H              host name (default: this host's)\n"
     "  --storage-class S     storage class\n"
     "  --mount OPTS_OR_LINE  mount to record instead of the detected one\n"
     "  --sec FLAVOR          NFS security flavor instead of the mount's\n"
     "  --tag K=V             free tag (repeatable; wins over the recorded ones)\n"
+    "  --repeat N            run the benchmark N times (1 to 1000), each run imported as its own\n"
+    "                        source (verdicts need n >= 2)\n"
     "  -h, --help            show this help\n"
     "\n"
     "Examples:\n"
@@ -37,6 +45,9 @@ struct run {
     struct benchmark bench;
     struct kv_list user_tags; /* --tag K=V */
     struct import_labels labels;
+    unsigned repeat;      /* --repeat N */
+    const char **sources; /* of the runs stored, for the summary */
+    size_t nsources;
 };
 
 /* The labels to store: the command line's over what was recorded (db_labels_overlay); *tags
@@ -65,8 +76,8 @@ static int report_failure(struct app *app, const struct run *r, int status, cons
                       r->bench.argv.v[0], status);
 }
 
-/* Runs the benchmark and imports its output; an exit status. */
-static int run_and_import(struct app *app, struct run *r)
+/* Runs the benchmark (the k-th time of r->repeat) and imports its output; an exit status. */
+static int run_and_import(struct app *app, struct run *r, unsigned k)
 {
     struct buf out = BUF_INIT, err = BUF_INIT, file = BUF_INIT;
     char when[32];
@@ -92,11 +103,15 @@ static int run_and_import(struct app *app, struct run *r)
         struct kv *tags = NULL;
         struct import_options o = {.format = b->format, .now = now_iso};
         label_run(app, r, &o.labels, &tags);
-        struct source src = {arena_printf(&r->bench.mem, "run:%s@%s", b->tool, when), result->data,
-                             result->len};
+        const char *name = r->repeat > 1
+                               ? arena_printf(&r->bench.mem, "run:%s@%s#%u", b->tool, when, k)
+                               : arena_printf(&r->bench.mem, "run:%s@%s", b->tool, when);
+        struct source src = {name, result->data, result->len};
         status = open_db(app, DB_CREATE, &db)
                      ? BDB_EXIT_ENV
                      : import_exit_status(import_store(db, &o, &src, &app->diag));
+        if (status == BDB_EXIT_OK)
+            r->sources[r->nsources++] = name;
         free(tags);
     }
     db_close(db);
@@ -106,21 +121,111 @@ static int run_and_import(struct app *app, struct run *r)
     return status;
 }
 
-static int parse_options(int argc, char **argv, struct run *r)
+/* "112k IOPS ± 1.2k": a summary cell's mean and spread, the unit after the mean; the count
+ * "(n=5)" when with_n. */
+static void add_measure(struct buf *out, const struct cell *c, const char *unit, int with_n)
+{
+    unit_format(out, c->value, c->unit);
+    buf_adds(out, unit);
+    if (cell_has_spread(c)) {
+        buf_adds(out, " \xc2\xb1 ");
+        unit_format(out, c->sd, c->unit);
+    }
+    if (with_n)
+        buf_addf(out, " (n=%d)", c->n);
+}
+
+/* One line per row of the summary on stdout, hyperfine's way:
+ * "r: Random Read 4K QD1 (storage class nvme): 112k IOPS ± 1.2k (n=5), p99 310 µs ± 12.0 µs". */
+static void print_summary(const struct table *t, const char *storage_class)
+{
+    struct buf line = BUF_INIT;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct cell *row = &t->cells[i * t->ncols];
+        buf_reset(&line);
+        buf_adds(&line, row[0].text);
+        if (storage_class)
+            buf_addf(&line, " (storage class %s)", storage_class);
+        buf_adds(&line, ":");
+        if (row[1].kind == CELL_NUMBER) {
+            buf_adds(&line, " ");
+            add_measure(&line, &row[1], row[1].unit == UNIT_IOPS ? " IOPS" : "", 1);
+        }
+        if (row[2].kind == CELL_NUMBER) {
+            buf_adds(&line, row[1].kind == CELL_NUMBER ? ", p99 " : " p99 ");
+            add_measure(&line, &row[2], "", row[1].kind != CELL_NUMBER);
+        }
+        puts(line.data);
+    }
+    fflush(stdout);
+    buf_release(&line);
+}
+
+/* What the stored runs measured, on stdout: BDB_EXIT_OK or BDB_EXIT_ENV. */
+static int summarize(struct app *app, const struct run *r)
+{
+    struct db *db;
+    if (!r->nsources)
+        return BDB_EXIT_OK;
+    if (open_db(app, DB_READ_ONLY, &db))
+        return BDB_EXIT_ENV;
+    struct report rep;
+    report_init(&rep, "run");
+    int rc = query_run_summary(db, r->sources, r->nsources, &rep, &app->diag);
+    if (rc == 0)
+        print_summary(rep.sections[rep.nsections - 1].table, r->labels.storage_class);
+    report_release(&rep);
+    db_close(db);
+    return rc ? BDB_EXIT_ENV : BDB_EXIT_OK;
+}
+
+/* Runs the benchmark r->repeat times with a progress line, then the summary: an exit status. */
+static int run_all(struct app *app, struct run *r)
+{
+    struct progress pg;
+    struct diag saved = app->diag;
+    int status = BDB_EXIT_OK;
+    r->sources = xcalloc(r->repeat, sizeof(*r->sources));
+    progress_start(&pg, r->repeat, "runs");
+    if (pg.on) { /* messages erase the status line first */
+        app->diag.emit = progress_emit;
+        app->diag.ctx = &pg;
+    }
+    for (unsigned k = 1; k <= r->repeat && status == BDB_EXIT_OK; k++) {
+        char doing[64];
+        snprintf(doing, sizeof(doing), "run %u/%u", k, r->repeat);
+        progress_show(&pg, doing);
+        status = run_and_import(app, r, k);
+        progress_step(&pg, NULL);
+    }
+    progress_end(&pg);
+    app->diag.emit = saved.emit;
+    app->diag.ctx = saved.ctx;
+    int summary = summarize(app, r);
+    return status != BDB_EXIT_OK ? status : summary;
+}
+
+static int parse_options(struct app *app, int argc, char **argv, struct run *r)
 {
     static const struct option longopts[] = {
         LABEL_LONGOPTS,
+        {"repeat", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "+h", longopts)) != -1) {
         if (label_option(c, optarg, &r->labels))
             continue;
         switch (c) {
         case 't':
             if (kv_option("run", "tag", optarg, &r->user_tags))
+                return usage_exit(usage, BDB_EXIT_USAGE);
+            break;
+        case 'r':
+            if (count_option("run", "repeat", optarg, 1000, &r->repeat))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         default:
@@ -132,17 +237,18 @@ static int parse_options(int argc, char **argv, struct run *r)
     if (benchmark_prepare(&r->bench, argv + optind, (size_t)(argc - optind))) {
         fprintf(stderr, "benchdb run: error: cannot run '%s': expected fio, dd or iperf3\n",
                 argv[optind]);
-        return BDB_EXIT_USAGE;
+        return usage_exit(usage, BDB_EXIT_USAGE);
     }
     return BDB_EXIT_OK;
 }
 
 int cmd_run(int argc, char **argv, struct app *app)
 {
-    struct run r = {0};
-    int status = parse_options(argc, argv, &r);
+    struct run r = {.repeat = 1};
+    int status = parse_options(app, argc, argv, &r);
     if (status == BDB_EXIT_OK)
-        status = run_and_import(app, &r);
+        status = run_all(app, &r);
+    free(r.sources);
     benchmark_release(&r.bench);
     kv_list_release(&r.user_tags);
     return status < 0 ? BDB_EXIT_OK : status;

@@ -26,13 +26,14 @@ int cmd_runs(int argc, char **argv, struct app *app)
         {"history", no_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     enum table_format fmt = TABLE_TEXT;
     struct time_range dates = TIME_RANGE_ALL;
     int c, history = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
         if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
             continue;
         if (c == 'H') {

@@ -31,7 +31,8 @@ static const char usage[] =
     "  --format F            md (default), html (each series drawn), csv, json (its shape:\n"
     "                        " BENCHDB_DOCDIR "/trend.schema.json)\n"
     "  --table NAME          with csv: change_points (default), series or points\n"
-    "  -o FILE               write to FILE (default: standard output)\n"
+    "  -o FILE               write to FILE (default: standard output); without --format, its\n"
+    "                        extension (.md, .html, .csv, .json) names the format\n"
     "\n"
     "Examples:\n"
     "  benchdb trend --where storage-class=nfs-csi --since 2026-01-01\n"
@@ -69,7 +70,7 @@ static int take_option(struct trend_cli *o, int c, char *arg)
     double pct;
     switch (c) {
     case 'w':
-        return kv_option("trend", "where", arg, &o->where);
+        return where_option("trend", arg, &o->where);
     case 'm':
         ALLOC_GROW(o->metrics, o->nmetrics, o->ametrics);
         o->metrics[o->nmetrics++] = arg;
@@ -96,7 +97,7 @@ static int take_option(struct trend_cli *o, int c, char *arg)
     }
 }
 
-static int parse_options(int argc, char **argv, struct trend_cli *o)
+static int parse_options(struct app *app, int argc, char **argv, struct trend_cli *o)
 {
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
@@ -108,11 +109,12 @@ static int parse_options(int argc, char **argv, struct trend_cli *o)
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((c = next_option(app, argc, argv, "o:h", longopts)) != -1) {
         if (c == 'h')
             return usage_exit(usage, BDB_EXIT_OK) - 1;
         if (c == '?' || take_option(o, c, optarg))
@@ -120,20 +122,25 @@ static int parse_options(int argc, char **argv, struct trend_cli *o)
     }
     if (optind != argc)
         return unexpected_argument("trend", usage, argv[optind]);
-    static const char *const formats[] = {"md", "html", "csv", "json"};
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+    static const char *const formats[] = {"md", "html", "csv", "json", NULL};
+    if (!o->format && !(o->format = output_format("trend", o->output, formats, "md")))
+        return usage_exit(usage, BDB_EXIT_USAGE);
+    for (size_t i = 0; formats[i]; i++)
         if (!strcmp(o->format, formats[i]))
-            return BDB_EXIT_OK;
+            return table_option("trend", o->format, o->table, query_trend_tables)
+                       ? usage_exit(usage, BDB_EXIT_USAGE)
+                       : BDB_EXIT_OK;
     fprintf(stderr, "benchdb trend: error: unknown format '%s' (expected md, html, csv or json)\n",
             o->format);
     return usage_exit(usage, BDB_EXIT_USAGE);
 }
 
-static int render(const struct trend_cli *o, const struct report *r, struct buf *out,
-                  struct diag *d)
+static int render(const struct trend_cli *o, struct report *r, struct buf *out, struct diag *d)
 {
-    if (!strcmp(o->format, "html"))
+    if (!strcmp(o->format, "html")) {
+        report_time_figures(r); /* each series drawn */
         return render_html(r, NULL, out, d);
+    }
     if (!strcmp(o->format, "csv"))
         return render_csv(r, o->table ? o->table : "change_points", out, d);
     if (!strcmp(o->format, "json"))
@@ -162,9 +169,8 @@ static int run_trend(struct app *app, struct trend_cli *o)
 
 int cmd_trend(int argc, char **argv, struct app *app)
 {
-    struct trend_cli o = {
-        .q = {.cp = CHANGEPOINT_DEFAULTS}, .dates = TIME_RANGE_ALL, .format = "md"};
-    int status = parse_options(argc, argv, &o);
+    struct trend_cli o = {.q = {.cp = CHANGEPOINT_DEFAULTS}, .dates = TIME_RANGE_ALL};
+    int status = parse_options(app, argc, argv, &o);
     if (status == BDB_EXIT_OK) {
         o.q.where = o.where.v;
         o.q.nwhere = o.where.n;

@@ -24,7 +24,7 @@ static long long file_size(const char *path)
 int cmd_vacuum(int argc, char **argv, struct app *app)
 {
     int status;
-    if (help_only_options(argc, argv, usage, &status))
+    if (help_only_options(app, argc, argv, usage, &status))
         return status;
     if (optind != argc)
         return unexpected_argument("vacuum", usage, argv[optind]);

@@ -23,6 +23,7 @@ static const struct command {
     {"export", cmd_export, "write every result as ndjson or csv (the stable interface)"},
     {"formats", cmd_formats, "list the input formats benchdb imports"},
     {"import", cmd_import, "import benchmark output files"},
+    {"labels", cmd_labels, "list the storage classes, hosts, mount options and tags, with counts"},
     {"merge", cmd_merge, "copy the results of other warehouses into this one"},
     {"push", cmd_push, "send the results to the fleet's PostgreSQL warehouse"},
     {"query", cmd_query, "run a read-only SQL query over the documented views"},
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {
             app.db_path = argv[++i];
         } else if (!strcmp(argv[i], "--db")) {
-            fprintf(stderr, "benchdb: error: --db needs a PATH\n");
+            fputs("benchdb: error: option '--db' requires a value\nsee 'benchdb --help'\n", stderr);
             return BDB_EXIT_USAGE;
         } else if (!strncmp(argv[i], "--db=", 5)) {
             app.db_path = argv[i] + 5;
@@ -88,8 +89,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             return help(stdout, BDB_EXIT_OK);
         } else {
-            fprintf(stderr, "benchdb: error: unknown option '%s'\n", argv[i]);
-            return help(stderr, BDB_EXIT_USAGE);
+            fprintf(stderr, "benchdb: error: unrecognized option '%s'\nsee 'benchdb --help'\n",
+                    argv[i]);
+            return BDB_EXIT_USAGE;
         }
     }
     if (!app.db_path || !*app.db_path)
@@ -112,6 +114,6 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
         if (!strcmp(commands[c].name, argv[i]))
             return commands[c].fn(argc - i, argv + i, &app);
-    fprintf(stderr, "benchdb: error: unknown command '%s'\n", argv[i]);
-    return help(stderr, BDB_EXIT_USAGE);
+    fprintf(stderr, "benchdb: error: unknown command '%s'\nsee 'benchdb help'\n", argv[i]);
+    return BDB_EXIT_USAGE;
 }

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "../query/query.h"
 
 int label_option(int c, const char *arg, struct import_labels *labels)
 {
@@ -49,18 +52,98 @@ int kv_option(const char *cmd, const char *opt, char *arg, struct kv_list *list)
     return 0;
 }
 
+/* Takes back the pair just added, whose key --OPT does not know: -1 after the message. */
+static int unknown_key(const char *cmd, const char *opt, struct kv_list *list)
+{
+    fprintf(stderr, "benchdb %s: error: unknown key '%s' for --%s\n", cmd, list->v[list->n - 1].key,
+            opt);
+    list->n--;
+    return -1;
+}
+
 int filter_option(const char *cmd, int set, char *arg, struct kv_list *list)
 {
     const char *opt = set ? "set" : "where";
     if (kv_option(cmd, opt, arg, list))
         return -1;
-    const char *key = list->v[list->n - 1].key;
-    if (!db_filter_key_ok(key, set)) {
-        fprintf(stderr, "benchdb %s: error: unknown key '%s' for --%s\n", cmd, key, opt);
-        list->n--;
+    return db_filter_key_ok(list->v[list->n - 1].key, set) ? 0 : unknown_key(cmd, opt, list);
+}
+
+int where_option(const char *cmd, char *arg, struct kv_list *list)
+{
+    if (kv_option(cmd, "where", arg, list))
+        return -1;
+    return query_key_known(list->v[list->n - 1].key) ? 0 : unknown_key(cmd, "where", list);
+}
+
+int by_option(const char *cmd, const char *arg)
+{
+    if (query_key_known(arg))
+        return 0;
+    fprintf(stderr,
+            "benchdb %s: error: unknown comparison key '%s' for --by (expected storage-class, "
+            "host, sec, mount:OPTION or tag:NAME)\n",
+            cmd, arg);
+    return -1;
+}
+
+/* "a, b or c" of a NULL-terminated list, each after prefix. */
+static void add_choices(struct buf *out, const char *prefix, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        buf_addf(out, "%s%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ", prefix, names[i]);
+}
+
+int count_option(const char *cmd, const char *opt, const char *arg, unsigned max, unsigned *out)
+{
+    const char *p = arg;
+    int64_t n;
+    if (!scan_int64(&p, &n) || *p || n < 1 || n > max) {
+        fprintf(stderr, "benchdb %s: error: expected --%s 1..%u, got '%s'\n", cmd, opt, max, arg);
         return -1;
     }
+    *out = (unsigned)n;
     return 0;
+}
+
+int table_option(const char *cmd, const char *format, const char *table, const char *const *tables)
+{
+    if (!table)
+        return 0;
+    if (strcmp(format, "csv")) {
+        fprintf(stderr, "benchdb %s: error: --table is for --format csv, not '%s'\n", cmd, format);
+        return -1;
+    }
+    for (size_t i = 0; tables[i]; i++)
+        if (!strcmp(table, tables[i]))
+            return 0;
+    struct buf known = BUF_INIT;
+    add_choices(&known, "", tables);
+    fprintf(stderr, "benchdb %s: error: unknown table '%s' for --table (expected %s)\n", cmd, table,
+            known.data);
+    buf_release(&known);
+    return -1;
+}
+
+const char *output_format(const char *cmd, const char *path, const char *const *formats,
+                          const char *otherwise)
+{
+    if (!path || !strcmp(path, "-"))
+        return otherwise;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) /* ".report" is a hidden file's name */
+        return otherwise;
+    for (size_t i = 0; formats[i]; i++)
+        if (!strcasecmp(dot + 1, formats[i]))
+            return formats[i];
+    struct buf known = BUF_INIT;
+    add_choices(&known, ".", formats);
+    fprintf(stderr, "benchdb %s: error: expected -o FILE to end in %s (or a --format), got '%s'\n",
+            cmd, known.data, path);
+    buf_release(&known);
+    return NULL;
 }
 
 void kv_list_release(struct kv_list *list)
@@ -110,16 +193,19 @@ int time_option(const char *cmd, int c, const char *arg, struct time_range *rang
     return 1;
 }
 
-int help_only_options(int argc, char **argv, const char *usage, int *status)
+int help_only_options(struct app *app, int argc, char **argv, const char *usage, int *status)
 {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     optind = 1;
-    int c = getopt_long(argc, argv, "h", longopts, NULL);
+    int c = next_option(app, argc, argv, "h", longopts);
     if (c == -1)
         return 0;
-    *status = usage_exit(usage, c == 'h' ? BDB_EXIT_OK : BDB_EXIT_USAGE);
+    *status = usage_option(c, usage);
+    if (*status < 0)
+        *status = BDB_EXIT_OK;
     return -1;
 }

@@ -47,18 +47,38 @@ int stdout_rows_finish(struct stdout_rows *o)
     return o->status;
 }
 
-int write_list(struct app *app, struct db *db, const struct time_range *dates,
-               enum table_format fmt, const char *name, list_query_fn *query)
+int write_list_rows(struct app *app, enum table_format fmt, const char *name, list_rows_fn *rows_fn,
+                    void *ctx)
 {
     struct stdout_rows rows = {app, BDB_EXIT_OK};
     struct text_sink sink = stdout_rows_sink(&rows);
     int json = fmt == TABLE_JSON;
     if (json && printf("{\"schema\": %d, \"%s\": ", LIST_JSON_SCHEMA, name) < 0)
         stdout_failed(&rows);
-    int rc = rows.status == BDB_EXIT_OK ? query(db, dates, fmt, &sink, &app->diag) : 1;
+    int rc = rows.status == BDB_EXIT_OK ? rows_fn(ctx, fmt, &sink, &app->diag) : 1;
     if (rc < 0)
         return BDB_EXIT_ENV;
     if (json && rc == 0 && fputs("}\n", stdout) == EOF)
         stdout_failed(&rows);
     return stdout_rows_finish(&rows);
+}
+
+/* A list_query_fn with its warehouse and dates, as a list_rows_fn. */
+struct dated_list {
+    struct db *db;
+    const struct time_range *dates;
+    list_query_fn *query;
+};
+
+static int dated_rows(void *ctx, enum table_format fmt, struct text_sink *out, struct diag *d)
+{
+    const struct dated_list *l = ctx;
+    return l->query(l->db, l->dates, fmt, out, d);
+}
+
+int write_list(struct app *app, struct db *db, const struct time_range *dates,
+               enum table_format fmt, const char *name, list_query_fn *query)
+{
+    struct dated_list l = {db, dates, query};
+    return write_list_rows(app, fmt, name, dated_rows, &l);
 }

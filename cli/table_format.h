@@ -32,4 +32,10 @@ typedef int list_query_fn(struct db *db, const struct time_range *dates, enum ta
 int write_list(struct app *app, struct db *db, const struct time_range *dates,
                enum table_format fmt, const char *name, list_query_fn *query);
 
+/* What writes a listing's rows to out in fmt (query.h's text_sink contract), with its ctx. */
+typedef int list_rows_fn(void *ctx, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* write_list for any listing: rows_fn(ctx, ...) writes the rows. */
+int write_list_rows(struct app *app, enum table_format fmt, const char *name, list_rows_fn *rows_fn,
+                    void *ctx);
+
 #endif

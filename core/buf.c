@@ -106,3 +106,17 @@ int buf_read_file(struct buf *b, FILE *f)
             return ferror(f) ? -1 : 0;
     }
 }
+
+void buf_add_shell_word(struct buf *b, const char *arg)
+{
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               "_-+=/.,:@%";
+    if (*arg && strspn(arg, safe) == strlen(arg)) {
+        buf_adds(b, arg);
+        return;
+    }
+    buf_addc(b, '\'');
+    for (const char *p = arg; *p; p++)
+        buf_adds(b, *p == '\'' ? "'\\''" : (char[]){*p, '\0'});
+    buf_addc(b, '\'');
+}

@@ -34,6 +34,9 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap) BDB_PRINTF(2, 0);
 void buf_reset(struct buf *b);                /* len = 0, keeps the allocation */
 void buf_release(struct buf *b);              /* frees; back to BUF_INIT */
 char *buf_detach(struct buf *b, size_t *len); /* caller frees */
+/* Appends arg as one word of a POSIX shell command: as it is when it is made of
+ * [A-Za-z0-9_+=/.,:@%-] only, else in single quotes (a ' inside as '\''). */
+void buf_add_shell_word(struct buf *b, const char *arg);
 /* Reads a whole stream; 0 or -1 with errno set. */
 int buf_read_file(struct buf *b, FILE *f);
 

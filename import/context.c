@@ -50,20 +50,6 @@ static const char *tool_version(struct arena *a, const char *tool)
     return v && *v ? v : NULL;
 }
 
-static void shell_quote(struct buf *b, const char *arg)
-{
-    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                               "_-+=/.,:@%";
-    if (*arg && strspn(arg, safe) == strlen(arg)) {
-        buf_adds(b, arg);
-        return;
-    }
-    buf_addc(b, '\'');
-    for (const char *p = arg; *p; p++)
-        buf_adds(b, *p == '\'' ? "'\\''" : (char[]){*p, '\0'});
-    buf_addc(b, '\'');
-}
-
 /* The mountinfo line of the mount that holds path (longest mount point that is a prefix of
  * its real path, or of its nearest existing parent), and that mount point. */
 static const char *find_mount(struct arena *a, const char *path, const char **target)
@@ -141,7 +127,7 @@ void run_context_capture(struct run_context *c, char *const *argv, char *const *
     for (size_t i = 0; argv[i]; i++) {
         if (i)
             buf_addc(&cmd, ' ');
-        shell_quote(&cmd, argv[i]);
+        buf_add_shell_word(&cmd, argv[i]);
     }
     c->cmdline = arena_strdup(a, cmd.data);
     buf_release(&cmd);

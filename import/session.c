@@ -71,6 +71,16 @@ void diag_replay(struct diag *d, enum diag_level level, const char *line)
         fprintf(stderr, "%s\n", line);
 }
 
+/* Lines the session says itself ("imported", "already imported"; each ends in '\n') go out as
+ * the diagnostics do, through d's emit when set (cli/progress.c erases its line first). */
+static void say(struct diag *d, char *lines)
+{
+    for (char *nl; (nl = strchr(lines, '\n')); lines = nl + 1) {
+        *nl = '\0';
+        diag_replay(d, DIAG_NOTE, lines);
+    }
+}
+
 /* A dry run's sink: each record checked as the database's sink checks it, then printed. */
 struct dry_sink {
     size_t count;
@@ -138,9 +148,23 @@ static int dry_run(struct import_session *s, const struct importer *imp, const s
     return rc;
 }
 
+/* When the labels given now differ from the stored ones, a note with the command that would
+ * change them (after the note that the file is skipped). 0, or -1 after a message. */
+static int note_other_labels(struct import_session *s, const char *sha,
+                             const struct import_labels *labels)
+{
+    struct buf hint = BUF_INIT;
+    int rc = db_reimport_hint(s->db, sha, labels, &hint, s->d);
+    if (rc == 0 && hint.len)
+        diag_note(s->d, "%s", hint.data);
+    buf_release(&hint);
+    return rc;
+}
+
 /* When a file with content sha is stored already: undoes this file, says so and returns 1;
  * 0 when not, -2 on failure. */
-static int skip_if_stored(struct import_session *s, const char *path, const char *sha)
+static int skip_if_stored(struct import_session *s, const char *path, const char *sha,
+                          const struct import_labels *labels)
 {
     char *first = NULL;
     int found = db_source_find(s->db, sha, &first, s->d);
@@ -153,8 +177,10 @@ static int skip_if_stored(struct import_session *s, const char *path, const char
         buf_adds(&note, ": note: already imported (same content as '");
         diag_escape(&note, first);
         buf_adds(&note, "'), skipped\n");
-        fputs(note.data, stderr);
+        say(s->d, note.data);
         buf_release(&note);
+        if (note_other_labels(s, sha, labels))
+            rc = -2;
     }
     free(first);
     return rc;
@@ -195,7 +221,7 @@ static int store(struct import_session *s, const struct import_labels *labels,
             memcpy(sha, pre->sha, sizeof(sha));
         else
             sha256_hex(src->data, src->len, sha);
-        rc = skip_if_stored(s, src->path, sha);
+        rc = skip_if_stored(s, src->path, sha, labels);
     }
     if (rc)
         return rc;
@@ -214,7 +240,7 @@ static int store(struct import_session *s, const struct import_labels *labels,
         rc = parse->run(parse->ctx, &a, &sink, s->d);
         if (rc == 0 && in) {
             sha256_final(&in->sha, sha);
-            rc = skip_if_stored(s, src->path, sha);
+            rc = skip_if_stored(s, src->path, sha, labels);
             if (rc == 0 && db_import_set_hash(di, sha))
                 rc = -2;
         }
@@ -251,7 +277,7 @@ static int flush_batch(struct import_session *s, int force)
     if (rc == 0)
         return 0;
     if (rc > 0) {
-        fputs(s->said.data, stderr);
+        say(s->d, s->said.data);
         s->committed += s->batch_results;
     } else {
         diag_error(s->d, "the files of the last batch were not stored (nothing of them is in the "

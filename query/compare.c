@@ -42,6 +42,10 @@ static const struct metric_def {
 enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]), M_BW = 0, M_IOPS = 1 };
 
 /* Significance level of the verdicts, family-wise over the report (Holm). */
+const char *const query_compare_tables[] = {
+    "comparison", "unmatched",       "ranking", "insights", "network", "steady_state",
+    "scaling",    "recommendations", "runs",    "results",  NULL};
+
 static const double ALPHA = 0.05;
 /* A factor whose whole 95 % interval lies within 1 ± this is "equivalent": a difference this
  * small is within run-to-run noise of storage benchmarks (criterion's noise threshold). */
@@ -820,6 +824,8 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         unmatched_section(r, o, &g);
         rc = query_figures(db, o, &res, r, d);
     }
+    if (rc == 0)
+        rc = query_series_figures(db, o, &res, basis.series, r, d);
     if (rc == 0)
         query_insights(o, &res, &basis, r);
     if (rc == 0)

@@ -23,6 +23,11 @@ struct compare_opts {
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);
 
+/* Every table a comparison report can hold, for --table with csv (NULL-terminated): some only
+ * when there is something to put in them (unmatched, scaling, network, steady_state, ranking),
+ * runs and results only when asked for (the appendix). */
+extern const char *const query_compare_tables[];
+
 /* The direction-aware factor of candidate against baseline (>1: candidate better), its 95 %
  * interval and verdict. Exposed for the unit tests. */
 void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,

@@ -12,6 +12,10 @@
  * into (its columns in the CSV's order, typed). */
 enum export_format { EXPORT_NDJSON, EXPORT_CSV, EXPORT_PG_DDL };
 
+/* Whether key is one that --by and --where name: storage-class, host, sec, rw, bs, ...,
+ * mount:OPTION, tag:NAME. */
+int query_key_known(const char *key);
+
 /* Every result with its context and metrics, one record per job and direction, of the runs
  * started within dates (NULL: all). */
 int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
@@ -39,13 +43,36 @@ int query_history(struct db *db, const struct time_range *dates, enum table_form
  * (NULL: all). */
 int query_baselines(struct db *db, const struct time_range *dates, enum table_format fmt,
                     struct text_sink *out, struct diag *d);
+/* What benchdb labels lists. */
+struct labels_opts {
+    const char *key; /* a --by key: only its values; NULL: storage classes, hosts, sec flavors,
+                      * mount options and tags */
+    const struct kv *where; /* --where filters, as report takes them */
+    size_t nwhere;
+    const struct time_range *dates; /* NULL: all */
+};
+/* Each value of the labels of the results that pass o's filters, as rows key (the --by/--where
+ * key: storage-class, host, sec, mount:OPTION, tag:NAME), value, results and runs (how many
+ * have it), by key then value; a mount flag has a NULL value. */
+int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
+                 struct text_sink *out, struct diag *d);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
  * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
 int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
               struct text_sink *out, struct diag *d);
 
-/* Adds the appendix sections "runs" (each run with its keys) and "results" (every result with
- * its main metrics in base units) that the xlsx and csv reports carry. */
-int query_appendix(struct db *db, struct report *r, struct diag *d);
+/* The table "summary" of what the runs stored as sources[0..n) measured (benchdb run): one row
+ * per job and direction with its name, the mean of its headline metric over the runs (IOPS for
+ * random I/O, else bytes/s: the cell's unit says which) and of its p99 latency (ns), each with
+ * its sample standard deviation and count. 0, or -1 after a message. */
+int query_run_summary(struct db *db, const char *const *sources, size_t n, struct report *r,
+                      struct diag *d);
+
+struct compare_opts;
+/* Adds the appendix sections "runs" (each run with its keys) and "results" (each result with
+ * its main metrics in base units) that the xlsx and csv reports carry: those of the results
+ * the comparison o compared (appendix.c says which), or with all every one in the warehouse. */
+int query_appendix(struct db *db, const struct compare_opts *o, int all, struct report *r,
+                   struct diag *d);
 
 #endif

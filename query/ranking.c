@@ -95,32 +95,63 @@ static size_t rank_row(const struct table *t, size_t r, size_t nsides, struct ra
     return n;
 }
 
-static struct table *ranking_table(struct report *r)
+/* The section "Ranking": its table, then a bar chart per workload. */
+struct ranking {
+    struct section *s;
+    struct table *t;
+};
+
+static void ranking_section(struct report *r, struct ranking *out)
 {
     static const struct column cols[] = {
         {"Workload", UNIT_NONE, ROLE_PLAIN}, {"Metric", UNIT_NONE, ROLE_PLAIN},
         {"Rank", UNIT_NONE, ROLE_PLAIN},     {"Configuration", UNIT_NONE, ROLE_PLAIN},
         {"Value", UNIT_NONE, ROLE_PLAIN},    {"Factor vs baseline", UNIT_RATIO, ROLE_PLAIN},
     };
-    struct section *s = report_section(
+    out->s = report_section(
         r, "Ranking",
         "Many configurations compared: per workload, its first metric with every configuration "
         "sorted best to worst by its factor against the baseline (above 1 is better in the "
         "metric's own direction). Labels are shortened to the part that differs between them, "
-        "or as --alias says.");
-    return report_table(r, s, "ranking", cols, sizeof(cols) / sizeof(cols[0]));
+        "or as --alias says. Each chart draws the ranking best (top) to worst, the factor "
+        "against the baseline beside each bar, the 95 % interval of a mean of repeats as its "
+        "error bar.");
+    out->t = report_table(r, out->s, "ranking", cols, sizeof(cols) / sizeof(cols[0]));
 }
 
-/* The workload's ranking rows, best first. */
-static void rank_workload(struct report *r, struct table **t, const struct table *cmp, size_t row,
+/* The workload's ranking as horizontal bars, best on top, each labelled with its factor. */
+static void ranking_figure(struct report *r, struct section *s, const char *workload,
+                           const char *metric, enum unit unit, const char *const *labels,
+                           const struct ranked *v, size_t n)
+{
+    struct figure *f =
+        section_figure(r, s, FIGURE_BARS, arena_printf(&r->arena, "Ranking: %s", workload));
+    f->y = (struct figure_axis){metric, unit, SCALE_LINEAR};
+    struct figure_series *fs = figure_series(&r->arena, f, metric);
+    for (size_t i = 0; i < n; i++) {
+        struct figure_point *p =
+            figure_point(&r->arena, fs, (double)figure_category(&r->arena, f, labels[v[i].side]),
+                         v[i].value->value);
+        p->cell = v[i].value;
+        p->label = v[i].side ? arena_printf(&r->arena, "%.2fx", v[i].factor) : "1.00x (baseline)";
+        if (isfinite(v[i].value->lo) && isfinite(v[i].value->hi) && cell_averaged(v[i].value)) {
+            p->lo = v[i].value->lo;
+            p->hi = v[i].value->hi;
+        }
+    }
+    figure_fit_scale(f);
+}
+
+/* The workload's ranking rows, best first, and its chart. */
+static void rank_workload(struct report *r, struct ranking *rk, const struct table *cmp, size_t row,
                           const char *const *labels, const struct ranked *v, size_t n)
 {
-    if (!*t)
-        *t = ranking_table(r);
+    if (!rk->t)
+        ranking_section(r, rk);
     const struct cell *name = &cmp->cells[row * cmp->ncols];
     const struct cell *metric = &cmp->cells[row * cmp->ncols + 1];
     for (size_t i = 0; i < n; i++) {
-        struct cell *c = table_add_row(r, *t);
+        struct cell *c = table_add_row(r, rk->t);
         cell_set_text(&c[0], name->text);
         cell_set_text(&c[1], metric->text);
         cell_set_number(&c[2], (double)(i + 1));
@@ -129,6 +160,7 @@ static void rank_workload(struct report *r, struct table **t, const struct table
         c[4].unit = cell_unit(cmp, row, v[i].side ? 1 + 2 * v[i].side : 2);
         cell_set_number(&c[5], v[i].factor);
     }
+    ranking_figure(r, rk->s, name->text, metric->text, cell_unit(cmp, row, 2), labels, v, n);
 }
 
 void query_ranking(const struct compare_opts *o, const struct table *cmp, struct report *r)
@@ -138,7 +170,7 @@ void query_ranking(const struct compare_opts *o, const struct table *cmp, struct
     const char **labels = xcalloc(o->nvalues, sizeof(*labels));
     struct ranked *v = xcalloc(o->nvalues, sizeof(*v));
     ranking_labels(o, &r->arena, labels);
-    struct table *t = NULL;
+    struct ranking rk = {NULL, NULL};
     const char *last = NULL;
     for (size_t row = 0; row < cmp->nrows; row++) {
         const char *name = cmp->cells[row * cmp->ncols].text;
@@ -147,7 +179,7 @@ void query_ranking(const struct compare_opts *o, const struct table *cmp, struct
         last = name;
         size_t n = rank_row(cmp, row, o->nvalues, v);
         if (n >= MIN_RANKED)
-            rank_workload(r, &t, cmp, row, labels, v, n);
+            rank_workload(r, &rk, cmp, row, labels, v, n);
     }
     free(v);
     free(labels);

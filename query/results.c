@@ -116,6 +116,13 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
             return -1;
         buf_adds(sql, pivot[i][1] ? ")" : "NULL)");
     }
+    /* in rowid order: sort_results() orders them */
+    return query_selection_sql(o, a, sql, b, d);
+}
+
+int query_selection_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
+                        struct binds *b, struct diag *d)
+{
     buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
                   "JOIN source_file s ON s.id = run.source_id "
                   "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
@@ -127,7 +134,7 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
         buf_adds(sql, i ? " OR " : "");
         add_side(sql, b, o, i);
     }
-    buf_adds(sql, ")"); /* in rowid order: sort_results() orders them */
+    buf_adds(sql, ")");
     return 0;
 }
 

@@ -104,13 +104,22 @@ static int render(sqlite3_stmt *st, enum table_format fmt, struct text_sink *sin
     return stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The rows of a fixed statement; what names the list in the error. */
-static int list(struct db *db, const char *sql, const char *what, enum table_format fmt,
-                struct text_sink *out, struct diag *d)
+/* sql prepared with its ? parameters bound to params in order: SQLITE_OK or SQLite's code. */
+static int prepare_bound(sqlite3 *h, const char *sql, const char *const *params, size_t nparams,
+                         sqlite3_stmt **st)
+{
+    int rc = sqlite3_prepare_v2(h, sql, -1, st, NULL);
+    for (size_t i = 0; rc == SQLITE_OK && i < nparams; i++)
+        sqlite3_bind_text(*st, (int)i + 1, params[i], -1, SQLITE_STATIC);
+    return rc;
+}
+
+int rows_list(struct db *db, const char *sql, const char *const *params, size_t nparams,
+              const char *what, enum table_format fmt, struct text_sink *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL))
+    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
         return diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
     int rc = render(st, fmt, out);
     if (rc < 0)
@@ -119,7 +128,7 @@ static int list(struct db *db, const char *sql, const char *what, enum table_for
     return rc;
 }
 
-void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results)
 {
     buf_addf(sql,
              "SELECT run.id AS %s, s.path AS source, s.format,%s run.tool, run.tool_version,"
@@ -127,6 +136,8 @@ void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
              " group_concat(DISTINCT r.storage_class) AS storage_classes,"
              " group_concat(DISTINCT r.sec) AS sec,"
              " group_concat(DISTINCT m.options) AS mount_options,"
+             " group_concat(DISTINCT m.fstype) AS fstype,"
+             " group_concat(DISTINCT m.device) AS mount_source,"
              " count(r.id) AS results,"
              " CASE WHEN run.started_at IS NULL THEN NULL"
              "  ELSE strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', run.started_at, 'unixepoch') END"
@@ -138,6 +149,8 @@ void runs_sql(struct buf *sql, int detail, const struct time_range *dates)
              detail ? "run_id" : "run", detail ? " s.sha256," : "",
              detail ? ", run.command_line" : "");
     db_time_range_sql(sql, "run.started_at", dates);
+    if (results)
+        buf_addf(sql, " AND %s", results);
     buf_adds(sql, " GROUP BY run.id ORDER BY run.id");
 }
 
@@ -145,18 +158,18 @@ int query_runs(struct db *db, const struct time_range *dates, enum table_format 
                struct text_sink *out, struct diag *d)
 {
     struct buf sql = BUF_INIT;
-    runs_sql(&sql, 0, dates);
-    int rc = list(db, sql.data, "runs", fmt, out, d);
+    runs_sql(&sql, 0, dates, NULL);
+    int rc = rows_list(db, sql.data, NULL, 0, "runs", fmt, out, d);
     buf_release(&sql);
     return rc;
 }
 
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
-                 const char *sql, struct diag *d)
+                 const char *sql, const char *const *params, size_t nparams, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
         return diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
     size_t ncols;
     struct column *cols = statement_columns(st, &ncols);
@@ -185,7 +198,7 @@ int query_history(struct db *db, const struct time_range *dates, enum table_form
              " WHERE 1");
     db_time_range_sql(&sql, "run.started_at", dates);
     buf_adds(&sql, " ORDER BY h.id");
-    int rc = list(db, sql.data, "label history", fmt, out, d);
+    int rc = rows_list(db, sql.data, NULL, 0, "label history", fmt, out, d);
     buf_release(&sql);
     return rc;
 }
@@ -199,7 +212,7 @@ int query_baselines(struct db *db, const struct time_range *dates, enum table_fo
                    " LEFT JOIN baseline_result br ON br.baseline_id = b.id WHERE 1");
     db_time_range_sql(&sql, "unixepoch(b.created_at)", dates);
     buf_adds(&sql, " GROUP BY b.id ORDER BY b.name");
-    int rc = list(db, sql.data, "baselines", fmt, out, d);
+    int rc = rows_list(db, sql.data, NULL, 0, "baselines", fmt, out, d);
     buf_release(&sql);
     return rc;
 }

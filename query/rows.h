@@ -7,11 +7,16 @@
 
 /* The runs with their keys, as benchdb runs lists them; detail (the report's appendix) names
  * the id run_id and adds each source's sha256 and the run's command line. Only runs started
- * within dates (NULL: all). */
-void runs_sql(struct buf *sql, int detail, const struct time_range *dates);
-/* Adds an appendix section whose table is sql's rows, columns named as in the SQL, values as
- * stored. */
+ * within dates (NULL: all), and with results (a condition on result r; NULL: all): only those
+ * results are counted and their keys listed. */
+void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results);
+/* Writes the rows of sql, its ? parameters bound to params in order, to out as a table in fmt
+ * (query.h's text_sink contract: 0, 1 when out stopped, -1 after "cannot list WHAT: ..."). */
+int rows_list(struct db *db, const char *sql, const char *const *params, size_t nparams,
+              const char *what, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* Adds an appendix section whose table is sql's rows (its nparams parameters bound in order),
+ * columns named as in the SQL, values as stored. */
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,
-                 const char *sql, struct diag *d);
+                 const char *sql, const char *const *params, size_t nparams, struct diag *d);
 
 #endif

@@ -94,10 +94,16 @@ int series_cliff(const double *t, const double *v, size_t n, struct cliff *c)
 
 /* ---- loading ---- */
 
-struct id_index {
-    int64_t id;
-    size_t i;
-};
+const char SERIES_POINTS_SQL[] = "SELECT j.value ->> 0, j.value ->> 1 FROM series s, "
+                                 "json_each(s.points) j WHERE s.result_id = ? AND s.metric = ? "
+                                 "ORDER BY CAST(j.key AS INTEGER)";
+
+void series_points_release(struct series_points *p)
+{
+    free(p->t);
+    free(p->v);
+    memset(p, 0, sizeof(*p));
+}
 
 static int by_id(const void *a, const void *b)
 {
@@ -105,8 +111,17 @@ static int by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The index into res of result id, or -1. */
-static long find(const struct id_index *ix, size_t n, int64_t id)
+struct id_index *series_id_index(const struct side_results *res)
+{
+    struct id_index *ix = xmalloc((res->n ? res->n : 1) * sizeof(*ix));
+    for (size_t i = 0; i < res->n; i++)
+        ix[i] = (struct id_index){res->v[i].id, i};
+    if (res->n)
+        qsort(ix, res->n, sizeof(*ix), by_id);
+    return ix;
+}
+
+long series_id_find(const struct id_index *ix, size_t n, int64_t id)
 {
     struct id_index key = {id, 0};
     const struct id_index *hit = n ? bsearch(&key, ix, n, sizeof(*ix), by_id) : NULL;
@@ -123,7 +138,7 @@ static int read_fio_verdicts(sqlite3 *h, const struct id_index *ix, size_t n, st
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        long i = find(ix, n, sqlite3_column_int64(st, 0));
+        long i = series_id_find(ix, n, sqlite3_column_int64(st, 0));
         const char *key = (const char *)sqlite3_column_text(st, 1);
         const char *value = (const char *)sqlite3_column_text(st, 2);
         if (i < 0 || !key || !value)
@@ -138,12 +153,7 @@ static int read_fio_verdicts(sqlite3 *h, const struct id_index *ix, size_t n, st
     return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
 }
 
-struct points {
-    double *t, *v;
-    size_t n, a;
-};
-
-static int load_points(sqlite3_stmt *st, int64_t id, const char *metric, struct points *p)
+int series_load_points(sqlite3_stmt *st, int64_t id, const char *metric, struct series_points *p)
 {
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
@@ -161,7 +171,7 @@ static int load_points(sqlite3_stmt *st, int64_t id, const char *metric, struct 
 }
 
 /* The SNIA verdict (unless fio's decided) and the cliff of one result's series. */
-static void judge(struct series_verdict *sv, const char *metric, const struct points *p)
+static void judge(struct series_verdict *sv, const char *metric, const struct series_points *p)
 {
     sv->metric = metric;
     if (!sv->by_fio)
@@ -172,31 +182,26 @@ static void judge(struct series_verdict *sv, const char *metric, const struct po
 static int read_series(sqlite3 *h, const struct id_index *ix, size_t n, struct series_verdict *out)
 {
     sqlite3_stmt *list, *pts = NULL;
-    struct points p = {NULL, NULL, 0, 0};
+    struct series_points p = {NULL, NULL, 0, 0};
     /* bw_bytes_s sorts before iops: a result with both is judged on its bandwidth */
     int rc = sqlite3_prepare_v2(h,
                                 "SELECT result_id, metric FROM series "
                                 "WHERE metric IN ('bw_bytes_s', 'iops') ORDER BY result_id, metric",
                                 -1, &list, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(h,
-                                "SELECT j.value ->> 0, j.value ->> 1 FROM series s, "
-                                "json_each(s.points) j WHERE s.result_id = ? AND s.metric = ? "
-                                "ORDER BY CAST(j.key AS INTEGER)",
-                                -1, &pts, NULL);
+        rc = sqlite3_prepare_v2(h, SERIES_POINTS_SQL, -1, &pts, NULL);
     while (rc == SQLITE_OK && sqlite3_step(list) == SQLITE_ROW) {
-        long i = find(ix, n, sqlite3_column_int64(list, 0));
+        long i = series_id_find(ix, n, sqlite3_column_int64(list, 0));
         const char *metric = (const char *)sqlite3_column_text(list, 1);
         if (i < 0 || out[i].metric)
             continue;
         metric = !strcmp(metric, "iops") ? "iops" : "bw_bytes_s";
-        if (load_points(pts, sqlite3_column_int64(list, 0), metric, &p))
+        if (series_load_points(pts, sqlite3_column_int64(list, 0), metric, &p))
             rc = SQLITE_ERROR;
         else
             judge(&out[i], metric, &p);
     }
-    free(p.t);
-    free(p.v);
+    series_points_release(&p);
     sqlite3_finalize(pts);
     return sqlite3_finalize(list) == SQLITE_OK && rc == SQLITE_OK ? 0 : -1;
 }
@@ -205,10 +210,7 @@ int query_series_verdicts(struct db *db, const struct side_results *res, struct 
                           struct series_verdict *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    struct id_index *ix = xmalloc((res->n ? res->n : 1) * sizeof(*ix));
-    for (size_t i = 0; i < res->n; i++)
-        ix[i] = (struct id_index){res->v[i].id, i};
-    qsort(ix, res->n, sizeof(*ix), by_id);
+    struct id_index *ix = series_id_index(res);
     memset(out, 0, res->n * sizeof(*out));
     int rc = read_fio_verdicts(h, ix, res->n, a, out) || read_series(h, ix, res->n, out);
     free(ix);

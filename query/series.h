@@ -5,6 +5,7 @@
 #define BDB_QUERY_SERIES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/diag.h"
 #include "../schema/db.h"
@@ -55,5 +56,45 @@ struct arena;
  * tags ss, ss_attained; strings from a. 0, or -1 after a message. */
 int query_series_verdicts(struct db *db, const struct side_results *res, struct arena *a,
                           struct series_verdict *out, struct diag *d);
+
+/* ---- loading and drawing ---- */
+
+/* The results of res by id: series_id_index returns them sorted (caller frees), series_id_find
+ * the index into res->v of result id, or -1. */
+struct id_index {
+    int64_t id;
+    size_t i;
+};
+struct id_index *series_id_index(const struct side_results *res);
+long series_id_find(const struct id_index *ix, size_t n, int64_t id);
+
+/* A result's series: times in ms from the start, values in the metric's base unit. */
+struct series_points {
+    double *t, *v;
+    size_t n, a;
+};
+void series_points_release(struct series_points *p);
+/* The statement series_load_points runs: the points of (result id, metric) in time order. */
+extern const char SERIES_POINTS_SQL[];
+struct sqlite3_stmt;
+/* The points of result id's series of metric into p (replacing what it held), through st (a
+ * prepared SERIES_POINTS_SQL, reset after): 0, or -1 on a database error. */
+int series_load_points(struct sqlite3_stmt *st, int64_t id, const char *metric,
+                       struct series_points *p);
+
+struct report;
+struct compare_opts;
+/* A time-series chart draws this many lines per side at most, and a series of more points than
+ * TS_BUCKETS as the means of TS_BUCKETS equal spans of the chart's time. */
+enum { TS_BUCKETS = 100, TS_MAX_LINES = 3 };
+/* Adds the section "Time series" when compared results have series: per workload, its
+ * throughput (bw_bytes_s, else iops) and its latency (clat_ns, else lat_ns) over time, a line per
+ * result (a side of more than TS_MAX_LINES results: their median with a min/max band), series
+ * of more than TS_BUCKETS points averaged into TS_BUCKETS equal spans of time (with the min/max
+ * band), the steady-state window and cliffs of verdicts[i] (for res->v[i]) marked. 0, or -1
+ * after a message. */
+int query_series_figures(struct db *db, const struct compare_opts *o,
+                         const struct side_results *res, const struct series_verdict *verdicts,
+                         struct report *r, struct diag *d);
 
 #endif

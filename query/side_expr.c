@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "query.h"
+
 const char *query_key_expr(const char *key, const char **param)
 {
     static const char *const names[] = {
@@ -28,6 +30,12 @@ const char *query_key_expr(const char *key, const char **param)
         return "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = ?)";
     }
     return NULL;
+}
+
+int query_key_known(const char *key)
+{
+    const char *param;
+    return query_key_expr(key, &param) != NULL;
 }
 
 const char *side_baseline(const char *value)

@@ -14,6 +14,8 @@
 #include "../core/xalloc.h"
 #include "results.h"
 
+const char *const query_trend_tables[] = {"change_points", "series", "points", NULL};
+
 static const char *const default_metrics[] = {"bw_bytes_s", "lat_mean_ns", "clat_p99_ns"};
 
 /* How a metric reads: its unit, which way is better, and what the change phrase calls it. */

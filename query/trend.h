@@ -20,6 +20,8 @@ struct trend_opts {
 };
 #define TREND_DEFAULT_METRICS "bw_bytes_s, lat_mean_ns and clat_p99_ns"
 
+/* The tables of a trend report, for --table with csv (NULL-terminated). */
+extern const char *const query_trend_tables[];
 /* Fills r with the tables "change_points", "series" and "points" (sections of those names):
  * one row per change point, per series and per run of a series. 0, 1 when no result has a
  * start time and a value of the metrics (after a message), -1 after a message. */

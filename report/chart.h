@@ -24,11 +24,6 @@ struct chart_set {
 /* Text for HTML: & < > " ' as entities (render_html.c). */
 void html_escape(struct buf *out, const char *s);
 
-/* One SVG line chart per series of a table with key, time and value columns (ROLE_KEY,
- * ROLE_TIME, ROLE_VALUE; a series' rows together, in time order): the values over time, the
- * rows with ROLE_CHANGE text marked where the level changed. Others have none (line_chart.c). */
-void line_charts(struct buf *out, const struct table *t);
-
 /* Collects the charts of a table with a metric column and side columns; others have none. */
 void chart_set_init(struct chart_set *cs, const struct table *t);
 void chart_set_release(struct chart_set *cs);

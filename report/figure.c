@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/timerange.h"
+
 struct figure *figure_new(struct arena *a, enum figure_kind kind, const char *title)
 {
     struct figure *f = arena_alloc(a, sizeof(*f));
@@ -34,7 +36,7 @@ struct figure_point *figure_point(struct arena *a, struct figure_series *s, doub
 {
     s->v = arena_grow(a, s->v, s->n, &s->a, sizeof(*s->v));
     struct figure_point *p = &s->v[s->n++];
-    *p = (struct figure_point){x, y, NAN, NAN, 0, NULL};
+    *p = (struct figure_point){.x = x, .y = y, .lo = NAN, .hi = NAN};
     return p;
 }
 
@@ -107,4 +109,78 @@ struct figure *section_figure(struct report *r, struct section *s, enum figure_k
     s->figures = arena_grow(&r->arena, s->figures, s->nfigures, &s->afigures, sizeof(*s->figures));
     s->figures[s->nfigures++] = f;
     return f;
+}
+
+/* ---- series over time from a table (benchdb trend) ---- */
+
+struct time_cols {
+    size_t key, time, value, change;
+};
+
+static const char *text_at(const struct table *t, size_t row, size_t col)
+{
+    const struct cell *c = &t->cells[row * t->ncols + col];
+    return c->kind == CELL_TEXT && c->text ? c->text : "";
+}
+
+/* The value axis' title of a series in unit u: what is measured, the writer adds the unit. */
+static const char *quantity(enum unit u)
+{
+    switch (u) {
+    case UNIT_BYTES_S:
+    case UNIT_BITS_S:
+        return "Bandwidth";
+    case UNIT_IOPS:
+        return "IOPS";
+    case UNIT_NS:
+        return "Latency";
+    case UNIT_BYTES:
+        return "Size";
+    default:
+        return "Value";
+    }
+}
+
+/* The figure of rows [first, end), one series in time order: each run's value at its start
+ * time, a dashed line where the level changed. */
+static void time_figure(struct report *r, struct section *s, const struct table *t,
+                        const struct time_cols *tc, size_t first, size_t end)
+{
+    const char *key = text_at(t, first, tc->key);
+    struct figure *f = section_figure(r, s, FIGURE_TIMESERIES, key);
+    f->x = (struct figure_axis){"Run start", UNIT_NONE, SCALE_DATE};
+    enum unit u = cell_unit(t, first, tc->value);
+    f->y = (struct figure_axis){quantity(u), u, SCALE_LINEAR};
+    struct figure_series *fs = figure_series(&r->arena, f, key);
+    for (size_t row = first; row < end; row++) {
+        const struct cell *v = &t->cells[row * t->ncols + tc->value];
+        int64_t when;
+        const char *why;
+        if (v->kind != CELL_NUMBER || !isfinite(v->value) ||
+            parse_iso_time(text_at(t, row, tc->time), TIME_LOWER, &when, &why))
+            continue;
+        figure_point(&r->arena, fs, (double)when, v->value);
+        if (*text_at(t, row, tc->change))
+            figure_mark(&r->arena, f, (double)when, NAN, text_at(t, row, tc->change));
+    }
+}
+
+void report_time_figures(struct report *r)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct table *t = r->sections[i].table;
+        if (!t || r->sections[i].appendix)
+            continue;
+        struct time_cols tc = {table_find_role(t, ROLE_KEY), table_find_role(t, ROLE_TIME),
+                               table_find_role(t, ROLE_VALUE), table_find_role(t, ROLE_CHANGE)};
+        if (tc.key == t->ncols || tc.time == t->ncols || tc.value == t->ncols ||
+            tc.change == t->ncols)
+            continue;
+        for (size_t first = 0, end; first < t->nrows; first = end) {
+            const char *key = text_at(t, first, tc.key);
+            for (end = first + 1; end < t->nrows && !strcmp(text_at(t, end, tc.key), key); end++)
+                ;
+            time_figure(r, &r->sections[i], t, &tc, first, end);
+        }
+    }
 }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/fmt.h"
 
@@ -31,6 +32,9 @@ enum {
     XY_Y0 = 36,
     XY_Y1 = 316,
     XY_H = 372,
+    MARK_ROWS = 6,    /* vertical marks' labels stack this many lines deep, then start over */
+    MAX_MARKERS = 60, /* a series of more points is drawn as its line alone */
+    LEGEND_ROW_H = 16,
 };
 
 void html_escape_n(struct buf *out, const char *s, size_t n)
@@ -88,6 +92,7 @@ double plot_axis_value(enum axis_scale s, double v)
     case SCALE_NINES:
         return v < 100 ? -log10(1 - v / 100) : INFINITY;
     case SCALE_LINEAR:
+    case SCALE_DATE:
         break;
     }
     return v;
@@ -130,6 +135,10 @@ static void axis_init(struct axis *a, const struct figure_axis *def, double min,
         a->hi = ceil(plot_axis_value(SCALE_NINES, max) - 1e-9);
         if (a->hi <= a->lo)
             a->hi = 1;
+    } else if (def->scale == SCALE_DATE) {
+        /* a single date sits in the middle of a day around it */
+        a->lo = max > min ? min : min - 43200;
+        a->hi = max > min ? max : min + 43200;
     } else {
         a->div = unit_scale(max > 0 ? max : 1, def->unit, &a->name);
         double m = max > 0 ? max / a->div : 1;
@@ -137,6 +146,23 @@ static void axis_init(struct axis *a, const struct figure_axis *def, double min,
         a->lo = 0;
         a->hi = ceil(m / a->step) * a->step;
     }
+}
+
+/* The base value at the axis' end p1 (at_end) or p0: what a script maps pixels back with. */
+static double axis_end_value(const struct axis *a, int at_end)
+{
+    double t = at_end ? a->hi : a->lo;
+    switch (a->def->scale) {
+    case SCALE_LOG:
+        return pow(10, t);
+    case SCALE_NINES:
+        return 100 * (1 - pow(10, -t));
+    case SCALE_LINEAR:
+        return t * a->div;
+    case SCALE_DATE:
+        break;
+    }
+    return t;
 }
 
 /* Where base value v lands, clamped to the axis. */
@@ -148,7 +174,28 @@ static double axis_pos(const struct axis *a, double v)
     return a->p0 + t * (a->p1 - a->p0);
 }
 
-enum { MAX_TICKS = 24 };
+enum { MAX_TICKS = 24, DATE_TICKS = 5 };
+
+/* Unix time v as a UTC date, with the time of day when asked; NUL-terminated in out. */
+static void date_text(struct buf *out, double v, int with_time)
+{
+    time_t when = (time_t)floor(v);
+    struct tm tm;
+    char text[32];
+    gmtime_r(&when, &tm);
+    strftime(text, sizeof(text), with_time ? "%Y-%m-%d %H:%M" : "%Y-%m-%d", &tm);
+    buf_add(out, text, strlen(text) + 1);
+}
+
+/* Evenly spaced dates, with the time of day when the axis spans less than two days. */
+static size_t date_ticks(const struct axis *a, double *v, struct buf *labels)
+{
+    for (size_t i = 0; i < DATE_TICKS; i++) {
+        v[i] = a->lo + (a->hi - a->lo) * (double)i / (DATE_TICKS - 1);
+        date_text(labels, v[i], a->hi - a->lo < 2 * 86400);
+    }
+    return DATE_TICKS;
+}
 
 /* The tick values (base units) and their labels into labels (NUL-separated). */
 static size_t axis_ticks(const struct axis *a, double *v, struct buf *labels)
@@ -160,6 +207,8 @@ static size_t axis_ticks(const struct axis *a, double *v, struct buf *labels)
             unit_format(labels, pow(10, e), a->def->unit);
             buf_addc(labels, '\0');
         }
+    } else if (a->def->scale == SCALE_DATE) {
+        n = date_ticks(a, v, labels);
     } else if (a->def->scale == SCALE_NINES) {
         static const double nines[] = {50, 90, 99, 99.9, 99.99, 99.999, 99.9999};
         static const char *const names[] = {"p50",    "p90",     "p99",     "p99.9",
@@ -189,6 +238,8 @@ static void axis_title(struct buf *out, const struct axis *a)
         buf_adds(out, " (log scale)");
     else if (a->def->scale == SCALE_NINES)
         buf_adds(out, " (nines)");
+    else if (a->def->scale == SCALE_DATE)
+        buf_adds(out, " (UTC)");
     else if (a->def->unit == UNIT_IOPS)
         buf_addf(out, " (%s%sIOPS)", a->name, *a->name ? " " : "");
     else if (a->def->unit != UNIT_NONE) {
@@ -205,10 +256,11 @@ static void axis_draw(struct buf *out, const struct axis *a, double at, int vert
     struct buf labels = BUF_INIT;
     size_t n = axis_ticks(a, v, &labels);
     const char *label = labels.data;
-    buf_addf(out, "<g class=\"axis\" data-scale=\"%s\">",
-             a->def->scale == SCALE_LOG     ? "log"
-             : a->def->scale == SCALE_NINES ? "nines"
-                                            : "linear");
+    static const char *const scales[] = {[SCALE_LINEAR] = "linear",
+                                         [SCALE_LOG] = "log",
+                                         [SCALE_NINES] = "nines",
+                                         [SCALE_DATE] = "date"};
+    buf_addf(out, "<g class=\"axis\" data-scale=\"%s\">", scales[a->def->scale]);
     for (size_t i = 0; i < n; i++, label += strlen(label) + 1) {
         double p = axis_pos(a, v[i]);
         if (vertical)
@@ -228,17 +280,35 @@ static void axis_draw(struct buf *out, const struct axis *a, double at, int vert
     buf_release(&labels);
 }
 
-static void legend(struct buf *out, const struct figure *f, double x)
+/* The legend from x0 on, wrapped into rows of LEGEND_ROW_H so that it ends inside the
+ * drawing; returns the height the rows after the first take (the drawing below moves down). */
+static double legend(struct buf *out, const struct figure *f, double x0)
 {
+    double x = x0, y = 6;
     for (size_t s = 0; s < f->nseries; s++) {
         const char *name = f->series[s].name;
-        buf_addf(out, "<rect x=\"%.1f\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/>", x,
+        double w = 30 + 7.0 * (double)strlen(name); /* about 7 units a character at 12 px */
+        if (x > x0 && x + w > CHART_W) {
+            x = x0;
+            y += LEGEND_ROW_H;
+        }
+        buf_addf(out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>", x, y,
                  palette[s % N_COLORS]);
-        buf_addf(out, "<text x=\"%.1f\" y=\"15\" font-size=\"12\">", x + 14);
+        buf_addf(out, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\">", x + 14, y + 9);
         html_escape(out, name);
         buf_adds(out, "</text>\n");
-        x += 30 + 7.0 * (double)strlen(name);
+        x += w;
     }
+    return y - 6;
+}
+
+/* How far the legend of f pushes the drawing down (legend's return value, not drawn). */
+static double legend_height(const struct figure *f, double x0)
+{
+    struct buf scratch = BUF_INIT;
+    double h = legend(&scratch, f, x0);
+    buf_release(&scratch);
+    return h;
 }
 
 /* The figure element and the SVG's opening: data-kind, data-scale="log" when an axis is. */
@@ -363,7 +433,10 @@ static void bar(struct buf *out, const struct axis *a, const struct figure_serie
     }
     buf_addf(out, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"10\">", axis_pos(a, bar_end(p)) + 5,
              yc + 3.5);
-    human(out, p->y, a->def->unit);
+    if (p->label)
+        html_escape(out, p->label);
+    else
+        human(out, p->y, a->def->unit);
     buf_adds(out, "</text>\n");
 }
 
@@ -411,8 +484,10 @@ static void plot_bars(struct buf *out, const struct figure *f)
         }
         y += h + GROUP_GAP;
     }
-    figure_open(out, f, &a, y + 40);
+    double dy = legend_height(f, BARS_X0);
+    figure_open(out, f, &a, y + 40 + dy);
     legend(out, f, BARS_X0);
+    buf_addf(out, "<g transform=\"translate(0 %.0f)\">\n", dy);
     buf_add(out, g.data, g.len);
     buf_addf(out, "<line class=\"baseline\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
              BARS_X0, y, BARS_X1, y);
@@ -422,7 +497,7 @@ static void plot_bars(struct buf *out, const struct figure *f)
              "text-anchor=\"middle\">",
              (BARS_X0 + BARS_X1) / 2, y + 34);
     axis_title(out, &a);
-    buf_adds(out, "</text>\n");
+    buf_adds(out, "</text>\n</g>\n");
     figure_close(out, f);
     buf_release(&g);
 }
@@ -450,7 +525,10 @@ static void x_range(const struct figure *f, double *lo, double *hi)
 static void band(struct buf *out, const struct axis *ax, const struct axis *ay,
                  const struct figure_series *s, size_t color)
 {
-    buf_addf(out, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.2\" d=\"", palette[color]);
+    buf_addf(out, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.2\" data-series=\"",
+             palette[color]);
+    html_escape(out, s->name);
+    buf_adds(out, "\" d=\"");
     for (size_t i = 0; i < s->n; i++)
         buf_addf(out, "%c%.2f %.2f", i ? 'L' : 'M', axis_pos(ax, s->v[i].x),
                  axis_pos(ay, isfinite(s->v[i].hi) ? s->v[i].hi : s->v[i].y));
@@ -482,10 +560,16 @@ static void marker(struct buf *out, const struct figure *f, const struct axis *a
     buf_adds(out, "\"><title>");
     html_escape(out, s->name);
     buf_adds(out, ": ");
-    if (f->x.scale == SCALE_NINES)
+    if (f->x.scale == SCALE_NINES) {
         buf_addf(out, "p%g", p->x);
-    else
+    } else if (f->x.scale == SCALE_DATE) {
+        struct buf date = BUF_INIT;
+        date_text(&date, p->x, 1);
+        buf_adds(out, date.data);
+        buf_release(&date);
+    } else {
         human(out, p->x, f->x.unit);
+    }
     buf_adds(out, ", ");
     human(out, p->y, f->y.unit);
     if (p->weak)
@@ -498,19 +582,36 @@ static void series_line(struct buf *out, const struct figure *f, const struct ax
 {
     if (s->band)
         band(out, ax, ay, s, color);
-    buf_addf(out, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" d=\"",
+    buf_addf(out,
+             "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" "
+             "data-series=\"",
              palette[color]);
+    html_escape(out, s->name);
+    buf_adds(out, "\" d=\"");
     for (size_t i = 0; i < s->n; i++)
         buf_addf(out, "%c%.2f %.2f", i ? 'L' : 'M', axis_pos(ax, s->v[i].x),
                  axis_pos(ay, s->v[i].y));
     buf_adds(out, "\"/>\n");
-    for (size_t i = 0; i < s->n && s->n <= 200; i++) /* a long series is its line alone */
+    for (size_t i = 0; i < s->n && s->n <= MAX_MARKERS; i++) /* a long series is its line alone */
         marker(out, f, ax, ay, s, &s->v[i], color);
     buf_adds(out, "\n");
 }
 
+/* A mark's label beside x (pixels): to its right in the plot's left half, else to its left,
+ * so that it stays inside the drawing. */
+static void mark_label(struct buf *out, const char *label, double px, double y, double gap)
+{
+    int left = px > (XY_X0 + XY_X1) / 2.0;
+    buf_addf(out, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" text-anchor=\"%s\">",
+             left ? px - gap : px + gap, y, left ? "end" : "start");
+    html_escape(out, label);
+    buf_adds(out, "</text>");
+}
+
+/* A mark: a ringed point, or (y NAN) a dashed vertical line whose label is the k-th of the
+ * vertical ones, one line of text lower than the one before so that labels do not overlap. */
 static void mark(struct buf *out, const struct axis *ax, const struct axis *ay,
-                 const struct figure_mark *m)
+                 const struct figure_mark *m, size_t k)
 {
     double px = axis_pos(ax, m->x);
     buf_adds(out, "<g class=\"mark\" data-x=\"");
@@ -520,14 +621,24 @@ static void mark(struct buf *out, const struct axis *ax, const struct axis *ay,
         buf_addf(out,
                  "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke-dasharray=\"4 3\"/>", px,
                  XY_Y0, px, XY_Y1);
-        buf_addf(out, "<text x=\"%.2f\" y=\"%d\" font-size=\"11\">", px + 3, XY_Y0 + 10);
+        mark_label(out, m->label, px, XY_Y0 + 10 + (double)(k % MARK_ROWS) * LINE_H, 3);
     } else {
         double py = axis_pos(ay, m->y);
         buf_addf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\"/>", px, py);
-        buf_addf(out, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\">", px + 9, py - 9);
+        mark_label(out, m->label, px, py - 9, 9);
     }
-    html_escape(out, m->label);
-    buf_adds(out, "</text></g>\n");
+    buf_adds(out, "</g>\n");
+}
+
+/* The axes' ends in pixels and in base units, for scripts (and tests) that read values back
+ * from the drawing: x = x0 + (v - xmin) / (xmax - xmin) x (x1 - x0) on a linear axis. */
+static void scale_attrs(struct buf *out, const char *name, const struct axis *a)
+{
+    buf_addf(out, " data-%s0=\"%g\" data-%s1=\"%g\" data-%smin=\"", name, a->p0, name, a->p1, name);
+    number_attr(out, axis_end_value(a, 0));
+    buf_addf(out, "\" data-%smax=\"", name);
+    number_attr(out, axis_end_value(a, 1));
+    buf_adds(out, "\"");
 }
 
 static void plot_xy(struct buf *out, const struct figure *f)
@@ -538,16 +649,23 @@ static void plot_xy(struct buf *out, const struct figure *f)
     axis_init(&ax, &f->x, lo, hi, XY_X0, XY_X1);
     figure_y_range(f, &lo, &hi);
     axis_init(&ay, &f->y, lo, hi, XY_Y1, XY_Y0);
-    figure_open(out, f, &ay, XY_H);
+    double dy = legend_height(f, XY_X0);
+    figure_open(out, f, &ay, XY_H + dy);
     legend(out, f, XY_X0);
+    buf_addf(out, "<g transform=\"translate(0 %.0f)\">\n", dy);
     axis_draw(out, &ay, XY_X0, 1);
     buf_addf(out, "<line class=\"baseline\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", XY_X0,
              XY_Y1, XY_X1, XY_Y1);
     axis_draw(out, &ax, XY_Y1, 0);
+    buf_adds(out, "<g class=\"plot\"");
+    scale_attrs(out, "x", &ax);
+    scale_attrs(out, "y", &ay);
+    buf_adds(out, ">\n");
     for (size_t s = 0; s < f->nseries; s++)
         series_line(out, f, &ax, &ay, &f->series[s], s % N_COLORS);
-    for (size_t m = 0; m < f->nmarks; m++)
-        mark(out, &ax, &ay, &f->marks[m]);
+    for (size_t m = 0, k = 0; m < f->nmarks; m++)
+        mark(out, &ax, &ay, &f->marks[m], isnan(f->marks[m].y) ? k++ : 0);
+    buf_adds(out, "</g>\n");
     buf_addf(out,
              "<text class=\"axis-title\" x=\"%d\" y=\"%d\" font-size=\"12\" "
              "text-anchor=\"middle\">",
@@ -558,7 +676,7 @@ static void plot_xy(struct buf *out, const struct figure *f)
              "transform=\"translate(14 %d) rotate(-90)\">",
              (XY_Y0 + XY_Y1) / 2);
     axis_title(out, &ay);
-    buf_adds(out, "</text>\n");
+    buf_adds(out, "</text>\n</g>\n");
     figure_close(out, f);
 }
 

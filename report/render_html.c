@@ -150,7 +150,6 @@ static void page_section(void *ctx, const struct section *s)
 
 static void page_table(void *ctx, const struct table *t)
 {
-    line_charts(ctx, t);
     table(ctx, t);
     charts(ctx, t);
 }

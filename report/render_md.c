@@ -77,11 +77,35 @@ static void md_section(void *ctx, const struct section *s)
     }
 }
 
+/* A time series reads as a line per series saying what it showed (steady state, a cliff),
+ * when the series says. */
+static void md_series_notes(struct buf *out, const struct figure *f)
+{
+    int titled = 0;
+    for (size_t s = 0; s < f->nseries; s++) {
+        if (!f->series[s].note)
+            continue;
+        if (!titled++) {
+            buf_adds(out, "\n**");
+            report_md_escape(out, f->title);
+            buf_adds(out, "**\n\n");
+        }
+        buf_adds(out, "- ");
+        report_md_escape(out, f->series[s].name);
+        buf_adds(out, ": ");
+        report_md_escape(out, f->series[s].note);
+        buf_addc(out, '\n');
+    }
+}
+
 /* A percentile curve reads well as a table: a row per percentile, a column per side; a value
- * that rests on fewer than 10 samples beyond it is marked. Other figures are drawings only. */
+ * that rests on fewer than 10 samples beyond it is marked. A time series is summed up in a line
+ * per series; other figures are drawings only. */
 static void md_figure(void *ctx, const struct figure *f)
 {
     struct buf *out = ctx;
+    if (f->kind == FIGURE_TIMESERIES)
+        md_series_notes(out, f);
     if (f->kind != FIGURE_PERCENTILES || !f->nseries)
         return;
     buf_adds(out, "\n**");

@@ -21,6 +21,7 @@
 #include "../core/xalloc.h"
 #include "chart.h"
 #include "plot.h"
+#include "xlsx_errbars.h"
 
 enum { N_UNITS = UNIT_BITS_S + 1 };
 
@@ -50,8 +51,10 @@ struct xlsx {
     lxw_workbook *wb;
     lxw_format *title, *bold, *header, *wrap, *count, *interval, *better, *worse;
     lxw_format *unit[N_UNITS];
-    lxw_error err;    /* the first failed write */
-    struct buf clean; /* the text of the last cell written, as cell_text made it */
+    lxw_error err;          /* the first failed write */
+    struct buf clean;       /* the text of the last cell written, as cell_text made it */
+    struct errbars errbars; /* the charts' interval error bars, put in after workbook_close */
+    lxw_col_t helper;       /* the Charts sheet's first hidden column: error bar lengths */
 };
 
 /* How one column of the model spreads over the sheet: a value with its spread, a factor with
@@ -493,6 +496,9 @@ static void summary_sheet(struct xlsx *x, const struct report *r)
 /* ---- Charts: any figure as its data block and a native chart of it ---- */
 
 enum { CHART_ROWS = 18 }; /* a chart's height in rows at the default 480x288 px */
+enum { CHART_COLS = 8 };  /* its width in columns of the default 64 px, or more */
+
+static const char CHARTS_SHEET[] = "Charts";
 
 /* "Bandwidth (MiB/s)": an axis title with the spreadsheet unit its numbers are in. */
 static void sheet_axis_title(struct buf *out, const struct figure_axis *a)
@@ -573,9 +579,63 @@ static void data_header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const 
     }
 }
 
+/* The lowest end an error bar of f may have: an interval of a mean from few runs can reach
+ * below zero, which no bandwidth or latency can be and a log axis cannot show, so the bar
+ * stops at zero, or on a log axis at the power of ten below f's smallest bar (the axis' own
+ * end). The CSV and JSON keep the interval as computed. */
+static double error_floor(const struct figure *f)
+{
+    if (f->y.scale != SCALE_LOG)
+        return 0;
+    double min = INFINITY;
+    for (size_t s = 0; s < f->nseries; s++)
+        for (size_t i = 0; i < f->series[s].n; i++)
+            if (f->series[s].v[i].y > 0 && f->series[s].v[i].y < min)
+                min = f->series[s].v[i].y;
+    return isfinite(min) ? pow(10, floor(log10(min))) : 0;
+}
+
+/* Bar series s's 95 % intervals as error bars: their plus and minus lengths in the hidden
+ * helper columns of its data block (header at row), and the chart's fixed error bar marking
+ * them for errbars_apply (xlsx_errbars.c says why). A series without intervals has none. */
+static void bar_error_bars(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const struct figure *f,
+                           size_t s, lxw_chart_series *series)
+{
+    const struct figure_series *fs = &f->series[s];
+    size_t n = f->ncategories, shown = 0;
+    double *len = xmalloc(2 * (n ? n : 1) * sizeof(*len)), *plus = len, *minus = len + n;
+    double floor_v = error_floor(f);
+    for (size_t i = 0; i < 2 * n; i++)
+        len[i] = NAN;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct figure_point *p = &fs->v[i];
+        if (!isfinite(p->lo) || !isfinite(p->hi))
+            continue;
+        double y = sheet_value(&f->y, p->y);
+        plus[(size_t)p->x] = sheet_value(&f->y, p->hi) - y;
+        minus[(size_t)p->x] = y - sheet_value(&f->y, p->lo > floor_v ? p->lo : floor_v);
+        shown++;
+    }
+    lxw_col_t col = x->helper + (lxw_col_t)(2 * s);
+    for (int side = 0; shown && side < 2; side++) {
+        struct buf h = BUF_INIT;
+        buf_addf(&h, "%s 95%% CI %s", fs->name, side ? "minus" : "plus");
+        put_text(x, ws, row, col + side, h.data, x->header);
+        buf_release(&h);
+        for (size_t c = 0; c < n; c++)
+            put_number(x, ws, row + 1 + (lxw_row_t)c, col + side, len[side * n + c],
+                       x->unit[f->y.unit]);
+    }
+    if (shown)
+        chart_series_set_error_bars(
+            series->x_error_bars, LXW_CHART_ERROR_BAR_TYPE_FIXED,
+            errbars_add(&x->errbars, CHARTS_SHEET, row + 1, col, col + 1, plus, minus, n));
+    free(len);
+}
+
 /* The native chart over the data block (header at row, data first..last). */
-static lxw_chart *native_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
-                               lxw_row_t first, lxw_row_t last)
+static lxw_chart *native_chart(struct xlsx *x, lxw_worksheet *ws, const struct figure *f,
+                               lxw_row_t row, lxw_row_t first, lxw_row_t last)
 {
     int bars = f->kind == FIGURE_BARS;
     lxw_chart *chart =
@@ -596,15 +656,23 @@ static lxw_chart *native_chart(struct xlsx *x, const struct figure *f, lxw_row_t
     for (size_t s = 0; s < f->nseries; s++) {
         lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
         lxw_col_t xcol = bars ? 0 : (lxw_col_t)(2 * s), ycol = bars ? (lxw_col_t)(1 + s) : xcol + 1;
-        chart_series_set_categories(series, "Charts", first, xcol, last, xcol);
-        chart_series_set_values(series, "Charts", first, ycol, last, ycol);
-        if (bars)
-            chart_series_set_name_range(series, "Charts", row, ycol);
-        else
+        chart_series_set_categories(series, CHARTS_SHEET, first, xcol, last, xcol);
+        chart_series_set_values(series, CHARTS_SHEET, first, ycol, last, ycol);
+        if (bars) {
+            chart_series_set_name_range(series, CHARTS_SHEET, row, ycol);
+            bar_error_bars(x, ws, row, f, s, series);
+        } else {
             chart_series_set_name(series, cell_text(x, f->series[s].name));
+        }
     }
     chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
     return chart;
+}
+
+/* The columns of f's data block; its chart stands one column to the right. */
+static size_t data_width(const struct figure *f)
+{
+    return f->kind == FIGURE_BARS ? f->nseries + 1 : 2 * f->nseries;
 }
 
 /* The figure's data (in the spreadsheet unit) and a native chart of it; returns the next row. */
@@ -622,9 +690,8 @@ static lxw_row_t figure_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
     data_header(x, ws, row + 1, f);
     lxw_row_t first = row + 2;
     lxw_row_t last = f->kind == FIGURE_BARS ? bar_data(x, ws, first, f) : xy_data(x, ws, first, f);
-    size_t width = f->kind == FIGURE_BARS ? f->nseries + 1 : 2 * f->nseries;
-    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(width + 1),
-                                    native_chart(x, f, row + 1, first, last)));
+    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(data_width(f) + 1),
+                                    native_chart(x, ws, f, row + 1, first, last)));
     lxw_row_t height = last - row + 2;
     return row + (height > CHART_ROWS ? height : CHART_ROWS);
 }
@@ -635,20 +702,129 @@ static void charts_sheet(struct xlsx *x, const struct report *r, const struct ta
     struct arena a = ARENA_INIT;
     struct figure **bars;
     size_t n = chart_bar_figures(t, &a, &bars);
-    lxw_worksheet *ws = workbook_add_worksheet(x->wb, "Charts");
+    lxw_worksheet *ws = workbook_add_worksheet(x->wb, CHARTS_SHEET);
     page_setup(x, ws);
-    lxw_row_t row = 0;
-    size_t widest = 1;
+    size_t widest = 1, columns = 0;
     for (size_t i = 0; i < n; i++) {
-        row = figure_block(x, ws, row, bars[i]);
         widest = bars[i]->nseries > widest ? bars[i]->nseries : widest;
+        columns = data_width(bars[i]) > columns ? data_width(bars[i]) : columns;
     }
     for (size_t i = 0; i < r->nsections; i++)
         for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
-            row = figure_block(x, ws, row, r->sections[i].figures[j]);
+            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES && /* timeseries_sheets */
+                data_width(r->sections[i].figures[j]) > columns)
+                columns = data_width(r->sections[i].figures[j]);
+    /* right of every data block and chart; hidden, as only the charts read them */
+    x->helper = (lxw_col_t)(columns + 1 + CHART_COLS + 1);
+    lxw_row_t row = 0;
+    for (size_t i = 0; i < n; i++)
+        row = figure_block(x, ws, row, bars[i]);
+    for (size_t i = 0; i < r->nsections; i++)
+        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
+            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES)
+                row = figure_block(x, ws, row, r->sections[i].figures[j]);
     check(x, worksheet_set_column(ws, 0, 0, 36, NULL));
     check(x, worksheet_set_column(ws, 1, (lxw_col_t)(2 * widest), 16, NULL));
+    lxw_row_col_options hidden = {.hidden = 1};
+    check(x, worksheet_set_column_opt(ws, x->helper, x->helper + (lxw_col_t)(2 * widest - 1), 16,
+                                      NULL, &hidden));
     arena_release(&a);
+}
+
+/* ---- Time series: a chart sheet each, their data on the sheet "Series data" ---- */
+
+static const char SERIES_DATA[] = "Series data";
+
+/* The columns of series s in a block: time and value, then min and max when it has a band. */
+static lxw_col_t series_columns(const struct figure *f, size_t s)
+{
+    lxw_col_t c = 0;
+    for (size_t i = 0; i < s; i++)
+        c += f->series[i].band ? 4 : 2;
+    return c;
+}
+
+/* The figure's title, a header row and its series' points from row; returns the last row. */
+static lxw_row_t series_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                              const struct figure *f)
+{
+    static const char *const what[] = {"time (s)", "", "min", "max"};
+    lxw_row_t last = row + 2;
+    put_text(x, ws, row, 0, f->title, x->bold);
+    for (size_t s = 0; s < f->nseries; s++) {
+        const struct figure_series *fs = &f->series[s];
+        lxw_col_t c0 = series_columns(f, s);
+        for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++) {
+            struct buf h = BUF_INIT;
+            buf_addf(&h, "%s: %s", fs->name, k == 1 ? f->y.title : what[k]);
+            put_text(x, ws, row + 1, c0 + k, h.data, x->header);
+            buf_release(&h);
+        }
+        for (size_t i = 0; i < fs->n; i++) {
+            const struct figure_point *p = &fs->v[i];
+            const double v[] = {p->x, sheet_value(&f->y, p->y), sheet_value(&f->y, p->lo),
+                                sheet_value(&f->y, p->hi)};
+            for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++)
+                put_number(x, ws, row + 2 + (lxw_row_t)i, c0 + k, v[k],
+                           k ? x->unit[f->y.unit] : NULL);
+        }
+        if (fs->n && row + 1 + (lxw_row_t)fs->n > last)
+            last = row + 1 + (lxw_row_t)fs->n;
+    }
+    return last;
+}
+
+/* A line chart of the block at row (data from row + 2 to last): each series' value, and its
+ * min and max as thin dashed lines when it has a band. */
+static lxw_chart *series_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
+                               lxw_row_t last)
+{
+    lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_SCATTER_STRAIGHT);
+    chart_title_set_name(chart, cell_text(x, f->title));
+    axis_setup(x, chart->x_axis, &f->x);
+    axis_setup(x, chart->y_axis, &f->y);
+    lxw_chart_line thin = {.width = 0.75, .dash_type = LXW_CHART_LINE_DASH_DASH};
+    for (size_t s = 0; s < f->nseries; s++) {
+        lxw_col_t c0 = series_columns(f, s);
+        for (lxw_col_t k = 1; k < (f->series[s].band ? 4 : 2); k++) {
+            lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
+            chart_series_set_categories(series, SERIES_DATA, row + 2, c0, last, c0);
+            chart_series_set_values(series, SERIES_DATA, row + 2, c0 + k, last, c0 + k);
+            chart_series_set_name_range(series, SERIES_DATA, row + 1, c0 + k);
+            if (k > 1)
+                chart_series_set_line(series, &thin);
+        }
+    }
+    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
+    return chart;
+}
+
+/* Each time-series figure of r as a chart sheet of its own ("Time series 1", ...), its data on
+ * the worksheet "Series data", one block under the other. */
+static void timeseries_sheets(struct xlsx *x, const struct report *r)
+{
+    lxw_worksheet *data = NULL;
+    lxw_row_t row = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsections; i++) {
+        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++) {
+            const struct figure *f = r->sections[i].figures[j];
+            if (f->kind != FIGURE_TIMESERIES)
+                continue;
+            if (!data) {
+                data = workbook_add_worksheet(x->wb, SERIES_DATA);
+                page_setup(x, data);
+            }
+            lxw_row_t last = series_block(x, data, row, f);
+            char name[32];
+            snprintf(name, sizeof(name), "Time series %zu", ++n);
+            lxw_chartsheet *cs = workbook_add_chartsheet(x->wb, name);
+            check(x, chartsheet_set_chart(cs, series_chart(x, f, row, last)));
+            row = last + 2;
+        }
+    }
+    if (data)
+        check(x, worksheet_set_column(data, 0, 255, 16, NULL));
 }
 
 /* ---- the workbook ---- */
@@ -685,6 +861,7 @@ static void sheets(struct xlsx *x, const struct report *r)
     if (cmp) {
         table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
         charts_sheet(x, r, cmp);
+        timeseries_sheets(x, r);
     }
     for (size_t i = 0; i < r->nsections; i++)
         if (r->sections[i].appendix && r->sections[i].table)
@@ -701,6 +878,7 @@ int render_xlsx(const struct report *r, const char *path, struct diag *d)
     fclose(f);
     struct xlsx x = {0};
     x.clean = (struct buf)BUF_INIT;
+    x.errbars = (struct errbars)ERRBARS_INIT;
     x.wb = workbook_new(path);
     if (!x.wb)
         return diag_error(d, "cannot create workbook '%s'", path);
@@ -709,7 +887,11 @@ int render_xlsx(const struct report *r, const char *path, struct diag *d)
     sheets(&x, r);
     lxw_error err = workbook_close(x.wb);
     buf_release(&x.clean);
+    int rc = 0;
     if (x.err || err)
-        return diag_error(d, "cannot write '%s': %s", path, lxw_strerror(x.err ? x.err : err));
-    return 0;
+        rc = diag_error(d, "cannot write '%s': %s", path, lxw_strerror(x.err ? x.err : err));
+    else
+        rc = errbars_apply(&x.errbars, path, d);
+    errbars_release(&x.errbars);
+    return rc;
 }

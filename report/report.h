@@ -81,6 +81,7 @@ enum axis_scale {
     SCALE_LINEAR,
     SCALE_LOG,   /* decades: values spanning more than 100x, latencies */
     SCALE_NINES, /* percentiles: p90, p99, p99.9 equally spaced (-log10(1 - p/100)) */
+    SCALE_DATE,  /* Unix seconds from the first to the last, ticks labelled as UTC dates */
 };
 
 struct figure_axis {
@@ -94,6 +95,7 @@ struct figure_point {
     double lo, hi; /* y's error bar (a 95 % interval) or band (min/max); NAN: none */
     int weak;      /* rests on too little data (a percentile with < 10 samples beyond it) */
     const struct cell *cell; /* bars: the table cell shown (spread, run count); NULL */
+    const char *label;       /* bars: the text beside the bar ("1.52x"); NULL: its value */
 };
 
 struct figure_series {
@@ -101,6 +103,7 @@ struct figure_series {
     struct figure_point *v;
     size_t n, a;
     int band; /* lo/hi are a band around the line (min/max of downsampled points), not bars */
+    const char *note; /* one line on what the series shows (steady state, a cliff); NULL */
 };
 
 /* A point of interest drawn over the series: the knee of a scaling curve, a cliff in time. */
@@ -136,6 +139,13 @@ extern const double FIGURE_LOG_SPAN;
 void figure_fit_scale(struct figure *f);
 /* The smallest and largest finite y (with error bars and bands) of f's points; 0 when none. */
 int figure_y_range(const struct figure *f, double *lo, double *hi);
+
+struct report;
+/* For each table of r with ROLE_KEY, ROLE_TIME, ROLE_VALUE and ROLE_CHANGE columns (a series'
+ * rows together, in time order; benchdb trend's values), a FIGURE_TIMESERIES per series in its
+ * section: the values at their times (x in Unix seconds on a date axis, y from 0), a dashed
+ * line at each row with ROLE_CHANGE text, labelled with it. */
+void report_time_figures(struct report *r);
 
 struct section {
     const char *heading;

@@ -64,6 +64,15 @@ struct import_labels {
  * strings are borrowed from over and under. */
 void db_labels_overlay(const struct import_labels *over, const struct import_labels *under,
                        struct import_labels *out, struct kv **tags);
+/* When the labels given to a file whose content (sha256) is stored already differ from those
+ * of its stored results, appends to note (else leaves it) one line saying what is stored and
+ * the command that would change it: `benchdb relabel --where source=PATH --set KEY=VALUE...`,
+ * or for a mount (whose canonical options are compared) `benchdb rm ...`, then import again.
+ * Only labels given count: host, storage_class, sec (else the mount's sec=) and tags. The
+ * command is shell-quoted and names the warehouse (--db) unless it is the default one. 0,
+ * or -1 after a message. */
+int db_reimport_hint(struct db *db, const char *sha256, const struct import_labels *given,
+                     struct buf *note, struct diag *d);
 
 struct db_import; /* one file being imported, inside a transaction */
 

@@ -7,7 +7,7 @@ set -eu
 pkgs=(
   build-essential cmake pkg-config
   libsqlite3-dev libcjson-dev libxlsxwriter-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
-  libcsv-dev libzstd-dev libpq-dev
+  libcsv-dev libzstd-dev libminizip-dev libpq-dev
   # Debian's xlsxwriter.pc links -lz, but libxlsxwriter-dev does not pull in zlib1g-dev:
   # without it a fresh Debian 12 fails to link ("cannot find -lz")
   zlib1g-dev

@@ -4,7 +4,7 @@ it: the binary runs from the installed tree, `man` renders the page, bash comple
 and the warehouse's storage classes, the --help texts name documentation that is installed,
 and the .deb holds the same files with Depends on the packages that provide the libraries
 the binary links (found independently: objdump's NEEDED sonames, dpkg -S)."""
-import os, re, shlex, shutil, subprocess, sys, tempfile
+import os, re, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import bdb  # noqa: E402
@@ -69,17 +69,9 @@ def check_man(root, prefix):
 
 
 def complete(root, prefix, words, env):
-    """COMPREPLY of the installed bash completion for the command line `words` (the last one
-    being completed), with bash-completion's own framework loaded as in an interactive shell."""
+    """COMPREPLY of the installed bash completion for the command line `words`."""
     script = os.path.join(root, prefix.lstrip("/"), "share", "bash-completion", "completions", "benchdb")
-    line = " ".join(words)
-    prog = ("source /usr/share/bash-completion/bash_completion; source %s; "
-            "COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; _benchdb; "
-            "printf '%%s\\n' \"${COMPREPLY[@]}\"") % (
-                shlex.quote(script), " ".join(shlex.quote(w) for w in words), len(words) - 1,
-                shlex.quote(line))
-    p = sh("bash", "-c", prog, env=env)
-    return sorted(x for x in p.stdout.split("\n") if x)
+    return bdb.complete(script, words, env)
 
 
 def check_completion(root, prefix, tmp):

@@ -1,6 +1,6 @@
 """json_schema.py: every JSON output of benchdb's own validates against its JSON Schema in docs/
 (report --format json: docs/report.schema.json; runs, runs --history, baseline list:
-docs/runs.schema.json), checked with python3-jsonschema; and the report's numbers are the means
+docs/runs.schema.json; labels: docs/labels.schema.json), checked with python3-jsonschema; and the report's numbers are the means
 of the raw fio files in base units with their unit names (computed here from the files).
 Fixtures: tests/fixtures/check (real fio runs), examples/ (fio JSON), tests/fixtures/iperf."""
 import glob, json, os, statistics, sys
@@ -28,6 +28,7 @@ def schema(name):
 
 
 REPORT, LISTS = schema("report.schema.json"), schema("runs.schema.json")
+LABELS = schema("labels.schema.json")
 
 
 def valid(validator, doc, what):
@@ -103,8 +104,14 @@ with bdb.temp_db() as db:
         d = output(db, *args, "--format", "json")
         valid(LISTS, d, " ".join(args))
         t.ok(d.get(key), "%s lists something under %r" % (" ".join(args), key))
+    for args in ((), ("bs",), ("mount:nosuch",)):
+        d = output(db, "labels", *args, "--format", "json")
+        valid(LABELS, d, "labels " + " ".join(args))
+        t.eq(bool(d.get("labels")), not args or args[0] == "bs", "labels %s lists" % " ".join(args))
     hist = output(db, "runs", "--history", "--format", "json")["history"]
     t.eq(sorted(h["field"] for h in hist), ["removed", "tag:x"], "history of a removed result")
     t.ok(not LISTS.is_valid({"schema": 2, "runs": []}), "another shape version fails")
     t.ok(not REPORT.is_valid(dict(doc, schema=2)), "another report version fails")
+    t.ok(not LABELS.is_valid({"schema": 1, "labels": [{"key": "host", "value": "a"}]}),
+         "a label without its counts fails")
 sys.exit(t.done())

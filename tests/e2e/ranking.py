@@ -3,12 +3,18 @@
 pair of the examples' repeats (copies, so each side stores its own), ranked per workload by
 the factor of its first metric (bandwidth) against the baseline, best first; labels shortened
 to the part that differs ('nfs-zfs-lz4-1M' -> 'lz4') unless --alias names one. Expected
-order and factors computed here from the raw fio JSON."""
-import glob, json, os, shutil, statistics, sys, tempfile
+order and factors computed here from the raw fio JSON. Each workload's ranking is also a bar
+chart: bars best to worst, the factor beside each, the 95 % t interval of each mean of repeats
+as its error bar, a log axis exactly when the values span more than 100x."""
+import glob, json, math, os, shutil, statistics, sys, tempfile
 from html.parser import HTMLParser
 
+from scipy import stats
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
 import bdb  # noqa: E402
+import charts  # noqa: E402  (its chromium checks)
 from checks import Checks  # noqa: E402
 
 EX = os.path.join(os.environ["SRCDIR"], "examples")
@@ -48,14 +54,85 @@ class Table(HTMLParser):
             self.cell["text"] += data
 
 
-def bandwidth(side, workload):
+class Bars(HTMLParser):
+    """The bar figures: caption, data-scale, and each bar's attributes with its label (the
+    first text after the bar)."""
+
+    def __init__(self):
+        super().__init__()
+        self.figures, self.text, self.after_bar = [], None, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure":
+            self.figures.append({"attrs": a, "caption": "", "bars": []})
+        elif tag == "figcaption":
+            self.text = "caption"
+        elif tag == "rect" and a.get("class") == "bar":
+            self.figures[-1]["bars"].append(dict(a, label=""))
+            self.after_bar = True
+        elif tag == "text" and self.after_bar:
+            self.text, self.after_bar = "label", False
+
+    def handle_endtag(self, tag):
+        if tag in ("figcaption", "text"):
+            self.text = None
+
+    def handle_data(self, data):
+        if self.text == "caption":
+            self.figures[-1]["caption"] += data
+        elif self.text == "label":
+            self.figures[-1]["bars"][-1]["label"] += data
+
+
+def repeats(side, workload):
     folder, reps = SIDES[side]
     out = []
     for r in reps:
         job = json.load(open(os.path.join(EX, folder, "%s-%d.json" % (workload, r))))["jobs"][0]
         d = "read" if "read" in job["job options"]["rw"] else "write"
         out.append(job[d]["bw_bytes"])
-    return statistics.mean(out)
+    return out
+
+
+def bandwidth(side, workload):
+    return statistics.mean(repeats(side, workload))
+
+
+def interval(side, workload):
+    """The 95 % t interval of the mean of the side's repeats."""
+    v = repeats(side, workload)
+    half = stats.t.ppf(0.975, len(v) - 1) * statistics.stdev(v) / math.sqrt(len(v))
+    return statistics.mean(v) - half, statistics.mean(v) + half
+
+
+def check_charts(html, names):
+    figs = {f["caption"]: f for f in in_figures(html)}
+    for name, w in ((n, bdb_workload(n)) for n in NAMES):
+        fig = figs.get("Ranking: " + name)
+        t.ok(fig is not None, w + ": a ranking chart")
+        if fig is None:
+            continue
+        base = bandwidth(names[0], w)
+        want = sorted(names, key=lambda s: (-bandwidth(s, w) / base, names.index(s)))
+        bars = fig["bars"]
+        t.eq(len(bars), 5, w + ": a bar per configuration")
+        for b, s in zip(bars, want):
+            t.near(float(b["data-value"]), bandwidth(s, w), w + " " + s + ": bar in rank order")
+            lo, hi = interval(s, w)
+            t.near(float(b["data-lo"]), lo, w + " " + s + ": error bar low", rel=1e-6)
+            t.near(float(b["data-hi"]), hi, w + " " + s + ": error bar high", rel=1e-6)
+            label = "1.00x (baseline)" if s == names[0] else "%.2fx" % (bandwidth(s, w) / base)
+            t.eq(b["label"], label, w + " " + s + ": the factor beside the bar")
+        vals = [bandwidth(s, w) for s in names]
+        t.eq(fig["attrs"].get("data-scale"), "log" if max(vals) / min(vals) > 100 else None,
+             w + ": log axis exactly when the values span > 100x")
+
+
+def in_figures(html):
+    p = Bars()
+    p.feed(html)
+    return p.figures
 
 
 def main():
@@ -90,17 +167,26 @@ def main():
                 t.eq(r[1]["text"], "Bandwidth", w + ": ranked by bandwidth")
                 t.near(float(r[4]["data-value"]), bandwidth(s, w), w + " " + s + " value")
                 t.near(float(r[5]["data-value"]), bandwidth(s, w) / base, w + " " + s + " factor")
+        check_charts(html, names)
+        page = os.path.join(tmp, "ranking.html")
+        open(page, "w").write(html)
+        charts.t = t  # its browser checks count here
+        charts.chromium(page, tmp, sorted(set(f["attrs"]["data-kind"] for f in in_figures(html))))
         rc, four, err = bdb.call(db, "report", "--compare", *names[:4], "--format", "html")
         t.eq(rc, 0, "report of four configurations " + err)
         t.ok('data-table="ranking"' not in four, "four configurations: no ranking view")
     return t.done()
 
 
+STEMS = {"Random Read 4K buffered": "randread", "Sequential Read 1M buffered": "seqread",
+         "Sequential Write 1M buffered": "seqwrite",
+         "Sequential Write 4K sync buffered": "syncwrite"}
+NAMES = list(STEMS)
+
+
 def bdb_workload(name):
     """The example file stem of a workload name as the report writes it."""
-    return {"Random Read 4K buffered": "randread", "Sequential Read 1M buffered": "seqread",
-            "Sequential Write 1M buffered": "seqwrite",
-            "Sequential Write 4K sync buffered": "syncwrite"}.get(name)
+    return STEMS.get(name)
 
 
 if __name__ == "__main__":

@@ -5,14 +5,18 @@ database (benchdb query --format csv), comparison values against the raw example
 tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the report), one
 native chart per compared metric, number formats, conditional formats, frozen headers, autofilters, hostile job names stored
 as strings (never formulas), identical sheet XML on a second render, -o required, and (when
-LibreOffice is installed) conversion to csv and pdf."""
-import csv, glob, io, json, os, re, shutil, statistics, subprocess, sys, tempfile, zipfile
+LibreOffice is installed) conversion to csv and pdf. Issue 14: each bar series carries custom
+error bars (errValType cust) whose plus/minus ranges hold the 95 % t-intervals of the means,
+computed here with scipy from the raw files, in hidden helper columns; LibreOffice reads them
+as cell-range error bars."""
+import csv, glob, io, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 import openpyxl  # noqa: E402
+from scipy import stats as sps  # noqa: E402
 
 import stats_ref  # noqa: E402
 
@@ -26,7 +30,9 @@ RUNS_SQL = """SELECT run.id AS run_id, s.path AS source, s.format, s.sha256, run
  (SELECT group_concat(DISTINCT storage_class) FROM result WHERE run_id = run.id)
  AS storage_classes, (SELECT group_concat(DISTINCT sec) FROM result WHERE run_id = run.id) AS sec,
  (SELECT group_concat(DISTINCT mount_options) FROM v_result WHERE run_id = run.id)
- AS mount_options, (SELECT count(*) FROM result WHERE run_id = run.id) AS results,
+ AS mount_options, (SELECT group_concat(DISTINCT fstype) FROM v_result WHERE run_id = run.id)
+ AS fstype, (SELECT group_concat(DISTINCT mount_device) FROM v_result WHERE run_id = run.id)
+ AS mount_source, (SELECT count(*) FROM result WHERE run_id = run.id) AS results,
  strftime('%Y-%m-%dT%H:%M:%SZ', run.started_at, 'unixepoch') AS started,
  s.imported_at AS imported, run.command_line
  FROM run JOIN source_file s ON s.id = run.source_id ORDER BY run.id"""
@@ -217,10 +223,98 @@ def check_print_and_axes(z):
         x = z.read(n).decode()
         val = re.search(r"<c:valAx>.*?</c:valAx>", x, re.S).group(0)
         cat = re.search(r"<c:catAx>.*?</c:catAx>", x, re.S).group(0)
-        t.ok('<c:orientation val="minMax"/>' in val, n + ": value axis not reversed")
+        t.ok('<c:orientation val="minMax"/>' in val and 'val="maxMin"' not in val,
+             n + ": value axis not reversed")
         t.ok('<c:axPos val="b"/>' in val and '<c:crosses val="max"/>' in val,
              n + ": value axis below the bars")
         t.ok('<c:orientation val="maxMin"/>' in cat, n + ": categories top to bottom")
+
+
+REF = re.compile(r"^'?(.+?)'?!\$([A-Z]+)\$(\d+)(?::\$([A-Z]+)\$(\d+))?$")
+
+
+def ref_cells(ws, ref):
+    """The cells of a one-column range formula ('Charts'!$N$3:$N$6, or one cell) of sheet ws."""
+    m = REF.match(ref)
+    if not t.ok(m and m.group(2) == (m.group(4) or m.group(2)), "a one-column range: %r" % ref):
+        return []
+    return [ws["%s%d" % (m.group(2), r)]
+            for r in range(int(m.group(3)), int(m.group(5) or m.group(3)) + 1)]
+
+
+def half_width(values):
+    """The 95 % t-interval's half-width of the mean of values."""
+    n = len(values)
+    return sps.t.ppf(0.975, n - 1) * statistics.stdev(values) / n ** 0.5
+
+
+def check_error_bars(z, wb):
+    """Every bar series (each side has 3 runs per workload) has custom error bars: plus and
+    minus ranges beside its values whose cells hold the interval's half-widths in the chart's
+    unit, in hidden columns; the chart caches the same numbers."""
+    ws = wb["Charts"]
+    exp, _ = example_values()
+    charts = sorted((n for n in z.namelist() if re.match(r"xl/charts/chart\d+\.xml$", n)),
+                    key=lambda n: int(re.search(r"(\d+)", n).group(1)))
+    seen = 0
+    for n in charts:
+        x = z.read(n).decode()
+        for ser in re.findall(r"<c:ser>.*?</c:ser>", x, re.S):
+            side = ws[re.search(r"<c:tx><c:strRef><c:f>[^!]*!\$(\w+)\$(\d+)</c:f>", ser)
+                      .expand(r"\1\2")]
+            # the data block's title row ("Bandwidth (MiB/s)") is above the header row
+            metric = ws.cell(side.row - 1, 1).value.split(" (")[0]
+            bars = re.search(r"<c:errBars>(.*?)</c:errBars>", ser, re.S)
+            if not t.ok(bars, "%s %s %s: error bars" % (n, metric, side.value)):
+                continue
+            b = bars.group(1)
+            t.ok('<c:errBarType val="both"/><c:errValType val="cust"/><c:plus>' in b,
+                 "%s: custom error bars in schema order" % n)
+            workloads = ref_cells(ws, re.search(r"<c:cat>.*?<c:f>(.*?)</c:f>", ser, re.S)
+                                  .group(1))
+            div = METRIC_UNITS[metric][1]
+            # an interval reaching below zero stops at zero, on a log axis at the power of ten
+            # below the chart's smallest bar
+            means = [statistics.mean(v) for (w, m), sides in exp.items() if m == metric
+                     for v in sides.values()]
+            floor = (10 ** math.floor(math.log10(min(m for m in means if m > 0)))
+                     if "<c:logBase" in x else 0)
+            for end in ("plus", "minus"):
+                ref = re.search(r"<c:%s><c:numRef><c:f>(.*?)</c:f>" % end, b).group(1)
+                cells = ref_cells(ws, ref.replace("&apos;", "'"))
+                t.eq(len(cells), len(workloads), "%s %s: a length per bar" % (n, end))
+                cache = [float(v) for v in re.findall(
+                    r"<c:v>([^<]*)</c:v>",
+                    re.search(r"<c:%s>.*?</c:%s>" % (end, end), b, re.S).group(0))]
+                for i, (w, c) in enumerate(zip(workloads, cells)):
+                    values = exp[(w.value, metric)][side.value.split(" ")[0]]
+                    want = half_width(values)
+                    if end == "minus":
+                        want = min(want, statistics.mean(values) - floor)
+                    want /= div
+                    t.near(c.value, want, "%s %s %s %s" % (metric, w.value, side.value, end))
+                    t.near(cache[i] if i < len(cache) else None, want, "%s cache" % end)
+                    t.ok(any(d.hidden and d.min <= c.column <= d.max
+                             for d in ws.column_dimensions.values()),
+                         "helper column %s hidden" % c.column_letter)
+                    seen += 1
+    t.eq(seen, 2 * 2 * len(exp), "a plus and a minus per bar")
+
+
+def check_libreoffice_error_bars(office, env, tmp, out):
+    """LibreOffice reads the bars' error bars as cell ranges (its .ods says so)."""
+    p = subprocess.run([office, "--headless", "--convert-to", "ods", "--outdir", tmp, out],
+                       capture_output=True, text=True, timeout=300, env=env)
+    t.eq(p.returncode, 0, "libreoffice --convert-to ods: " + p.stderr)
+    with zipfile.ZipFile(os.path.join(tmp, "r.ods")) as z:
+        objects = [n for n in z.namelist() if re.match(r"Object \d+/content\.xml$", n)]
+        t.eq(len(objects), len(METRIC_UNITS), "a chart object per metric")
+        for n in objects:
+            x = z.read(n).decode()
+            t.ok('chart:error-category="cell-range"' in x, n + ": error bars from cell ranges")
+            for end in ("upper", "lower"):
+                ranges = set(re.findall(r'chart:error-%s-range="(Charts\.[^"]*)"' % end, x))
+                t.eq(len(ranges), 2, n + ": both sides' %s ends from the Charts sheet" % end)
 
 
 def main():
@@ -255,6 +349,7 @@ def main():
             t.ok(not any("<f>" in z.read(n).decode() for n in z.namelist()
                          if n.startswith("xl/worksheets/")), "no cell formulas anywhere")
             check_print_and_axes(z)
+            check_error_bars(z, wb)
             first = {n: z.read(n) for n in z.namelist()}
 
         out2 = os.path.join(tmp, "r2.xlsx")
@@ -282,6 +377,7 @@ def main():
             conv = os.path.join(tmp, "r." + fmt)
             t.ok(p.returncode == 0 and os.path.getsize(conv) > 0,
                  "libreoffice --convert-to %s: %s" % (fmt, p.stderr))
+        check_libreoffice_error_bars(office, env, tmp, out)
     return t.done()
 
 

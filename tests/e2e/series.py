@@ -200,4 +200,5 @@ def main():
     return t.done()
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -118,7 +118,7 @@ def check_other_key():
              "the stored spelling under another key: " + err)
         # an unknown key is still reported as such
         rc, _, err = bdb.call(db, "report", "--by", "colour", "--compare", "a", "b")
-        t.eq(rc, 1, "unknown --by: exit status")
+        t.eq(rc, 2, "unknown --by: a usage error")
         t.ok("unknown comparison key 'colour'" in err, "unknown --by named: " + err)
 
 

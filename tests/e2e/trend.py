@@ -9,6 +9,7 @@ noise around one level. Every expected change point comes from tests/tools/chang
 (python, scipy) on the values written here; the JSON is checked against docs/trend.schema.json
 with python3-jsonschema. Env: BENCHDB, SRCDIR."""
 import csv
+import re
 import io
 import json
 import os
@@ -17,8 +18,10 @@ import sys
 from datetime import datetime, timedelta, timezone
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
 import bdb  # noqa: E402
 import changepoint_ref as ref  # noqa: E402
+import charts  # noqa: E402  (its chromium checks)
 from checks import Checks  # noqa: E402
 
 try:
@@ -113,7 +116,18 @@ def check_outputs(db, bw, files):
     t.eq(sorted(r["direction"] for r in rows), ["worse", "worse"], "csv: the step's two changes")
     html = bdb.run(db, "trend", "--format", "html", "--where", "storage-class=step")
     t.eq(html.stdout.count("<svg"), 3, "html: one chart per series (bw, lat, p99)")
-    t.eq(html.stdout.count('class="change-point"'), 2, "html: each change point marked")
+    t.eq(html.stdout.count('<g class="mark"'), 2, "html: each change point marked")
+    t.eq(html.stdout.count('data-kind="timeseries"'), 3, "html: the series drawn as time series")
+    t.ok(">%s</text>" % phrase in html.stdout, "html: the bandwidth drop's mark names it")
+    titles = re.findall(r'<text class="axis-title"[^>]*>([^<]*)</text>', html.stdout)
+    for quantity in ("Bandwidth", "Latency"):
+        t.ok(any(x.startswith(quantity + " (") for x in titles),
+             "html: a value axis says it holds %s with its unit: %s" % (quantity, titles))
+    page = os.path.join(os.path.dirname(db), "trend.html")
+    with open(page, "w") as f:
+        f.write(html.stdout)
+    charts.t = t  # its browser checks count here
+    charts.chromium(page, os.path.dirname(db), ["timeseries"])
     before_step = files[STEP - 1][1]
     p = bdb.run(db, "trend", "--format", "json", "--metric", "bw_bytes_s", "--until", before_step)
     doc = json.loads(p.stdout)

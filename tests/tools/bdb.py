@@ -1,6 +1,6 @@
 """bdb.py: running benchdb from the end-to-end tests ($BENCHDB, a warehouse per test or per
 call) and reading back what it stored (the ndjson export) or would store (`import -n`)."""
-import contextlib, glob, json, os, re, subprocess, tempfile
+import contextlib, glob, json, os, pty, re, subprocess, tempfile
 
 BENCHDB = os.environ.get("BENCHDB", "benchdb")
 EXAMPLES = os.path.join(os.environ.get("SRCDIR", "."), "examples")
@@ -12,6 +12,27 @@ def run(db, *args, **kw):
     kw.setdefault("timeout", 300)
     cmd = [BENCHDB] + (["--db", db] if db else []) + list(args)
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def run_on_pty(args, stdout=None):
+    """Runs benchdb ARGS with stderr on a pseudo-terminal (and stdout too unless given, e.g.
+    subprocess.DEVNULL): (exit status, the text written there)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BENCHDB] + list(args), stdout=slave if stdout is None else stdout,
+                         stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the terminal's other end closed
+            break
+        if not chunk:
+            break
+        data += chunk
+    rc = p.wait(timeout=300)
+    os.close(master)
+    return rc, data.decode()
 
 
 def call(db, *args, **kw):
@@ -145,3 +166,18 @@ def file_sha256(path):
     import hashlib
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def complete(script, words, env, line=None):
+    """COMPREPLY of the bash completion script for the command line `words` (the last one
+    being completed; line: the text they were split from, else them joined with spaces), with
+    bash-completion's own framework loaded as in an interactive shell; sorted."""
+    import shlex
+    line = " ".join(words) if line is None else line
+    prog = ("source /usr/share/bash-completion/bash_completion; source %s; "
+            "COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=%s; COMP_POINT=${#COMP_LINE}; _benchdb; "
+            "printf '%%s\\n' \"${COMPREPLY[@]}\"") % (
+                shlex.quote(script), " ".join(shlex.quote(w) for w in words), len(words) - 1,
+                shlex.quote(line))
+    p = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, timeout=300, env=env)
+    return sorted(x for x in p.stdout.split("\n") if x)
