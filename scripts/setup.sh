@@ -18,6 +18,9 @@ if [ "${1:-}" = --test ]; then
   pkgs+=(
     # independent readers and the real tools that made the fixtures
     python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
+    # the zstd CLI decodes stored bytes independently; git builds the previous release for
+    # the migration tests (a fresh Debian 12 has neither)
+    zstd git
     # the JSON outputs against their schemas in docs/ (tests/e2e/json_schema.py)
     python3-jsonschema
     # sanitizers and fuzzing with clang; looking at reports as a user would
