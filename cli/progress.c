@@ -74,7 +74,8 @@ void progress_step(struct progress *p, const char *path)
 {
     struct stat st;
     p->done++;
-    if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    /* the bytes are only shown: no stat per file when the line is off (not a terminal) */
+    if (p->on && path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
         p->bytes += (double)st.st_size;
     double t = now_s();
     if (p->on && t - p->shown >= 0.1)
