@@ -22,38 +22,40 @@ struct bench_record *record_new(struct arena *a, const char *tool)
     return r;
 }
 
-/* The bit of name in metric_names_seen. */
-static uint64_t name_bit(const char *name)
+/* The bit of a name's hash in metric_names_seen. */
+static uint64_t name_bit(uint64_t hash)
 {
-    return (uint64_t)1 << (str_hash(name) & 63);
+    return (uint64_t)1 << (hash & 63);
 }
 
-static struct metric *find_metric(const struct bench_record *r, const char *name, uint64_t bit)
+/* With ~60 metrics most bits of metric_names_seen are set: the names' hashes, not the names,
+ * are compared along the list (a strcmp per metric made record building quadratic). */
+static struct metric *find_metric(const struct bench_record *r, const char *name, uint64_t hash)
 {
-    if (!(r->metric_names_seen & bit))
+    if (!(r->metric_names_seen & name_bit(hash)))
         return NULL;
     for (size_t i = 0; i < r->n_metrics; i++)
-        if (!strcmp(r->metrics[i].name, name))
+        if (r->metrics[i].hash == hash && !strcmp(r->metrics[i].name, name))
             return &r->metrics[i];
     return NULL;
 }
 
 void record_metric(struct arena *a, struct bench_record *r, const char *name, double value)
 {
-    uint64_t bit = name_bit(name);
-    struct metric *m = find_metric(r, name, bit);
+    uint64_t hash = str_hash(name);
+    struct metric *m = find_metric(r, name, hash);
     if (m) {
         m->value = value;
         return;
     }
     r->metrics = arena_grow(a, r->metrics, r->n_metrics, &r->a_metrics, sizeof(*r->metrics));
-    r->metrics[r->n_metrics++] = (struct metric){name, value};
-    r->metric_names_seen |= bit;
+    r->metrics[r->n_metrics++] = (struct metric){name, value, hash};
+    r->metric_names_seen |= name_bit(hash);
 }
 
 const double *record_get(const struct bench_record *r, const char *name)
 {
-    const struct metric *m = find_metric(r, name, name_bit(name));
+    const struct metric *m = find_metric(r, name, str_hash(name));
     return m ? &m->value : NULL;
 }
 

@@ -16,6 +16,7 @@
 struct metric {
     const char *name;
     double value;
+    uint64_t hash; /* str_hash(name): record_metric compares it before the names */
 };
 
 struct kv {
