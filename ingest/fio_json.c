@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/scan.h"
+#include "fastjson.h"
 
 struct fio_doc {
     const struct source *src;
@@ -58,9 +59,13 @@ __attribute__((constructor)) static void json_hooks_install(void)
 }
 
 /* cJSON_ParseWithLengthOpts with the tree (or what it made of it) in mem: release mem, never
- * cJSON_Delete the tree. */
+ * cJSON_Delete the tree. fastjson parses the common case; cJSON the rest, errors included. */
 static cJSON *parse_json_in(struct arena *mem, const char *s, size_t len, const char **end)
 {
+    cJSON *fast = fastjson_parse(mem, s, len, end);
+    if (fast)
+        return fast;
+    arena_release(mem); /* what fastjson made before it gave up */
     struct arena *outer = json_arena;
     json_arena = mem;
     cJSON *root = cJSON_ParseWithLengthOpts(s, len, end, 0);

@@ -1,0 +1,219 @@
+/* fastjson.c: fio's JSON parsed as cJSON 1.7 parses it, for less. cJSON compares every value
+ * with "null", "false" and "true" (three strncmp) before it looks at its first byte, and reads
+ * each number with localeconv and strtod: cJSON's parse of small fio JSON files was about a
+ * third of their import's instructions (SHA-256 and the schema's creation aside). Here a value is
+ * dispatched on its first byte and an integer of up to 15 digits (most of fio's numbers) is read
+ * digit by digit, which gives the double strtod would: every such integer is exact in a double.
+ * Anything else is given up (NULL) so that cJSON parses it: success here implies cJSON's success
+ * with the same tree (tests/unit/test_fastjson.c compares them on every fixture). */
+#include "fastjson.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cJSON reads at most 63 characters of a number; its nesting limit is 1000 */
+enum { NUMBER_MAX = 63, DEPTH_MAX = 64, EXACT_DIGITS = 15 };
+
+struct cursor {
+    const unsigned char *p, *end;
+    struct arena *a;
+    int depth;
+};
+
+static cJSON *value(struct cursor *c);
+
+/* cJSON's whitespace: any byte up to ' ' */
+static void skip_space(struct cursor *c)
+{
+    while (c->p < c->end && *c->p <= ' ')
+        c->p++;
+}
+
+static int at(const struct cursor *c, unsigned char ch)
+{
+    return c->p < c->end && *c->p == ch;
+}
+
+static cJSON *node(struct cursor *c, int type)
+{
+    cJSON *n = arena_alloc(c->a, sizeof(*n));
+    n->type = type;
+    return n;
+}
+
+/* A string at c->p with no escape, copied as cJSON copies it; NULL at a backslash. */
+static char *string(struct cursor *c)
+{
+    if (!at(c, '"'))
+        return NULL;
+    const unsigned char *s = ++c->p, *q = s;
+    while (q < c->end && *q != '"' && *q != '\\')
+        q++;
+    if (q == c->end || *q == '\\')
+        return NULL;
+    c->p = q + 1;
+    char *copy = arena_alloc_uninit(c->a, (size_t)(q - s) + 1);
+    memcpy(copy, s, (size_t)(q - s));
+    copy[q - s] = '\0';
+    return copy;
+}
+
+static int number_char(unsigned char ch)
+{
+    return (ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == 'e' || ch == 'E' ||
+           ch == '.';
+}
+
+/* The n characters at s when they are an integer of at most EXACT_DIGITS digits (with a '-'):
+ * *v set, n returned; else 0. */
+static size_t exact_integer(const unsigned char *s, size_t n, double *v)
+{
+    size_t i = s[0] == '-';
+    if (n == i || n - i > EXACT_DIGITS)
+        return 0;
+    uint64_t x = 0;
+    for (size_t k = i; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+        x = x * 10 + (uint64_t)(s[k] - '0');
+    }
+    *v = i ? -(double)x : (double)x;
+    return n;
+}
+
+/* cJSON's parse_number: the run of number characters read by strtod (in the C locale, which
+ * benchdb never changes, cJSON's decimal point is '.'), valueint saturated. */
+static cJSON *number(struct cursor *c)
+{
+    size_t n = 0;
+    while (c->p + n < c->end && n < NUMBER_MAX && number_char(c->p[n]))
+        n++;
+    if (n == NUMBER_MAX)
+        return NULL;
+    double v;
+    size_t used = exact_integer(c->p, n, &v);
+    if (!used) {
+        char text[NUMBER_MAX + 1], *after;
+        memcpy(text, c->p, n);
+        text[n] = '\0';
+        v = strtod(text, &after);
+        if (!(used = (size_t)(after - text)))
+            return NULL;
+    }
+    c->p += used;
+    cJSON *x = node(c, cJSON_Number);
+    x->valuedouble = v;
+    x->valueint = v >= INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+    return x;
+}
+
+static cJSON *literal(struct cursor *c)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        int type;
+    } literals[] = {{"null", 4, cJSON_NULL}, {"false", 5, cJSON_False}, {"true", 4, cJSON_True}};
+    for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++) {
+        size_t len = literals[i].len;
+        if ((size_t)(c->end - c->p) >= len && !memcmp(c->p, literals[i].text, len)) {
+            c->p += len;
+            cJSON *x = node(c, literals[i].type);
+            x->valueint = literals[i].type == cJSON_True;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* One member (key: value) or element, appended to x's children. */
+static int member(struct cursor *c, cJSON *x, cJSON **tail)
+{
+    char *key = NULL;
+    skip_space(c);
+    if (x->type == cJSON_Object) {
+        if (!(key = string(c)))
+            return -1;
+        skip_space(c);
+        if (!at(c, ':'))
+            return -1;
+        c->p++;
+        skip_space(c);
+    }
+    cJSON *item = value(c);
+    if (!item)
+        return -1;
+    item->string = key;
+    if (*tail) {
+        (*tail)->next = item;
+        item->prev = *tail;
+    } else {
+        x->child = item;
+    }
+    *tail = item;
+    x->child->prev = item; /* as cJSON links them: the first's prev is the last */
+    skip_space(c);
+    return 0;
+}
+
+/* An object or an array: cJSON's parse_object and parse_array. */
+static cJSON *container(struct cursor *c, int type, unsigned char close)
+{
+    if (++c->depth > DEPTH_MAX)
+        return NULL;
+    cJSON *x = node(c, type), *tail = NULL;
+    c->p++;
+    skip_space(c);
+    if (!at(c, close)) {
+        for (;;) {
+            if (member(c, x, &tail))
+                return NULL;
+            if (!at(c, ','))
+                break;
+            c->p++;
+        }
+        if (!at(c, close))
+            return NULL;
+    }
+    c->p++;
+    c->depth--;
+    return x;
+}
+
+static cJSON *value(struct cursor *c)
+{
+    if (c->p == c->end)
+        return NULL;
+    switch (*c->p) {
+    case '{':
+        return container(c, cJSON_Object, '}');
+    case '[':
+        return container(c, cJSON_Array, ']');
+    case '"': {
+        char *s = string(c);
+        cJSON *x = s ? node(c, cJSON_String) : NULL;
+        if (x)
+            x->valuestring = s;
+        return x;
+    }
+    case 'n':
+    case 'f':
+    case 't':
+        return literal(c);
+    default:
+        return *c->p == '-' || (*c->p >= '0' && *c->p <= '9') ? number(c) : NULL;
+    }
+}
+
+cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end)
+{
+    struct cursor c = {(const unsigned char *)s, (const unsigned char *)s + len, a, 0};
+    if (!at(&c, '{'))
+        return NULL;
+    cJSON *root = value(&c);
+    if (root)
+        *end = (const char *)c.p;
+    return root;
+}

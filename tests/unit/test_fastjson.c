@@ -1,0 +1,164 @@
+/* test_fastjson.c: fastjson_parse against cJSON itself, the reference: whenever fastjson
+ * gives a tree, cJSON gives the same one (types, keys, strings, valueint, the bits of
+ * valuedouble, links) and the same end; fastjson may give up (NULL), never differ. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../core/xalloc.h"
+#include "../../ingest/fastjson.h"
+#include "harness.h"
+
+static int same_tree(const cJSON *x, const cJSON *y)
+{
+    if (x->type != y->type || x->valueint != y->valueint ||
+        memcmp(&x->valuedouble, &y->valuedouble, sizeof(double)) || (!x->string != !y->string) ||
+        (x->string && strcmp(x->string, y->string)) || (!x->valuestring != !y->valuestring) ||
+        (x->valuestring && strcmp(x->valuestring, y->valuestring)))
+        return 0;
+    const cJSON *a = x->child, *b = y->child;
+    /* cJSON's first child's prev is the last child */
+    const cJSON *a_last = a ? a->prev : NULL, *b_last = b ? b->prev : NULL;
+    for (; a && b; a = a->next, b = b->next) {
+        if (!same_tree(a, b) || (a == a_last) != (b == b_last) ||
+            (a != x->child && (a->prev->next != a || b->prev->next != b)))
+            return 0;
+    }
+    return !a && !b;
+}
+
+/* 1: fastjson parsed s as cJSON does; 0: it gave up; -1: it differs from cJSON. */
+static int compare(const char *s, size_t len)
+{
+    struct arena a = {0};
+    const char *fast_end = NULL, *ref_end = NULL;
+    cJSON *fast = fastjson_parse(&a, s, len, &fast_end);
+    cJSON *ref = cJSON_ParseWithLengthOpts(s, len, &ref_end, 0);
+    int rc = !fast ? 0 : ref && fast_end == ref_end && same_tree(fast, ref) ? 1 : -1;
+    cJSON_Delete(ref);
+    arena_release(&a);
+    return rc;
+}
+
+static int compare_str(const char *s)
+{
+    return compare(s, strlen(s));
+}
+
+static void test_values(void)
+{
+    static const char *const parsed[] = {
+        "{}",
+        "{ }",
+        "{\"a\":1}",
+        "{\"a\" :\t-0 ,\n\"b\": 007, \"c\": 123456789012345}",
+        "{\"big\": 1234567890123456, \"odd\": 9007199254740993, \"huge\": 3000000000}",
+        "{\"neg\": -3000000000, \"f\": 1.5, \"e\": -1e-3, \"E\": 1E+2, \"inf\": 1e400}",
+        "{\"t\": true, \"f\": false, \"n\": null, \"s\": \"x y\", \"u\": \"\xc2\xb5s\"}",
+        "{\"a\": [], \"b\": [1, [2, {}], \"three\"], \"c\": {\"d\": {\"e\": [null]}}}",
+        "{\"dup\": 1, \"dup\": 2}",
+    };
+    for (size_t i = 0; i < sizeof(parsed) / sizeof(parsed[0]); i++)
+        INT_EQ(compare_str(parsed[i]), 1, parsed[i]);
+    static const char *const left_to_cjson[] = {
+        "{\"a\":\"x\\\"y\"}", /* an escape */
+        "{\"a\":{}",          /* cJSON takes this for a whole object */
+        "{\"a\":1,}",
+        "{\"a\" 1}",
+        "{\"a\":nul}",
+        "{\"a\":-}",
+        "{\"a\":1.5.3}",
+        "{1:2}",
+        "[1]",
+        "{\"a\":\"unterminated}",
+        "{\"a\":1234567890123456789012345678901234567890123456789012345678901234}",
+    };
+    for (size_t i = 0; i < sizeof(left_to_cjson) / sizeof(left_to_cjson[0]); i++)
+        INT_EQ(compare_str(left_to_cjson[i]), 0, left_to_cjson[i]);
+    char deep[512] = "";
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "{\"a\":");
+    INT_EQ(compare_str(deep), 0, "nesting deeper than 64: left to cJSON");
+}
+
+static void test_end(void)
+{
+    const char *s = "{\"a\": [1, 2]}\n{\"b\": 2}";
+    struct arena a = {0};
+    const char *end = NULL;
+    cJSON *root = fastjson_parse(&a, s, strlen(s), &end);
+    OK(root && end == s + 13, "end: just after the object's '}'");
+    INT_EQ(compare_str(s), 1, "the first of two documents");
+    INT_EQ(compare(s, 12), 0, "cut before the '}': given up");
+    arena_release(&a);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        data = xrealloc(data, cap = cap * 2 + 4096);
+        size_t n = fread(data + *len, 1, cap - *len, f);
+        *len += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    return data;
+}
+
+/* Every JSON document ('{' at the start of a line) of one file. */
+static void test_file(const char *path, int *fast, int *docs)
+{
+    size_t len;
+    char *data = read_all(path, &len);
+    for (size_t i = 0; data && i < len; i++) {
+        if (data[i] != '{' || (i && data[i - 1] != '\n'))
+            continue;
+        int rc = compare(data + i, len - i);
+        if (rc < 0)
+            fprintf(stderr, "differs: %s at byte %zu\n", path, i);
+        OK(rc >= 0, "a fixture's document parsed as cJSON parses it");
+        *fast += rc > 0;
+        ++*docs;
+    }
+    free(data);
+}
+
+/* Every *.json file under dir_path (the fixtures of fio, iperf3, charts, fleet, ...). */
+static void test_tree(const char *dir_path, int *fast, int *docs)
+{
+    DIR *dir = opendir(dir_path);
+    OK(dir != NULL, dir_path);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        char path[1024];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir_path, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            test_tree(path, fast, docs);
+        else if (strlen(e->d_name) > 5 && !strcmp(e->d_name + strlen(e->d_name) - 5, ".json"))
+            test_file(path, fast, docs);
+    }
+    if (dir)
+        closedir(dir);
+}
+
+int main(void)
+{
+    test_values();
+    test_end();
+    int fast = 0, docs = 0;
+    test_tree(getenv("FIXTURES"), &fast, &docs);
+    printf("fixtures: %d of %d documents parsed by fastjson\n", fast, docs);
+    OK(docs > 100 && fast * 10 >= docs * 9, "fastjson parses at least 9 in 10 fixture documents");
+    return TEST_DONE();
+}
