@@ -2,10 +2,10 @@
  * with "null", "false" and "true" (three strncmp) before it looks at its first byte, and reads
  * each number with localeconv and strtod: cJSON's parse of small fio JSON files was about a
  * third of their import's instructions (SHA-256 and the schema's creation aside). Here a value is
- * dispatched on its first byte and an integer of up to 15 digits (most of fio's numbers) is read
- * digit by digit, which gives the double strtod would: every such integer is exact in a double.
- * Anything else is given up (NULL) so that cJSON parses it: success here implies cJSON's success
- * with the same tree (tests/unit/test_fastjson.c compares them on every fixture). */
+ * dispatched on its first byte and an integer of up to 15 digits, with or without a fraction (most
+ * of fio's numbers), is read digit by digit into the double strtod would give. Anything else is
+ * given up (NULL) so that cJSON parses it: success here implies cJSON's success with the same tree
+ * (tests/unit/test_fastjson.c compares them on every fixture). */
 #include "fastjson.h"
 
 #include <limits.h>
@@ -66,20 +66,29 @@ static int number_char(unsigned char ch)
            ch == '.';
 }
 
-/* The n characters at s when they are an integer of at most EXACT_DIGITS digits (with a '-'):
- * *v set, n returned; else 0. */
-static size_t exact_integer(const unsigned char *s, size_t n, double *v)
+/* The n characters at s when they are a plain decimal ("-12", "0.25") of at most EXACT_DIGITS
+ * digits: *v set to it, n returned; else 0. Its digits and the power of ten are exact in
+ * doubles, and one correctly rounded division of exact operands gives the correctly rounded
+ * value of the decimal, which is what strtod returns (Clinger's fast path). */
+static size_t exact_decimal(const unsigned char *s, size_t n, double *v)
 {
-    size_t i = s[0] == '-';
-    if (n == i || n - i > EXACT_DIGITS)
-        return 0;
+    static const double pow10[EXACT_DIGITS + 1] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t i = s[0] == '-', digits = 0, point = 0;
     uint64_t x = 0;
     for (size_t k = i; k < n; k++) {
-        if (s[k] < '0' || s[k] > '9')
+        if (s[k] == '.' && !point && digits) {
+            point = digits;
+            continue;
+        }
+        if (s[k] < '0' || s[k] > '9' || ++digits > EXACT_DIGITS)
             return 0;
         x = x * 10 + (uint64_t)(s[k] - '0');
     }
-    *v = i ? -(double)x : (double)x;
+    if (!digits || (point && point == digits))
+        return 0;
+    double m = point ? (double)x / pow10[digits - point] : (double)x;
+    *v = i ? -m : m;
     return n;
 }
 
@@ -93,7 +102,7 @@ static cJSON *number(struct cursor *c)
     if (n == NUMBER_MAX)
         return NULL;
     double v;
-    size_t used = exact_integer(c->p, n, &v);
+    size_t used = exact_decimal(c->p, n, &v);
     if (!used) {
         char text[NUMBER_MAX + 1], *after;
         memcpy(text, c->p, n);

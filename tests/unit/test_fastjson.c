@@ -59,6 +59,8 @@ static void test_values(void)
         "{\"t\": true, \"f\": false, \"n\": null, \"s\": \"x y\", \"u\": \"\xc2\xb5s\"}",
         "{\"a\": [], \"b\": [1, [2, {}], \"three\"], \"c\": {\"d\": {\"e\": [null]}}}",
         "{\"dup\": 1, \"dup\": 2}",
+        "{\"a\": 0.1, \"b\": 123.456, \"c\": -0.0, \"d\": 99999999999999.9, \"e\": 1.}",
+        "{\"a\": 0.123456789012345, \"b\": 1.7976931348623157, \"c\": -.5, \"d\": 0.000}",
     };
     for (size_t i = 0; i < sizeof(parsed) / sizeof(parsed[0]); i++)
         INT_EQ(compare_str(parsed[i]), 1, parsed[i]);
@@ -81,6 +83,24 @@ static void test_values(void)
     for (int i = 0; i < 70; i++)
         strcat(deep, "{\"a\":");
     INT_EQ(compare_str(deep), 0, "nesting deeper than 64: left to cJSON");
+}
+
+/* Random decimals of up to 17 digits, a point anywhere: those of up to 15 digits take the
+ * fast path, the others strtod; each must equal cJSON's (strtod's) to the bit. */
+static void test_random_decimals(void)
+{
+    srand(12);
+    int differ = 0;
+    for (int i = 0; i < 50000; i++) {
+        char json[64], *p = json + sprintf(json, "{\"v\": %s", rand() % 2 ? "-" : "");
+        int digits = 1 + rand() % 17, point = rand() % (digits + 1);
+        for (int k = 0; k < digits; k++)
+            p += sprintf(p, "%s%d", k == point && k ? "." : "", rand() % 10);
+        strcpy(p, "}");
+        if (compare_str(json) != 1 && ++differ < 5)
+            fprintf(stderr, "not parsed as cJSON: %s\n", json);
+    }
+    INT_EQ(differ, 0, "random decimals: parsed, as cJSON parses them");
 }
 
 static void test_end(void)
@@ -155,6 +175,7 @@ static void test_tree(const char *dir_path, int *fast, int *docs)
 int main(void)
 {
     test_values();
+    test_random_decimals();
     test_end();
     int fast = 0, docs = 0;
     test_tree(getenv("FIXTURES"), &fast, &docs);
