@@ -58,6 +58,10 @@ int read_regular(int fd, size_t size, struct buf *b)
         b->len += (size_t)n;
         if (b->len > max)
             return 1;
+        /* all of the size fstat gave, and not the byte more: the end, without a read of 0
+         * bytes to say so (a system call per file) */
+        if ((size_t)n < want && b->len == size)
+            break;
         want = 64 << 10; /* the file grew: read on */
     }
     b->data[b->len] = '\0';
