@@ -1,6 +1,7 @@
 /* input.c: reading an input whole (up to HELD_MAX_MIB) or as a stream of chunks, and choosing
  * the importer for it. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,8 +69,85 @@ int read_regular(int fd, size_t size, struct buf *b)
     return 0;
 }
 
+/* The chunk being parsed is hashed and packed at the same time by a thread of its own (a
+ * fio log of 1 GiB spent a third of its import in SHA-256 and zstd): the stream's chunk is
+ * read-only until the next one is read, which first waits for the thread. */
+struct chunk_packer {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int busy, stop, started;
+    struct import_stream *in;
+    struct raw_packer *packer;
+    struct raw_blob packed; /* of the chunk hashed last, to store; data NULL: none */
+};
+
+static void pack_chunk(struct chunk_packer *p)
+{
+    struct import_stream *in = p->in;
+    sha256_update(&in->sha, in->chunk, in->len);
+    if (in->di)
+        p->packed = raw_pack(&p->packer, in->chunk, in->len);
+}
+
+static void *pack_chunks(void *arg)
+{
+    struct chunk_packer *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->busy && !p->stop)
+            pthread_cond_wait(&p->changed, &p->lock);
+        if (p->stop)
+            break;
+        pthread_mutex_unlock(&p->lock);
+        pack_chunk(p);
+        pthread_mutex_lock(&p->lock);
+        p->busy = 0;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Hashes (and packs) in->chunk on the thread, or here when it cannot be started. */
+static void pack_start(struct import_stream *in)
+{
+    struct chunk_packer *p = in->packer;
+    if (!p) {
+        p = in->packer = xcalloc(1, sizeof(*p));
+        p->in = in;
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_cond_init(&p->changed, NULL);
+        p->started = pthread_create(&p->thread, NULL, pack_chunks, p) == 0;
+    }
+    if (!p->started) {
+        pack_chunk(p);
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->busy = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int import_stream_drain(struct import_stream *in)
+{
+    struct chunk_packer *p = in->packer;
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    while (p->busy)
+        pthread_cond_wait(&p->changed, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    struct raw_blob b = p->packed;
+    p->packed.data = NULL;
+    return b.data && in->di ? db_import_add_packed_chunk(in->di, &b, in->len) : 0;
+}
+
 static int next_chunk(struct import_stream *s)
 {
+    if (import_stream_drain(s))
+        return -1;
     size_t n =
         s->head->len - s->head_used < DB_CHUNK_BYTES ? s->head->len - s->head_used : DB_CHUNK_BYTES;
     memcpy(s->chunk, s->head->data + s->head_used, n);
@@ -80,10 +158,9 @@ static int next_chunk(struct import_stream *s)
         return diag_error(s->d, "cannot read '%s': %s", s->stream.path, strerror(errno));
     s->len = n;
     s->served = 0;
-    if (!n)
-        return 0;
-    sha256_update(&s->sha, s->chunk, n);
-    return s->di ? db_import_add_chunk(s->di, s->chunk, n) : 0;
+    if (n)
+        pack_start(s);
+    return 0;
 }
 
 static int stream_read(void *ctx, char *buf, size_t cap, size_t *n)
@@ -110,6 +187,22 @@ void import_stream_init(struct import_stream *in, const char *name, FILE *f, con
 
 void import_stream_release(struct import_stream *in)
 {
+    struct chunk_packer *p = in->packer;
+    if (p && p->started) {
+        pthread_mutex_lock(&p->lock);
+        while (p->busy)
+            pthread_cond_wait(&p->changed, &p->lock);
+        p->stop = 1;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->thread, NULL);
+    }
+    if (p) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->changed);
+        raw_packer_free(p->packer);
+        free(p);
+    }
     free(in->chunk);
 }
 

@@ -238,6 +238,8 @@ static int store(struct import_session *s, const struct import_labels *labels,
         if (in)
             in->di = di;
         rc = parse->run(parse->ctx, &a, &sink, s->d);
+        if (rc == 0 && in && import_stream_drain(in))
+            rc = -2;
         if (rc == 0 && in) {
             sha256_final(&in->sha, sha);
             rc = skip_if_stored(s, src->path, sha, labels);

@@ -501,17 +501,22 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
 
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 {
+    struct raw_blob b = raw_pack(&imp->db->packer, data, len);
+    return db_import_add_packed_chunk(imp, &b, len);
+}
+
+int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *b, size_t len)
+{
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_cached(imp->db, &rc,
                                   "INSERT INTO source_chunk(source_id, seq, data, codec, "
                                   "size_bytes) VALUES (:source_id, :seq, :data, :codec, "
                                   ":size_bytes)");
     if (rc == SQLITE_OK) {
-        struct raw_blob b = raw_pack(&imp->db->packer, data, len);
         sql_bind_int(st, &rc, ":source_id", imp->source_id);
         sql_bind_int(st, &rc, ":seq", imp->chunks);
-        sql_bind_blob(st, &rc, ":data", b.data, b.len);
-        sql_bind_text(st, &rc, ":codec", b.codec);
+        sql_bind_blob(st, &rc, ":data", b->data, b->len);
+        sql_bind_text(st, &rc, ":codec", b->codec);
         sql_bind_int(st, &rc, ":size_bytes", (int64_t)len);
         sql_step_done(st, &rc);
     }

@@ -107,6 +107,8 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
                                   struct diag *d);
 /* 0, or -1 after a message. */
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len);
+/* The same with the chunk packed already (raw_pack of its len bytes). */
+int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *packed, size_t len);
 /* The content hash and size (the chunks' total) of a file stored while read: call only when
  * db_source_find found no other file with this hash. 0, or -1 after a message. */
 int db_import_set_hash(struct db_import *imp, const char *sha256);
