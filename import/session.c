@@ -72,9 +72,14 @@ void diag_replay(struct diag *d, enum diag_level level, const char *line)
 }
 
 /* Lines the session says itself ("imported", "already imported"; each ends in '\n') go out as
- * the diagnostics do, through d's emit when set (cli/progress.c erases its line first). */
+ * the diagnostics do, through d's emit when set (cli/progress.c erases its line first); else
+ * to stderr in one write, not one per file. */
 static void say(struct diag *d, char *lines)
 {
+    if (!d->emit) {
+        fputs(lines, stderr);
+        return;
+    }
     for (char *nl; (nl = strchr(lines, '\n')); lines = nl + 1) {
         *nl = '\0';
         diag_replay(d, DIAG_NOTE, lines);
