@@ -122,11 +122,26 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
     return *version == 0 && tables > 0 ? -1 : 0;
 }
 
+/* A reader opens the file read-write when it may: a read-only connection cannot remove the
+ * -wal and -shm files it makes when it closes, so every report would leave them beside the
+ * warehouse. The readers never write it (the query command refuses statements that would);
+ * query_only is no guard here, since it refuses the temporary tables push reads through. */
+static int read_flags(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path)
+                  : snprintf(dir, sizeof(dir), ".");
+    int writable =
+        n > 0 && (size_t)n < sizeof(dir) && access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+    return writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+}
+
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
     /* each connection is used by one thread at a time: SQLite's own locking only costs */
     int flags = SQLITE_OPEN_NOMUTEX |
-                (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
+                (mode == DB_READ_ONLY    ? read_flags(path)
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
