@@ -47,6 +47,13 @@ static int compare_str(const char *s)
     return compare(s, strlen(s));
 }
 
+/* Each case compared: want 1 (parsed as cJSON parses it) or 0 (left to cJSON). */
+static void expect_all(const char *const *cases, size_t n, int want)
+{
+    for (size_t i = 0; i < n; i++)
+        INT_EQ(compare_str(cases[i]), want, cases[i]);
+}
+
 static void test_values(void)
 {
     static const char *const parsed[] = {
@@ -62,8 +69,7 @@ static void test_values(void)
         "{\"a\": 0.1, \"b\": 123.456, \"c\": -0.0, \"d\": 99999999999999.9, \"e\": 1.}",
         "{\"a\": 0.123456789012345, \"b\": 1.7976931348623157, \"c\": -.5, \"d\": 0.000}",
     };
-    for (size_t i = 0; i < sizeof(parsed) / sizeof(parsed[0]); i++)
-        INT_EQ(compare_str(parsed[i]), 1, parsed[i]);
+    expect_all(parsed, sizeof(parsed) / sizeof(parsed[0]), 1);
     static const char *const left_to_cjson[] = {
         "{\"a\":\"x\\\"y\"}", /* an escape */
         "{\"a\":{}",          /* cJSON takes this for a whole object */
@@ -77,8 +83,7 @@ static void test_values(void)
         "{\"a\":\"unterminated}",
         "{\"a\":1234567890123456789012345678901234567890123456789012345678901234}",
     };
-    for (size_t i = 0; i < sizeof(left_to_cjson) / sizeof(left_to_cjson[0]); i++)
-        INT_EQ(compare_str(left_to_cjson[i]), 0, left_to_cjson[i]);
+    expect_all(left_to_cjson, sizeof(left_to_cjson) / sizeof(left_to_cjson[0]), 0);
     char deep[512] = "";
     for (int i = 0; i < 70; i++)
         strcat(deep, "{\"a\":");
