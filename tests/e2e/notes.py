@@ -47,6 +47,11 @@ def composed():
     dd = [r for r in recs if r.get("tool") == "dd"]
     c.ok(dd and abs(num(dd[0], "bw_bytes_s") - int(m.group(1)) / float(m.group(2))) < 1,
          "composed: dd rate")
+    # stored, each result keeps the tool that printed it (a typed figure names none): the note
+    # is a run per tool
+    _, stored = bdb.import_export(path)
+    c.eq(sorted((r["job"] == "dd", r["transcribed"], r["tool"]) for r in stored),
+         [(False, 0, "fio"), (False, 1, "unknown"), (True, 0, "dd")], "composed: stored tools")
     typed = [r for r in recs if r.get("transcribed") == "1"]
     c.ok(len(typed) == 1 and abs(num(typed[0], "bw_bytes_s") - bw) < 1, "composed: typed result")
     c.ok("1 line looks like measurements" in p.stdout, "composed: unused summary line")
