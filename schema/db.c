@@ -313,6 +313,7 @@ struct db_import {
     const struct import_labels *labels;
     struct source src;
     int64_t source_id, run_id;
+    char *run_tool;         /* the tool of run_id's results (NULL: unknown) */
     int64_t chunks;         /* stored so far */
     uint64_t chunk_bytes;   /* their total */
     int64_t label_mount_id; /* 0: none */
@@ -556,9 +557,17 @@ int db_import_set_hash(struct db_import *imp, const char *sha256)
     return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A file is one run of one tool; a note with several tools' outputs pasted in is a run of
+ * each, so that every result keeps the tool that made it (a dd result under the note's first
+ * tool, iperf3, would be stored as iperf3's). */
 static int ensure_run(struct db_import *imp, const struct bench_record *r)
 {
-    if (imp->run_id)
+    if (imp->run_id && same_text(imp->run_tool, r->tool))
         return 0;
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_cached(imp->db, &rc,
@@ -573,6 +582,8 @@ static int ensure_run(struct db_import *imp, const struct bench_record *r)
     if (rc != SQLITE_OK)
         return fail(imp);
     imp->run_id = sqlite3_last_insert_rowid(imp->db->h);
+    free(imp->run_tool);
+    imp->run_tool = r->tool ? xstrdup(r->tool) : NULL;
     return 0;
 }
 
@@ -792,5 +803,6 @@ void db_import_free(struct db_import *imp)
     sql_release(imp->ins_series);
     buf_release(&imp->json);
     free(imp->label_mount_sec);
+    free(imp->run_tool);
     free(imp);
 }
