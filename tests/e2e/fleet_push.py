@@ -1,10 +1,10 @@
 """fleet_push.py: benchdb push to a throwaway PostgreSQL server (tests/tools/pg.py). Two hosts'
 warehouses (tests/tools/fleet.py) with overlapping files are pushed twice each: the server holds
 the union (each source once, with every result, tag, histogram, series and chunk of it, counted
-per source with python's sqlite3 on the local files and psql on the server) and the second round
-sends nothing. A relabel made after a push is pushed as label changes, once. A server that is
+per source with python's sqlite3 on the local files and psql on the server; each mount once, with
+its options) and the second round sends nothing. A relabel made after a push is pushed as label changes, once. A server that is
 down, a bad URL and a database that is not a warehouse are clear errors (exit status 1)."""
-import os, sys, tempfile
+import os, sqlite3, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -18,6 +18,20 @@ def server_by_source(srv, table, key):
     """fleet.rows_by_source's counts, read on the server with psql."""
     lines = srv.psql(fleet.per_source_sql(table, key)).stdout.split()
     return {sha: int(n) for sha, n in (line.split("|") for line in lines)}
+
+
+MOUNTS_SQL = ("SELECT m.options || '|' || o.key || '|' || coalesce(o.value, '') FROM mount m "
+              "JOIN mount_option o ON o.mount_id = m.id ORDER BY 1")
+
+
+def local_mounts(paths):
+    """Each mount's option rows, "options|key|value", over the warehouses at paths (a mount is
+    known by its options: the same options on two hosts are one mount)."""
+    rows = set()
+    for path in paths:
+        with sqlite3.connect(path) as h:
+            rows.update(r[0] for r in h.execute(MOUNTS_SQL))
+    return sorted(rows)
 
 
 def test_push_twice(srv, a, b):
@@ -40,6 +54,9 @@ def test_push_twice(srv, a, b):
              table + " rows per source")
     t.eq(srv.psql("SELECT count(*) FROM result").stdout.strip(), str(sum(union.values())),
          "result count = the union's")
+    mounts = local_mounts([a, b])
+    t.ok(len({m.split("|")[0] for m in mounts}) == 2, "the hosts' two mounts: %r" % mounts)
+    t.eq(srv.psql(MOUNTS_SQL).stdout.split(), mounts, "the server's mounts and their options")
 
 
 def test_relabel(srv, a):
