@@ -61,6 +61,9 @@ static const struct rekey {
     {"mount_id", MAP_MOUNT, "mm", "LEFT JOIN"},
 };
 
+/* The server's column types that a push sends, in COPY's binary format. */
+enum pg_type { PG_INT8, PG_INT4, PG_FLOAT8, PG_TEXT, PG_BYTEA };
+
 /* The sequences of the ids reserved, as SQL literals. */
 enum { SEQ_SOURCE, SEQ_RUN, SEQ_RESULT, N_SEQ };
 
@@ -68,7 +71,9 @@ struct push {
     sqlite3 *h;
     PGconn *c;
     struct diag *d;
-    struct buf cols[N_PUSH_TABLES]; /* each table's local columns, "a, b, c" */
+    struct buf cols[N_PUSH_TABLES];     /* each table's local columns, "a, b, c" */
+    struct buf sent[N_PUSH_TABLES];     /* the server's columns sent: the local ones, the ordinal */
+    enum pg_type *types[N_PUSH_TABLES]; /* their types on the server */
     char *seq[N_SEQ];
     struct fleet_push_counts *counts;
 };
@@ -99,68 +104,120 @@ static int local_columns(struct push *p, const char *table, struct buf *cols)
     return 0;
 }
 
-/* Appends bytes in bytea's hex form, its backslash escaped for COPY (a table lookup: the
- * sources' stored bytes are most of what a push sends). */
-static void copy_bytea(struct buf *out, const unsigned char *b, size_t n)
+static const struct {
+    const char *name;
+    enum pg_type type;
+} pg_types[] = {
+    {"bigint", PG_INT8}, {"integer", PG_INT4}, {"double precision", PG_FLOAT8},
+    {"text", PG_TEXT},   {"bytea", PG_BYTEA},
+};
+#define N_PG_TYPES (sizeof(pg_types) / sizeof(pg_types[0]))
+
+/* Runs a statement on the server that returns rows; NULL after a message. */
+static PGresult *server_rows(struct push *p, const char *sql, const char *what)
 {
-    static const char hex[] = "0123456789abcdef";
-    buf_adds(out, "\\\\x");
-    buf_grow(out, 2 * n);
-    char *p = out->data + out->len;
-    for (size_t k = 0; k < n; k++) {
-        *p++ = hex[b[k] >> 4];
-        *p++ = hex[b[k] & 15];
-    }
-    out->len += 2 * n;
-    out->data[out->len] = '\0';
+    PGresult *r = PQexec(p->c, sql);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK)
+        return r;
+    pg_result_error(p->c, r, WHO, what, p->d);
+    PQclear(r);
+    return NULL;
 }
 
-/* Appends one value in COPY's text format. */
-static void copy_value(struct buf *out, sqlite3_stmt *st, int i)
+/* The server's types of table's columns cols ("a, b, c"), in their order; NULL after a
+ * message (a column the server lacks, or of a type a push does not send). */
+static enum pg_type *column_types(struct push *p, const char *table, const char *cols)
 {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL:
-        buf_adds(out, "\\N");
-        break;
-    case SQLITE_INTEGER:
-        buf_addf(out, "%lld", (long long)sqlite3_column_int64(st, i));
-        break;
-    case SQLITE_FLOAT: /* 17 digits read back as the same double */
-        buf_addf(out, "%.17g", sqlite3_column_double(st, i));
-        break;
-    case SQLITE_BLOB:
-        copy_bytea(out, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
-        break;
-    default:
-        pg_copy_text(out, (const char *)sqlite3_column_text(st, i),
-                     (size_t)sqlite3_column_bytes(st, i));
+    char *list = PQescapeLiteral(p->c, cols, strlen(cols));
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT c.name, format_type(a.atttypid, NULL) FROM unnest(string_to_array(%s, ', "
+             "')) WITH ORDINALITY AS c(name, k) LEFT JOIN pg_attribute a ON a.attrelid = "
+             "'%s'::regclass AND a.attname = c.name AND NOT a.attisdropped ORDER BY c.k",
+             list ? list : "NULL", table);
+    PQfreemem(list);
+    PGresult *r = server_rows(p, sql.data, "cannot read the server's tables");
+    buf_release(&sql);
+    if (!r)
+        return NULL;
+    enum pg_type *types = xcalloc((size_t)PQntuples(r) + 1, sizeof(*types));
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        size_t k = 0;
+        while (k < N_PG_TYPES && strcmp(pg_types[k].name, PQgetvalue(r, i, 1)))
+            k++;
+        if (k < N_PG_TYPES)
+            types[i] = pg_types[k].type;
+        else
+            rc = diag_error_path(
+                p->d, WHO, "the server's column '%s.%s' %s", table, PQgetvalue(r, i, 0),
+                PQgetisnull(r, i, 1) ? "does not exist" : "has a type benchdb does not push");
     }
+    PQclear(r);
+    if (rc) {
+        free(types);
+        return NULL;
+    }
+    return types;
 }
 
-/* COPYs the rows of a local SELECT into the server's target, sending them in pieces of
- * COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call takes);
- * *rows counts them. No rows: no COPY. 0, or -1 after a message. */
+/* Appends the current row of st as a tuple of COPY's binary format, each value in its server
+ * column's type; -1 after a message for a value of another kind (a warehouse edited by
+ * hand: the server would have refused its text too). */
+static int copy_row(struct push *p, sqlite3_stmt *st, const enum pg_type *types, struct buf *out)
+{
+    int n = sqlite3_column_count(st);
+    pg_copy_tuple(out, n);
+    for (int i = 0; i < n; i++) {
+        int kind = sqlite3_column_type(st, i);
+        sqlite3_int64 v = kind == SQLITE_INTEGER ? sqlite3_column_int64(st, i) : 0;
+        if (kind == SQLITE_NULL)
+            pg_copy_null(out);
+        else if (types[i] == PG_TEXT) { /* any value, as its text */
+            const unsigned char *text = sqlite3_column_text(st, i);
+            pg_copy_bytes(out, text, (size_t)sqlite3_column_bytes(st, i));
+        } else if (types[i] == PG_BYTEA && kind == SQLITE_BLOB) {
+            const void *blob = sqlite3_column_blob(st, i);
+            pg_copy_bytes(out, blob, (size_t)sqlite3_column_bytes(st, i));
+        } else if (types[i] == PG_FLOAT8 && (kind == SQLITE_FLOAT || kind == SQLITE_INTEGER))
+            pg_copy_float8(out, sqlite3_column_double(st, i));
+        else if (kind == SQLITE_INTEGER &&
+                 (types[i] == PG_INT8 || (types[i] == PG_INT4 && v == (int32_t)v)))
+            pg_copy_int(out, v, types[i] == PG_INT8 ? 8 : 4);
+        else
+            return diag_error_path(
+                p->d, WHO, "cannot send '%s': a value of the server's type '%s' expected, got '%s'",
+                sqlite3_column_name(st, i), pg_types[types[i]].name,
+                (const char *)sqlite3_column_text(st, i));
+    }
+    return 0;
+}
+
+/* COPYs the rows of a local SELECT into the server's table (cols, of types), sending them in
+ * pieces of COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call
+ * takes); *rows counts them. No rows: no COPY. 0, or -1 after a message. */
 enum { COPY_PIECE = 1 << 20 };
-static int copy_table(struct push *p, const char *sql, const char *target, size_t *rows)
+static int copy_table(struct push *p, const char *sql, const char *table, const char *cols,
+                      const enum pg_type *types, size_t *rows)
 {
     sqlite3_stmt *st;
     *rows = 0;
     if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
-    struct buf out = BUF_INIT;
-    int rc = 0, step, n = sqlite3_column_count(st);
+    struct buf out = BUF_INIT, target = BUF_INIT;
+    buf_addf(&target, "%s (%s)", table, cols);
+    int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!*rows && pg_copy_begin(p->c, target, WHO, p->d)) {
+        if (!*rows && pg_copy_begin(p->c, target.data, WHO, p->d)) {
             rc = -1;
             break;
         }
-        (*rows)++;
-        for (int i = 0; i < n; i++) {
-            if (i)
-                buf_addc(&out, '\t');
-            copy_value(&out, st, i);
+        if (!(*rows)++)
+            pg_copy_header(&out);
+        if (copy_row(p, st, types, &out)) {
+            rc = -1;
+            break;
         }
-        buf_addc(&out, '\n');
         if (out.len >= COPY_PIECE && pg_copy_put(p->c, &out)) {
             rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
             break;
@@ -169,13 +226,15 @@ static int copy_table(struct push *p, const char *sql, const char *target, size_
     if (rc == 0 && step != SQLITE_DONE)
         rc = local_error(p, "cannot read the warehouse");
     if (*rows) { /* a failed copy is abandoned: the server rolls its rows back */
+        pg_copy_trailer(&out);
         if (rc == 0 && pg_copy_put(p->c, &out))
             rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
-        if (pg_copy_end(p->c, rc == 0, target, WHO, p->d))
+        if (pg_copy_end(p->c, rc == 0, target.data, WHO, p->d))
             rc = -1;
     }
     sqlite3_finalize(st);
     buf_release(&out);
+    buf_release(&target);
     return rc;
 }
 
@@ -239,12 +298,10 @@ static void local_select(const struct push_table *t, const char *local_cols, con
 static int send_table(struct push *p, size_t i, const char *target, const char *where, size_t *rows)
 {
     const struct push_table *t = &push_tables[i];
-    struct buf sql = BUF_INIT, into = BUF_INIT;
+    struct buf sql = BUF_INIT;
     local_select(t, p->cols[i].data, where, &sql);
-    buf_addf(&into, "%s (%s%s)", target, p->cols[i].data, t->ordinal ? ", ordinal" : "");
-    int rc = copy_table(p, sql.data, into.data, rows);
+    int rc = copy_table(p, sql.data, target, p->sent[i].data, p->types[i], rows);
     buf_release(&sql);
-    buf_release(&into);
     return rc;
 }
 
@@ -308,17 +365,6 @@ static int reserve_ids(struct push *p, int seq, const char *sql, const char *map
                                  : 0;
     free(ids);
     return rc;
-}
-
-/* Runs a statement on the server that returns rows; NULL after a message. */
-static PGresult *server_rows(struct push *p, const char *sql, const char *what)
-{
-    PGresult *r = PQexec(p->c, sql);
-    if (PQresultStatus(r) == PGRES_TUPLES_OK)
-        return r;
-    pg_result_error(p->c, r, WHO, what, p->d);
-    PQclear(r);
-    return NULL;
 }
 
 /* Takes out of the map the sources the server did not store now (another host pushed them
@@ -531,7 +577,11 @@ static int setup_session(struct push *p)
 static int find_missing(struct push *p)
 {
     size_t hashes;
-    int rc = copy_table(p, "SELECT sha256 FROM source_file", "local_hash", &hashes);
+    enum pg_type *types = column_types(p, "local_hash", "sha256");
+    int rc = types ? copy_table(p, "SELECT sha256 FROM source_file", "local_hash", "sha256", types,
+                                &hashes)
+                   : -1;
+    free(types);
     PGresult *r = rc ? NULL
                      : PQexec(p->c, "SELECT sha256 FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
@@ -610,6 +660,9 @@ static const char local_labels_sql[] =
     "CREATE TEMP TABLE stage_label (sha256 text, run_ordinal int, result_ordinal int, job "        \
     "text, direction text, seq bigint, field text, old_value text, new_value text, changed_by "    \
     "text, changed_at text, current_value text) ON COMMIT DROP"
+#define STAGE_LABEL_COLS                                                                           \
+    "sha256, run_ordinal, result_ordinal, job, direction, seq, field, old_value, new_value, "      \
+    "changed_by, changed_at, current_value"
 
 /* On the server: the staged changes it had not stored are stored, and each (result, field)
  * they touch gets the local current value. */
@@ -645,9 +698,12 @@ static const char set_labels_sql[] =
 static int push_labels(struct push *p)
 {
     size_t rows = 0;
+    enum pg_type *types = NULL;
     int rc = pg_exec(p->c, "BEGIN; " STAGE_LABEL_SQL, WHO, "cannot push the label changes", p->d) ||
-             copy_table(p, local_labels_sql, "stage_label", &rows) ||
+             !(types = column_types(p, "stage_label", STAGE_LABEL_COLS)) ||
+             copy_table(p, local_labels_sql, "stage_label", STAGE_LABEL_COLS, types, &rows) ||
              (rows && pg_exec(p->c, apply_labels_sql, WHO, "cannot push the label changes", p->d));
+    free(types);
     if (rc == 0 && !rows) {
         PQclear(PQexec(p->c, "ROLLBACK"));
         return 0;
@@ -677,9 +733,13 @@ static size_t missing_count(struct push *p)
 
 static int push_all(struct push *p, const struct fleet_progress *progress)
 {
-    for (size_t i = 0; i < N_PUSH_TABLES; i++)
+    for (size_t i = 0; i < N_PUSH_TABLES; i++) {
         if (local_columns(p, push_tables[i].table, &p->cols[i]))
             return -1;
+        buf_addf(&p->sent[i], "%s%s", p->cols[i].data, push_tables[i].ordinal ? ", ordinal" : "");
+        if (!(p->types[i] = column_types(p, push_tables[i].table, p->sent[i].data)))
+            return -1;
+    }
     if (setup_session(p) || find_missing(p))
         return -1;
     if (progress && progress->start)
@@ -701,7 +761,7 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
     memset(counts, 0, sizeof(*counts));
     struct push p = {.h = db_handle(db), .d = d, .counts = counts};
     for (size_t i = 0; i < N_PUSH_TABLES; i++)
-        p.cols[i] = (struct buf)BUF_INIT;
+        p.cols[i] = p.sent[i] = (struct buf)BUF_INIT;
     p.c = pg_connect(url, 1, WHO, d);
     /* one local read transaction: the push reads one snapshot, and its many statements take
      * no lock each */
@@ -717,8 +777,11 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
     if (!sqlite3_get_autocommit(p.h))
         sqlite3_exec(p.h, "COMMIT", NULL, NULL, NULL);
     PQfinish(p.c);
-    for (size_t i = 0; i < N_PUSH_TABLES; i++)
+    for (size_t i = 0; i < N_PUSH_TABLES; i++) {
         buf_release(&p.cols[i]);
+        buf_release(&p.sent[i]);
+        free(p.types[i]);
+    }
     for (int i = 0; i < N_SEQ; i++)
         free(p.seq[i]);
     return rc;
