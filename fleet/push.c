@@ -1,13 +1,12 @@
 /* push.c: benchdb push: the sources of a local warehouse that the server lacks, with every
  * row that hangs off them. The ideas are schema/merge.c's: a source is known by its sha256,
  * and each copied row's ids are re-keyed to the ids the server gives. Per batch of whole files,
- * in one server transaction: the server's ids for the batch's sources, runs and results are
- * reserved first (nextval), local maps (local id -> server id) give every row read its server
- * ids, and the rows are COPYed straight into their tables. Only the sources are staged: their
- * INSERT ... ON CONFLICT (sha256) DO NOTHING says which landed now, and the rows of a file
- * another host pushed meanwhile are not sent (it is skipped whole). Mounts, shared between
- * files, are staged too and paired by their options. A push killed midway leaves whole files
- * behind it. */
+ * in one server transaction: under a lock that pushes take in turn, the sources the server has
+ * by now (another host pushed them) leave the batch whole; the server's ids for the batch's
+ * sources, runs and results are reserved (nextval), local maps (local id -> server id) give
+ * every row read its server ids, and the rows are COPYed (binary) straight into their tables.
+ * Only mounts, shared between files, are staged and paired by their options. A push killed
+ * midway leaves whole files behind it. */
 #include "fleet_private.h"
 
 #include <sqlite3.h>
@@ -367,51 +366,65 @@ static int reserve_ids(struct push *p, int seq, const char *sql, const char *map
     return rc;
 }
 
-/* Takes out of the map the sources the server did not store now (another host pushed them
- * since find_missing): landed lists the server ids of those it stored. Their runs are then
- * not mapped, so none of their rows is sent. */
-static int forget_skipped(struct push *p, const PGresult *landed)
-{
-    sqlite3_stmt *ins;
-    if (local_exec(p, "DELETE FROM temp.fleet_landed") ||
-        sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_landed VALUES (?)", -1, &ins, NULL) !=
-            SQLITE_OK)
-        return local_error(p, "cannot read the warehouse");
-    int rc = 0;
-    for (int k = 0; rc == 0 && k < PQntuples(landed); k++) {
-        sqlite3_bind_int64(ins, 1, strtoll(PQgetvalue(landed, k, 0), NULL, 10));
-        if (sqlite3_step(ins) != SQLITE_DONE)
-            rc = local_error(p, "cannot read the warehouse");
-        sqlite3_reset(ins);
-    }
-    sqlite3_finalize(ins);
-    return rc ? rc
-              : local_exec(p, "DELETE FROM " MAP_SOURCE
-                              " WHERE server NOT IN (SELECT id FROM temp.fleet_landed)");
-}
+/* The lock a batch holds from its check of which of its sources the server has to its commit:
+ * two pushes (two hosts) sending the same file take turns, and the second finds it stored. */
+#define PUSH_LOCK "7461626863686463"
 
-/* Sends the batch's sources with their reserved ids through their staging table; *landed: how
- * many the server stored now. */
-static int push_sources(struct push *p, size_t *landed)
+/* Takes out of the batch (and out of the missing, so that they count as present) the sources
+ * that the server has now: another host may have pushed them since find_missing. */
+static int forget_present(struct push *p)
 {
-    size_t n, staged;
-    if (reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id", MAP_SOURCE, &n) ||
-        send_table(p, T_SOURCE, "stage_source_file", NULL, &staged))
-        return -1;
-    struct buf sql = BUF_INIT;
-    const char *cols = p->cols[T_SOURCE].data;
-    buf_addf(&sql,
-             "INSERT INTO source_file (%s) SELECT %s FROM stage_source_file ORDER BY id ON "
-             "CONFLICT DO NOTHING RETURNING id",
-             cols, cols);
-    PGresult *r = server_rows(p, sql.data, "cannot store the pushed rows");
-    buf_release(&sql);
-    if (!r)
-        return -1;
-    *landed = (size_t)PQntuples(r);
-    int rc = *landed < staged ? forget_skipped(p, r) : 0;
+    struct buf list = BUF_INIT;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->h,
+                           "SELECT group_concat(s.sha256) FROM temp.fleet_batch b JOIN "
+                           "source_file s ON s.id = b.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
+    if (sqlite3_step(st) == SQLITE_ROW) /* hex digits: the array's elements need no quotes */
+        buf_addf(&list, "{%s}", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    st = NULL;
+    const char *params[] = {list.data};
+    PGresult *r = PQexecParams(p->c, "SELECT sha256 FROM source_file WHERE sha256 = ANY($1)", 1,
+                               NULL, params, NULL, NULL, 0);
+    buf_release(&list);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK
+                 ? 0
+                 : pg_result_error(p->c, r, WHO, "cannot compare the sources", p->d);
+    if (rc == 0 && PQntuples(r) > 0 &&
+        sqlite3_prepare_v2(p->h,
+                           "DELETE FROM temp.fleet_missing WHERE id = (SELECT id FROM source_file "
+                           "WHERE sha256 = ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        rc = local_error(p, "cannot read the warehouse");
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = local_error(p, "cannot read the warehouse");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && PQntuples(r) > 0)
+        rc = local_exec(p, "DELETE FROM temp.fleet_batch WHERE id NOT IN (SELECT id FROM "
+                           "temp.fleet_missing)");
     PQclear(r);
     return rc;
+}
+
+/* Sends the batch's sources the server lacks, with their reserved ids, under the lock that
+ * keeps another push from storing them meanwhile; *sent: how many. */
+static int push_sources(struct push *p, size_t *sent)
+{
+    size_t n;
+    return pg_exec(p->c, "SELECT pg_advisory_xact_lock(" PUSH_LOCK ")", WHO, "cannot start a batch",
+                   p->d) ||
+                   forget_present(p) ||
+                   reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id",
+                               MAP_SOURCE, &n) ||
+                   send_table(p, T_SOURCE, "source_file", NULL, sent)
+               ? -1
+               : 0;
 }
 
 /* The columns of list but "id", as a list. */
@@ -545,26 +558,22 @@ static const char local_tables_sql[] =
     "CREATE TEMP TABLE fleet_map_run(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_result(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_mount(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
-    "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);"
-    "CREATE TEMP TABLE fleet_landed(id INTEGER PRIMARY KEY);";
+    "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);";
 static const char drop_local_tables_sql[] =
     "DROP TABLE IF EXISTS temp.fleet_missing; DROP TABLE IF EXISTS temp.fleet_batch;"
     "DROP TABLE IF EXISTS temp.fleet_map_source; DROP TABLE IF EXISTS temp.fleet_map_run;"
     "DROP TABLE IF EXISTS temp.fleet_map_result; DROP TABLE IF EXISTS temp.fleet_map_mount;"
-    "DROP TABLE IF EXISTS temp.fleet_new_mount; DROP TABLE IF EXISTS temp.fleet_landed";
+    "DROP TABLE IF EXISTS temp.fleet_new_mount";
 
-/* The session's temporary tables on the server: the local hashes, and the sources' staging
- * table, emptied at each commit (the only table emptied so: each costs a truncation at every
- * commit). */
+/* The session on the server: its temporary table of the local hashes (none is emptied at each
+ * commit: that costs a truncation at every commit), the sequences; and the local tables. */
 static int setup_session(struct push *p)
 {
     /* a batch lost to a server crash after its commit returned is sent again by the next
      * push (the server lacks its sha256s), so the push need not wait for each flush */
     int rc = pg_exec(p->c,
                      "SET synchronous_commit = off;"
-                     "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY);"
-                     "CREATE TEMP TABLE stage_source_file (LIKE source_file) ON COMMIT DELETE "
-                     "ROWS",
+                     "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY)",
                      WHO, "cannot set up the push", p->d) ||
              find_sequences(p);
     if (rc == 0 && sqlite3_exec(p->h, local_tables_sql, NULL, NULL, NULL) != SQLITE_OK)

@@ -2,9 +2,11 @@
 warehouses (tests/tools/fleet.py) with overlapping files are pushed twice each: the server holds
 the union (each source once, with every result, tag, histogram, series and chunk of it, counted
 per source with python's sqlite3 on the local files and psql on the server; each mount once, with
-its options) and the second round sends nothing. A relabel made after a push is pushed as label changes, once. A server that is
-down, a bad URL and a database that is not a warehouse are clear errors (exit status 1)."""
-import os, sqlite3, sys, tempfile
+its options) and the second round sends nothing. A relabel made after a push is pushed as label
+changes, once. A file another host stores while a push runs is left out of it whole. A server
+that is down, a bad URL and a database that is not a warehouse are clear errors (exit status
+1)."""
+import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -12,6 +14,7 @@ from checks import Checks
 
 t = Checks("fleet_push")
 PORT = 55431
+PUSH_LOCK = 7461626863686463  # fleet/push.c's: the lock a push's batch holds to its commit
 
 
 def server_by_source(srv, table, key):
@@ -76,6 +79,53 @@ def test_relabel(srv, a):
          "relabel pushed again: %r" % p.stderr)
 
 
+def wait_for(srv, sql, db, what):
+    """Polls sql (one number) on the server until it is not 0."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if srv.psql(sql, db=db).stdout.strip() not in ("", "0"):
+            return
+        time.sleep(0.02)
+    raise RuntimeError("timed out waiting for " + what)
+
+
+def test_race(srv, a, b):
+    """Another host stores one of b's files while b's push runs (after b found it missing):
+    b's batch waits for the lock the other push holds (docs/fleet.md), then leaves that file
+    out whole and sends the rest."""
+    srv.psql("CREATE DATABASE race")
+    p = bdb.run(a, "push", srv.url(db="race"))
+    t.eq(p.returncode, 0, "push a: " + p.stderr)
+    sha = hashlib.sha256(open(fleet.fixture("b-randread-4k.json"), "rb").read()).hexdigest()
+    other = subprocess.Popen(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d",
+                              srv.url(db="race")], stdin=subprocess.PIPE, text=True,
+                             stdout=subprocess.DEVNULL)
+    other.stdin.write("BEGIN; SELECT pg_advisory_xact_lock(%s); INSERT INTO source_file (path, "
+                      "sha256, format, importer_version, imported_at, size_bytes) VALUES "
+                      "('elsewhere', '%s', 'fio-json', '1', '2026-01-01T00:00:00Z', 1);\n"
+                      % (PUSH_LOCK, sha))
+    other.stdin.flush()
+    wait_for(srv, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted", "race",
+             "the other host's lock")
+    push = subprocess.Popen([bdb.BENCHDB, "--db", b, "push", srv.url(db="race")],
+                            stderr=subprocess.PIPE, text=True)
+    wait_for(srv, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+             "race", "b's push to wait for the lock")
+    other.communicate("COMMIT;\n", timeout=60)
+    err = push.communicate(timeout=120)[1]
+    t.eq(push.returncode, 0, "b's push: " + err)
+    t.ok(err.startswith("pushed 3 sources") and "3 already on the server" in err,
+         "b's push leaves out the file stored meanwhile: %r" % err)
+    got = srv.psql("SELECT s.path, count(run.id) FROM source_file s LEFT JOIN run ON "
+                   "run.source_id = s.id WHERE s.sha256 = '%s' GROUP BY s.path" % sha, db="race")
+    t.eq(got.stdout.split(), ["elsewhere|0"], "the file stored meanwhile is the other host's")
+    want = fleet.rows_by_source([a, b], "result", "result")
+    del want[sha]
+    lines = srv.psql(fleet.per_source_sql("result", "result"), db="race").stdout.split()
+    t.eq({s: int(n) for s, n in (line.split("|") for line in lines)}, want,
+         "every other file whole on the server")
+
+
 def test_errors(srv, a, tmp):
     cases = [("postgresql:///postgres?host=%s&port=%d" % (tmp, PORT + 1),
               "benchdb push: error: cannot connect to the server: connection to server on socket"),
@@ -99,6 +149,7 @@ def main():
         a, b = fleet.make_hosts(tmp, t)
         test_push_twice(srv, a, b)
         test_relabel(srv, a)
+        test_race(srv, a, b)
         test_errors(srv, a, tmp)
     return t.done()
 
