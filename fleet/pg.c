@@ -168,8 +168,7 @@ int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct d
     return ok ? 0 : -1;
 }
 
-/* The first value of the one-row result of sql as an integer; 0 or -1 (no message). */
-static int query_int(PGconn *c, const char *sql, int64_t *v)
+int pg_query_int(PGconn *c, const char *sql, int64_t *v)
 {
     PGresult *r = PQexec(c, sql);
     const char *p =
@@ -186,13 +185,13 @@ static int query_int(PGconn *c, const char *sql, int64_t *v)
 static int server_version(PGconn *c, const char *who, struct diag *d)
 {
     int64_t meta, tables, v = 0;
-    if (query_int(c, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
-                  &tables) ||
-        query_int(c, "SELECT (to_regclass('benchdb_meta') IS NOT NULL)::int", &meta) ||
-        (meta && query_int(c,
-                           "SELECT coalesce(max(value::int), 0) FROM benchdb_meta "
-                           "WHERE key = 'schema_version'",
-                           &v)))
+    if (pg_query_int(c, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
+                     &tables) ||
+        pg_query_int(c, "SELECT (to_regclass('benchdb_meta') IS NOT NULL)::int", &meta) ||
+        (meta && pg_query_int(c,
+                              "SELECT coalesce(max(value::int), 0) FROM benchdb_meta "
+                              "WHERE key = 'schema_version'",
+                              &v)))
         return pg_error(c, who, "cannot read the warehouse's schema version", d);
     if (!meta && tables > 0)
         return diag_error_path(d, who,

@@ -75,6 +75,8 @@ struct push {
     enum pg_type *types[N_PUSH_TABLES]; /* their types on the server */
     char *seq[N_SEQ];
     struct fleet_push_counts *counts;
+    int64_t seen;    /* the server's highest source id this push has accounted for */
+    int64_t last_id; /* the last id map_new_ids reserved */
 };
 
 static int local_error(struct push *p, const char *what)
@@ -337,6 +339,8 @@ static int map_new_ids(struct push *p, const char *seq, const char *map, const i
     int rc = PQresultStatus(r) == PGRES_TUPLES_OK && (size_t)PQntuples(r) == n
                  ? store_map(p, map, local, r)
                  : pg_result_error(p->c, r, WHO, "cannot reserve the server's ids", p->d);
+    if (rc == 0)
+        p->last_id = strtoll(PQgetvalue(r, (int)n - 1, 0), NULL, 10);
     PQclear(r);
     buf_release(&sql);
     return rc;
@@ -377,7 +381,7 @@ static int forget_present(struct push *p)
     struct buf list = BUF_INIT;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(p->h,
-                           "SELECT group_concat(s.sha256) FROM temp.fleet_batch b JOIN "
+                           "SELECT group_concat(s.sha256) FROM temp.fleet_batch b CROSS JOIN "
                            "source_file s ON s.id = b.id",
                            -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
@@ -386,8 +390,10 @@ static int forget_present(struct push *p)
     sqlite3_finalize(st);
     st = NULL;
     const char *params[] = {list.data};
-    PGresult *r = PQexecParams(p->c, "SELECT sha256 FROM source_file WHERE sha256 = ANY($1)", 1,
-                               NULL, params, NULL, NULL, 0);
+    PGresult *r = PQexecParams(p->c,
+                               "SELECT s.sha256 FROM unnest($1::text[]) b(sha256) JOIN "
+                               "source_file s USING (sha256)",
+                               1, NULL, params, NULL, NULL, 0);
     buf_release(&list);
     int rc = PQresultStatus(r) == PGRES_TUPLES_OK
                  ? 0
@@ -412,19 +418,37 @@ static int forget_present(struct push *p)
     return rc;
 }
 
+/* 1 when the server holds a source that this push has not accounted for (stored by another
+ * push since find_missing), else 0; -1 after a message. Pushes take the source ids under the
+ * lock, so those stored after this push's last batch have higher ids. */
+static int others_stored(struct push *p)
+{
+    char sql[128];
+    int64_t others;
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM (SELECT 1 FROM source_file WHERE id > %lld "
+             "LIMIT 1) x",
+             (long long)p->seen);
+    if (pg_query_int(p->c, sql, &others))
+        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
+    return others > 0;
+}
+
 /* Sends the batch's sources the server lacks, with their reserved ids, under the lock that
  * keeps another push from storing them meanwhile; *sent: how many. */
 static int push_sources(struct push *p, size_t *sent)
 {
     size_t n;
-    return pg_exec(p->c, "SELECT pg_advisory_xact_lock(" PUSH_LOCK ")", WHO, "cannot start a batch",
-                   p->d) ||
-                   forget_present(p) ||
-                   reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id",
-                               MAP_SOURCE, &n) ||
-                   send_table(p, T_SOURCE, "source_file", NULL, sent)
-               ? -1
-               : 0;
+    int others;
+    if (pg_exec(p->c, "SELECT pg_advisory_xact_lock(" PUSH_LOCK ")", WHO, "cannot start a batch",
+                p->d) ||
+        (others = others_stored(p)) < 0 || (others && forget_present(p)) ||
+        reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id", MAP_SOURCE, &n) ||
+        send_table(p, T_SOURCE, "source_file", NULL, sent))
+        return -1;
+    if (n)
+        p->seen = p->last_id;
+    return 0;
 }
 
 /* The columns of list but "id", as a list. */
@@ -587,6 +611,11 @@ static int find_missing(struct push *p)
 {
     size_t hashes;
     enum pg_type *types = column_types(p, "local_hash", "sha256");
+    /* before the hashes are compared: a source stored in between counts as another push's */
+    if (types && pg_query_int(p->c, "SELECT coalesce(max(id), 0) FROM source_file", &p->seen)) {
+        free(types);
+        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
+    }
     int rc = types ? copy_table(p, "SELECT sha256 FROM source_file", "local_hash", "sha256", types,
                                 &hashes)
                    : -1;
