@@ -681,12 +681,15 @@ static int next_batch(struct push *p, int64_t *after)
 }
 
 /* Every local label change of a stored result, with the content key of its result (source
- * hash, run and result ordinals, job and direction) and the result's current value of the
- * field. */
+ * hash, job, direction, and its occurrence among the source's results of that job and
+ * direction, in the order of their runs and ids: the order the server's ordinals keep) and the
+ * result's current value of the field. Not the run and result ordinals: benchdb rm of some of
+ * a run's results renumbers the rest locally, but not on the server; an occurrence moves only
+ * when a result of the same job and direction before it in its source is removed. */
 static const char local_labels_sql[] =
-    "SELECT s.sha256, (SELECT count(*) FROM run r2 WHERE r2.source_id = run.source_id AND "
-    "r2.id <= run.id), (SELECT count(*) FROM result x WHERE x.run_id = r.run_id AND x.id <= "
-    "r.id), r.job, r.direction, l.id, l.field, l.old_value, l.new_value, l.changed_by, "
+    "SELECT s.sha256, r.job, r.direction, (SELECT count(*) FROM run r2 JOIN result x ON x.run_id "
+    "= r2.id WHERE r2.source_id = run.source_id AND x.job IS r.job AND x.direction IS "
+    "r.direction AND (r2.id < run.id OR (r2.id = run.id AND x.id <= r.id))), l.id, l.field, l.old_value, l.new_value, l.changed_by, "
     "l.changed_at, CASE l.field WHEN 'host' THEN r.host WHEN 'storage_class' THEN "
     "r.storage_class WHEN 'sec' THEN r.sec ELSE (SELECT value FROM tag WHERE result_id = r.id "
     "AND key = substr(l.field, 5)) END FROM label_history l JOIN result r ON r.id = l.result_id "
@@ -695,22 +698,25 @@ static const char local_labels_sql[] =
 /* The changes' staging table, made in the transaction that uses it (a table emptied at each
  * commit would cost a truncation at every batch's). */
 #define STAGE_LABEL_SQL                                                                            \
-    "CREATE TEMP TABLE stage_label (sha256 text, run_ordinal int, result_ordinal int, job "        \
-    "text, direction text, seq bigint, field text, old_value text, new_value text, changed_by "    \
-    "text, changed_at text, current_value text) ON COMMIT DROP"
+    "CREATE TEMP TABLE stage_label (sha256 text, job text, direction text, occurrence bigint, "    \
+    "seq bigint, field text, old_value text, new_value text, changed_by text, changed_at text, "   \
+    "current_value text) ON COMMIT DROP"
 #define STAGE_LABEL_COLS                                                                           \
-    "sha256, run_ordinal, result_ordinal, job, direction, seq, field, old_value, new_value, "      \
-    "changed_by, changed_at, current_value"
+    "sha256, job, direction, occurrence, seq, field, old_value, new_value, changed_by, "           \
+    "changed_at, current_value"
 
 /* On the server: the staged changes it had not stored are stored, and each (result, field)
  * they touch gets the local current value. */
 static const char apply_labels_sql[] =
     "CREATE TEMP TABLE label_new (result_id bigint, field text, current_value text) ON COMMIT "
     "DROP;"
-    "WITH target AS (SELECT r.id AS result_id, l.* FROM stage_label l JOIN source_file s ON "
-    "s.sha256 = l.sha256 JOIN run ON run.source_id = s.id AND run.ordinal = l.run_ordinal JOIN "
-    "result r ON r.run_id = run.id AND r.ordinal = l.result_ordinal AND r.job IS NOT DISTINCT "
-    "FROM l.job AND r.direction IS NOT DISTINCT FROM l.direction), "
+    "WITH keyed AS (SELECT r.id, s.sha256, r.job, r.direction, row_number() OVER (PARTITION BY "
+    "s.id, r.job, r.direction ORDER BY run.ordinal, r.ordinal) AS occurrence FROM source_file s "
+    "JOIN run ON run.source_id = s.id JOIN result r ON r.run_id = run.id WHERE s.sha256 IN "
+    "(SELECT sha256 FROM stage_label)), "
+    "target AS (SELECT k.id AS result_id, l.* FROM stage_label l JOIN keyed k ON k.sha256 = "
+    "l.sha256 AND k.job IS NOT DISTINCT FROM l.job AND k.direction IS NOT DISTINCT FROM "
+    "l.direction AND k.occurrence = l.occurrence), "
     "ins AS (INSERT INTO label_history (result_id, field, old_value, new_value, changed_by, "
     "changed_at) SELECT result_id, field, old_value, new_value, changed_by, changed_at FROM "
     "target ORDER BY seq ON CONFLICT DO NOTHING RETURNING result_id, field) "

@@ -3,7 +3,7 @@ warehouses (tests/tools/fleet.py) with overlapping files are pushed twice each: 
 the union (each source once, with every result, tag, histogram, series and chunk of it, counted
 per source with python's sqlite3 on the local files and psql on the server; each mount once, with
 its options) and the second round sends nothing. A relabel made after a push is pushed as label
-changes, once. A file another host stores while a push runs is left out of it whole. A server
+changes, once, also after benchdb rm renumbered the results of the run. A file another host stores while a push runs is left out of it whole. A server
 that is down, a bad URL and a database that is not a warehouse are clear errors (exit status
 1)."""
 import hashlib, os, sqlite3, subprocess, sys, tempfile, time
@@ -79,6 +79,29 @@ def test_relabel(srv, a):
          "relabel pushed again: %r" % p.stderr)
 
 
+def test_relabel_after_rm(srv, tmp):
+    """benchdb rm of a run's first result renumbers the rest locally, not on the server: a
+    relabel of the second job, pushed after, still reaches that job's result there."""
+    c = os.path.join(tmp, "c.sqlite")
+    p = bdb.run(c, "import", os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fio_json",
+                                         "two_jobs_fsync.json"))
+    t.eq(p.returncode, 0, "import: " + p.stderr)
+    srv.psql("CREATE DATABASE renumbered")
+    p = bdb.run(c, "push", srv.url(db="renumbered"))
+    t.ok(p.returncode == 0 and p.stderr.startswith("pushed 1 source (1 runs, 2 results)"),
+         "push the run of two jobs: %r" % p.stderr)
+    for args in (("rm", "--where", "job=syncw"), ("relabel", "--where", "job=rr", "--set",
+                                                  "storage_class=nvme")):
+        p = bdb.run(c, *args)
+        t.eq(p.returncode, 0, "%s: %s" % (args[0], p.stderr))
+    p = bdb.run(c, "push", srv.url(db="renumbered"))
+    t.ok(p.returncode == 0 and p.stderr.rstrip().endswith("; 1 label change"),
+         "the relabel after the rm pushed: %r" % p.stderr)
+    got = srv.psql("SELECT job, coalesce(storage_class, '-') FROM result ORDER BY job",
+                   db="renumbered").stdout.split()
+    t.eq(got, ["rr|nvme", "syncw|-"], "the server's labels: the relabelled job's only")
+
+
 def wait_for(srv, sql, db, what):
     """Polls sql (one number) on the server until it is not 0."""
     deadline = time.monotonic() + 60
@@ -150,6 +173,7 @@ def main():
         test_push_twice(srv, a, b)
         test_relabel(srv, a)
         test_race(srv, a, b)
+        test_relabel_after_rm(srv, tmp)
         test_errors(srv, a, tmp)
     return t.done()
 
