@@ -3,9 +3,9 @@ warehouses (tests/tools/fleet.py) with overlapping files are pushed twice each: 
 the union (each source once, with every result, tag, histogram, series and chunk of it, counted
 per source with python's sqlite3 on the local files and psql on the server; each mount once, with
 its options) and the second round sends nothing. A relabel made after a push is pushed as label
-changes, once, also after benchdb rm renumbered the results of the run. A file another host stores while a push runs is left out of it whole. A server
-that is down, a bad URL and a database that is not a warehouse are clear errors (exit status
-1)."""
+changes, once, also after benchdb rm renumbered the results of the run. A file another host
+stores while a push runs is left out of it whole. A server that is down, a bad URL and a
+database that is not a warehouse are clear errors (exit status 1)."""
 import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
