@@ -628,8 +628,12 @@ static int emit_run(struct dd_state *st, const struct dd_run *r, const char *fil
         record_metric(a, rec, "io_bytes", bytes);
     if (secs >= 0)
         record_metric(a, rec, "runtime_ms", secs * 1000.0);
-    if (bytes >= 0 && secs > 0)
+    /* dd prints "0 bytes copied, ..., 0.0 kB/s" for count=0 or an empty input: a rate over
+     * no data measures nothing and would enter comparisons as a throughput of zero */
+    if (bytes > 0 && secs > 0)
         record_metric(a, rec, "bw_bytes_s", bytes / secs);
+    else if (bytes == 0 && !r->err)
+        diag_warn_line(st->d, st->src, r->last, "dd copied 0 bytes: no throughput stored");
 
     if (r->have_in)
         record_tag(a, rec, "records_in",

@@ -152,6 +152,13 @@ static int field_pctile(const struct field *f, double *p, double *v, int *used)
     return 1;
 }
 
+/* `-nan%`: a distribution fio printed as 0/0 because the job completed no I/O (a job that
+ * failed its setup, e.g. err=22 for a missing size=, next to jobs that ran). */
+static int is_nan_pct(const struct field *f)
+{
+    return (f->n == 5 && !memcmp(f->s, "-nan%", 5)) || (f->n == 4 && !memcmp(f->s, "nan%", 4));
+}
+
 static int is_pct_field(const struct fields *fl, size_t i)
 {
     double v;
@@ -545,6 +552,8 @@ static int parse_job_line(struct terse *t, const char *line, size_t len)
         const char *what = k < 5    ? cpu_names[k]
                            : k < 12 ? "iodepth distribution"
                                     : "latency distribution";
+        if (k >= 5 && tail + k < fl->n && is_nan_pct(&fl->f[tail + k]))
+            continue; /* checked only, never stored */
         if (k >= 2 && k < 5 ? get_num(t, ver, tail + k, what, &x)
                             : get_pct(t, ver, tail + k, what, k < 2 ? &cpu[k] : &x))
             return -1;

@@ -62,6 +62,15 @@ struct group_summary {
     unsigned line;       /* its `Run status group` line, 0 before it */
 };
 
+/* `fio: pid=P, err=E/file:..., error=MSG`: a job failed. fio's normal output omits the report
+ * of a job that did no I/O (stat.c: show_thread_status_normal), so such a job is started but
+ * never reported: its pid matches no report of its run. */
+struct job_failure {
+    unsigned run, line;
+    int64_t pid, err;
+    const char *msg;
+};
+
 struct parser {
     const struct source *src;
     struct arena *a;
@@ -94,6 +103,8 @@ struct parser {
     double pct_scale;
     const char *fail_msg; /* first line saying that fio failed */
     unsigned fail_line;
+    struct job_failure *fails;
+    size_t n_fails, a_fails;
 };
 
 static size_t off_of(const struct parser *p, const char *s)
@@ -914,6 +925,17 @@ static int is_failure(const char *s)
     return str_starts(s, "fio: ") || str_starts(s, "verify: ") || strstr(s, ": verify failed");
 }
 
+static void job_failure(struct parser *p, const char *s)
+{
+    struct job_failure f = {p->run, p->lineno, 0, 0, NULL};
+    if (!scan_int64(&s, &f.pid) || !scan_lit(&s, ", err=") || !scan_int64(&s, &f.err))
+        return;
+    const char *m = strstr(s, ", error=");
+    f.msg = m ? arena_strndup(p->a, m + 8, strlen(m + 8) > 200 ? 200 : strlen(m + 8)) : "";
+    p->fails = arena_grow(p->a, p->fails, p->n_fails, &p->a_fails, sizeof(*p->fails));
+    p->fails[p->n_fails++] = f;
+}
+
 static int outside_line(struct parser *p, const char *s)
 {
     const char *mark;
@@ -956,6 +978,8 @@ static int outside_line(struct parser *p, const char *s)
         option_line(p, s, mark);
         return 0;
     }
+    if (str_starts(s, "fio: pid="))
+        job_failure(p, s + 9);
     if (!p->fail_msg && is_failure(s)) {
         const char *m = str_starts(s, "fio: ") ? s + 5 : s;
         p->fail_msg = arena_strndup(p->a, m, strlen(m) > 300 ? 300 : strlen(m));
@@ -1037,6 +1061,31 @@ static struct run_reports run_reports(const struct parser *p, unsigned run)
  *   its `Starting` lines (numjobs without group_reporting prints one report per thread);
  * - fio --client prints an "All clients" report once the servers have sent more than one
  *   (client.c: sum_stat_clients > 1), else a server's entry would be taken for the result. */
+static int reported_pid(const struct parser *p, unsigned run, int64_t pid)
+{
+    for (size_t i = 0; i < p->n_jobs; i++)
+        if (p->jobs[i].run == run && p->jobs[i].pid == pid)
+            return 1;
+    return 0;
+}
+
+/* The run's jobs that failed with no report (a warning each): fio started them too. */
+static int64_t unreported_failures(const struct parser *p, unsigned run)
+{
+    int64_t n = 0;
+    for (size_t i = 0; i < p->n_fails; i++) {
+        const struct job_failure *f = &p->fails[i];
+        if (f->run != run || reported_pid(p, run, f->pid))
+            continue;
+        diag_warn_line(p->d, p->src, f->line,
+                       "a job failed with error %lld%s%s and did no I/O: fio printed no report "
+                       "for it",
+                       (long long)f->err, *f->msg ? ": " : "", f->msg);
+        n++;
+    }
+    return n;
+}
+
 static int check_runs(struct parser *p)
 {
     for (size_t i = 0; i < p->n_jobs; i++) {
@@ -1044,6 +1093,7 @@ static int check_runs(struct parser *p)
         if (i && p->jobs[i - 1].run == j->run)
             continue; /* runs are in order: one check at the first job of each */
         struct run_reports r = run_reports(p, j->run);
+        r.jobs += unreported_failures(p, j->run);
         if (j->started && r.jobs < j->started)
             return diag_error_line(p->d, p->src, p->lineno,
                                    "truncated output: fio started %lld jobs and reported %lld "

@@ -224,6 +224,7 @@ struct iperf3_streams {
 
 struct iperf3_test {
     int server, reverse, udp, server_sends, after_sep, suffixed;
+    int server_output; /* past a client's "Server output:" (--get-server-output) */
     struct iperf3_streams roles[8];
     size_t nroles;
     double max_end;
@@ -461,13 +462,18 @@ static int parse_iperf3(const struct source *src, struct arena *a, struct record
             l.s += 2;
             l.n -= 2;
         }
-        if (starts(&l, "Server listening on") || starts(&l, "Connecting to host ")) {
+        int starts_test = starts(&l, "Server listening on") || starts(&l, "Connecting to host ");
+        if (t.server_output && !starts_test)
+            continue; /* the server's own report of the test the client's rows gave */
+        if (starts_test) {
             struct test_end e = {l.no, l.s, l.n};
             if (iperf3_emit_test(&c, &t, &e, d))
                 return -1;
             iperf3_new_test(&t, starts(&l, "Server"), l.no);
             if (!t.server)
                 t.peer = word(a, l.s + 19, end, ",");
+        } else if (starts(&l, "Server output:") && !t.server) {
+            t.server_output = 1;
         } else if (starts(&l, "Accepted connection from ")) {
             t.server = 1;
             t.peer = word(a, l.s + 25, end, ",");

@@ -91,8 +91,10 @@ static enum ntool tool_line(const char *t)
         !strncmp(t, "------------", 12) || !strncmp(t, "[ ID]", 5) || !strncmp(t, "[SUM]", 5) ||
         (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || !strncmp(t, "iperf Done", 10) ||
         !strncmp(t, "Connecting to host ", 19) || !strncmp(t, "- - - - ", 8) ||
-        !strncmp(t, "Accepted connection from ", 25) || !strncmp(t, "iperf3: ", 8))
-        return NT_IPERF; /* the last four: iperf3's, so that its output is one block */
+        !strncmp(t, "Accepted connection from ", 25) || !strncmp(t, "iperf3: ", 8) ||
+        !strncmp(t, "Server output:", 14))
+        return NT_IPERF; /* the last five: iperf3's, so that its output is one block (with
+                          * --get-server-output, the server's report of the same test) */
     return NT_NONE;
 }
 

@@ -122,11 +122,26 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
     return *version == 0 && tables > 0 ? -1 : 0;
 }
 
+/* A reader opens the file read-write when it may: a read-only connection cannot remove the
+ * -wal and -shm files it makes when it closes, so every report would leave them beside the
+ * warehouse. The readers never write it (the query command refuses statements that would);
+ * query_only is no guard here, since it refuses the temporary tables push reads through. */
+static int read_flags(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path)
+                  : snprintf(dir, sizeof(dir), ".");
+    int writable =
+        n > 0 && (size_t)n < sizeof(dir) && access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+    return writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+}
+
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
     /* each connection is used by one thread at a time: SQLite's own locking only costs */
     int flags = SQLITE_OPEN_NOMUTEX |
-                (mode == DB_READ_ONLY    ? SQLITE_OPEN_READONLY
+                (mode == DB_READ_ONLY    ? read_flags(path)
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
@@ -298,6 +313,7 @@ struct db_import {
     const struct import_labels *labels;
     struct source src;
     int64_t source_id, run_id;
+    char *run_tool;         /* the tool of run_id's results (NULL: unknown) */
     int64_t chunks;         /* stored so far */
     uint64_t chunk_bytes;   /* their total */
     int64_t label_mount_id; /* 0: none */
@@ -536,9 +552,17 @@ int db_import_set_hash(struct db_import *imp, const char *sha256)
     return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A file is one run of one tool; a note with several tools' outputs pasted in is a run of
+ * each, so that every result keeps the tool that made it (a dd result under the note's first
+ * tool, iperf3, would be stored as iperf3's). */
 static int ensure_run(struct db_import *imp, const struct bench_record *r)
 {
-    if (imp->run_id)
+    if (imp->run_id && same_text(imp->run_tool, r->tool))
         return 0;
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_cached(imp->db, &rc,
@@ -553,6 +577,8 @@ static int ensure_run(struct db_import *imp, const struct bench_record *r)
     if (rc != SQLITE_OK)
         return fail(imp);
     imp->run_id = sqlite3_last_insert_rowid(imp->db->h);
+    free(imp->run_tool);
+    imp->run_tool = r->tool ? xstrdup(r->tool) : NULL;
     return 0;
 }
 
@@ -772,5 +798,6 @@ void db_import_free(struct db_import *imp)
     sql_release(imp->ins_series);
     buf_release(&imp->json);
     free(imp->label_mount_sec);
+    free(imp->run_tool);
     free(imp);
 }

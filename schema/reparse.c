@@ -164,10 +164,12 @@ static const char changed_sql[] = "SELECT count(*) FROM temp.reparse_pair p "
                                   "JOIN result n ON n.id = p.new_id WHERE " OLD_NEW_DIFFER
                                   " OR " BINS_DIFFER " OR " SERIES_DIFFER;
 
+/* both ways: a source now read as more runs (a note's tools each their own) changed too */
+#define RUN_DETAILS                                                                                \
+    "SELECT tool, tool_version, started_at, command_line FROM run WHERE source_id = "
 static const char runs_changed_sql[] =
-    "SELECT count(*) FROM (SELECT tool, tool_version, started_at, command_line FROM run "
-    "WHERE source_id = :old EXCEPT SELECT tool, tool_version, started_at, command_line FROM run "
-    "WHERE source_id = :new)";
+    "SELECT (SELECT count(*) FROM (" RUN_DETAILS ":old EXCEPT " RUN_DETAILS ":new)) + "
+    "(SELECT count(*) FROM (" RUN_DETAILS ":new EXCEPT " RUN_DETAILS ":old))";
 
 static const char metrics_added_sql[] =
     "SELECT count(*) FROM temp.reparse_pair p JOIN metric m ON m.result_id = p.new_id "

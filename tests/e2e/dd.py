@@ -80,7 +80,7 @@ def expected(path):
             s = r["time"]
         e = {"line_first": r["first"], "line_last": r["last"],
              "io_bytes": b, "runtime_ms": s * 1000 if s is not None else None,
-             "bw_bytes_s": b / s if b is not None and s else None}
+             "bw_bytes_s": b / s if b and s else None}  # no rate over 0 bytes
         if c:
             e["bs_bytes"] = size(c.get("bs", "512"))
             e["direct"] = int("direct" in c.get("oflag", "") + c.get("iflag", ""))
@@ -140,6 +140,17 @@ t.ok(len(recs) == 1 and recs[0]["tags"].get("records_out") == "32+0", "busybox r
 _, recs = bdb.import_export(os.path.join(FIX, "gnu-error-dev-full.txt"))
 t.ok(len(recs) == 1 and "No space left on device" in (recs[0]["error_msg"] or "")
      and recs[0]["io_bytes"] == 0, "gnu-error-dev-full.txt: error_msg and io_bytes=0")
+
+# a copy of nothing: the bytes (0, from the text) are kept, a rate over them is not a
+# measurement (dd's "0.0 kB/s" would compare as a throughput of zero); a located warning
+path = os.path.join(FIX, "gnu-zero-bytes.txt")
+text = open(path).read().split("\n")
+no = next(i for i, l in enumerate(text, 1) if l.startswith("0 bytes copied"))
+p, recs = bdb.import_export(path)
+t.ok(p.returncode == 0 and len(recs) == 1 and recs[0]["io_bytes"] == 0 and
+     recs[0]["bw_bytes_s"] is None and not recs[0]["error"], "gnu-zero-bytes.txt: %r" % recs)
+t.ok("%s:%d: warning: dd copied 0 bytes: no throughput stored" % (path, no) in p.stderr,
+     "gnu-zero-bytes.txt: warning %r" % p.stderr)
 
 # errors: dd's own failure, and truncated/garbled files
 with tempfile.TemporaryDirectory() as tmp:

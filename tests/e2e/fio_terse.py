@@ -234,12 +234,30 @@ def test_cut_copies(tmp):
                 "fio-terse", whole_line=True)
 
 
+def test_nan_distribution(tmp):
+    """A job that failed its setup next to one that ran: fio prints the failed job's latency
+    distribution as `-nan%` (0/0). The file imports with the job that ran and a located warning
+    for the other; the values themselves are compared in test_fixtures."""
+    name = "terse3_nan_second_job.out"
+    path = os.path.join(FIX, name)
+    lines = open(path, encoding="utf-8").read().split("\n")
+    no = next(i for i, l in enumerate(lines, 1) if ";-nan%;" in l)
+    f = lines[no - 1].split(";")
+    t.ok(f[4] != "0", "%s: the -nan%% line is a failed job's" % name)
+    msg = re.search(r"err=%s/.*, error=(.*)$" % f[4], "\n".join(lines), re.M).group(1)
+    p = bdb.run(os.path.join(tmp, "nan.sqlite"), "import", path)
+    t.eq(p.returncode, 0, "%s: exit status (%s)" % (name, p.stderr.strip()))
+    t.ok("%s:%d: warning: job '%s' did no I/O, error %s: %s" % (path, no, f[2], f[4], msg)
+         in p.stderr, "%s: located warning for the failed job: %r" % (name, p.stderr))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_fixtures(tmp)
         test_spot_values(tmp)
         test_crlf_bom(tmp)
         test_bad_input(tmp)
+        test_nan_distribution(tmp)
         test_cut_copies(tmp)
     return t.done()
 

@@ -331,6 +331,21 @@ t.ok(p.returncode == 0 and len(recs) == 1 and recs[0]["error"] == 28 and
      recs[0]["direction"] is None and recs[0]["bw_bytes_s"] is None,
      "devfull_write: one flagged record without metrics")
 
+# a second job that failed its setup and did no I/O: fio prints no report for it, only its
+# `fio: pid=0, err=E/..., error=MSG` line; the file imports with a warning there, not as cut
+path = os.path.join(FIX, "setup_failed.txt")
+lines = open(path).read().split("\n")
+no, m = next((i, re.match(r"fio: pid=0, err=(\d+)/.*, error=(.*)$", l))
+             for i, l in enumerate(lines, 1) if l.startswith("fio: pid=0"))
+started = int(re.search(r"^Starting (\d+) processes$", "\n".join(lines), re.M).group(1))
+reports = sum(1 for l in lines if ": (groupid=" in l)
+t.ok(started == 2 and reports == 1, "setup_failed: 2 jobs started, 1 report (%d, %d)" %
+     (started, reports))
+exp, recs = good_file(path, 1)
+p, _ = bdb.import_export(path)
+t.ok("%s:%d: warning: a job failed with error %s: %s and did no I/O: fio printed no report for it"
+     % (path, no, m.group(1), m.group(2)) in p.stderr, "setup_failed: warning %r" % p.stderr)
+
 # fio that could not start
 path = os.path.join(FIX, "engine_failed.txt")
 lines = open(path).read().split("\n")

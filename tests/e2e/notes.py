@@ -47,6 +47,11 @@ def composed():
     dd = [r for r in recs if r.get("tool") == "dd"]
     c.ok(dd and abs(num(dd[0], "bw_bytes_s") - int(m.group(1)) / float(m.group(2))) < 1,
          "composed: dd rate")
+    # stored, each result keeps the tool that printed it (a typed figure names none): the note
+    # is a run per tool
+    _, stored = bdb.import_export(path)
+    c.eq(sorted((r["job"] == "dd", r["transcribed"], r["tool"]) for r in stored),
+         [(False, 0, "fio"), (False, 1, "unknown"), (True, 0, "dd")], "composed: stored tools")
     typed = [r for r in recs if r.get("transcribed") == "1"]
     c.ok(len(typed) == 1 and abs(num(typed[0], "bw_bytes_s") - bw) < 1, "composed: typed result")
     c.ok("1 line looks like measurements" in p.stdout, "composed: unused summary line")
@@ -190,7 +195,26 @@ def detected_as_notes(path):
     c.eq(first.rsplit(" ", 1)[-1], "notes", "detected format of " + os.path.basename(path))
 
 
+def server_output_pasted():
+    """iperf3 --get-server-output pasted into a note: the server's report after `Server output:`
+    is the same test seen from the other end, not a second result."""
+    out = open(os.path.join(os.environ["FIXTURES"], "iperf", "iperf3_server_output.txt")).read()
+    sent = [l for l in out.split("\n") if l.startswith("[SUM]") and l.rstrip().endswith("sender")]
+    with bdb.temp_db() as db:
+        note = bdb.write(os.path.join(os.path.dirname(db), "n.md"),
+                         "# Network check\n\nFrom the client:\n\n" + out + "\nAll fine.\n")
+        p = bdb.run(db, "import", "--format", "notes", note)
+        c.eq(p.returncode, 0, "server output note: exit status (%s)" % p.stderr)
+        recs = bdb.export(db)
+    c.eq([(r["tool"], r["direction"], r["numjobs"]) for r in recs], [("iperf3", "send", 2)],
+         "server output note: one result, the client's")
+    m = re.search(r"([0-9.]+) Gbits/sec", sent[0]) if len(sent) == 1 else None
+    c.ok(m and recs and abs(recs[0]["sender_bw_bytes_s"] - float(m.group(1)) * 1e9 / 8) < 1,
+         "server output note: the client's [SUM] sender rate %r" % sent)
+
+
 composed()
+server_output_pasted()
 detected_as_notes(os.path.join(os.environ["FIXTURES"], "notes", "composed.md"))
 if os.path.isdir(SEEDS):
     for prefix in ("000", "001", "002", "003", "004"):
