@@ -374,6 +374,24 @@ static int reserve_ids(struct push *p, int seq, const char *sql, const char *map
  * two pushes (two hosts) sending the same file take turns, and the second finds it stored. */
 #define PUSH_LOCK "7461626863686463"
 
+/* Runs the local statement sql once for each hash that r lists (its first column), bound as its
+ * parameter; what: the error's subject. */
+static int for_each_hash(struct push *p, const PGresult *r, const char *sql, const char *what)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return local_error(p, what);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = local_error(p, what);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Takes out of the batch (and out of the missing, so that they count as present) the sources
  * that the server has now: another host may have pushed them since find_missing. */
 static int forget_present(struct push *p)
@@ -385,10 +403,10 @@ static int forget_present(struct push *p)
                            "source_file s ON s.id = b.id",
                            -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
-    if (sqlite3_step(st) == SQLITE_ROW) /* hex digits: the array's elements need no quotes */
-        buf_addf(&list, "{%s}", (const char *)sqlite3_column_text(st, 0));
+    const char *hashes =
+        sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    buf_addf(&list, "{%s}", hashes ? hashes : ""); /* hex digits: no quotes needed */
     sqlite3_finalize(st);
-    st = NULL;
     const char *params[] = {list.data};
     PGresult *r = PQexecParams(p->c,
                                "SELECT s.sha256 FROM unnest($1::text[]) b(sha256) JOIN "
@@ -398,19 +416,11 @@ static int forget_present(struct push *p)
     int rc = PQresultStatus(r) == PGRES_TUPLES_OK
                  ? 0
                  : pg_result_error(p->c, r, WHO, "cannot compare the sources", p->d);
-    if (rc == 0 && PQntuples(r) > 0 &&
-        sqlite3_prepare_v2(p->h,
-                           "DELETE FROM temp.fleet_missing WHERE id = (SELECT id FROM source_file "
-                           "WHERE sha256 = ?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        rc = local_error(p, "cannot read the warehouse");
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = local_error(p, "cannot read the warehouse");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+    if (rc == 0 && PQntuples(r) > 0)
+        rc = for_each_hash(p, r,
+                           "DELETE FROM temp.fleet_missing WHERE id = (SELECT id FROM "
+                           "source_file WHERE sha256 = ?)",
+                           "cannot read the warehouse");
     if (rc == 0 && PQntuples(r) > 0)
         rc = local_exec(p, "DELETE FROM temp.fleet_batch WHERE id NOT IN (SELECT id FROM "
                            "temp.fleet_missing)");
@@ -625,23 +635,14 @@ static int find_missing(struct push *p)
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    sqlite3_stmt *st = NULL;
-    if (rc == 0 &&
-        sqlite3_prepare_v2(p->h,
+    if (rc == 0)
+        rc = for_each_hash(p, r,
                            "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
                            "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
                            "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
                            "FROM source_chunk WHERE source_id = s.id) FROM source_file s WHERE "
                            "s.sha256 = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        rc = local_error(p, "cannot compare the sources");
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = local_error(p, "cannot compare the sources");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+                           "cannot compare the sources");
     PQclear(r);
     return rc;
 }
