@@ -28,7 +28,7 @@ static const char usage[] =
     "  --where KEY=VALUE     filter (repeatable), as in 'benchdb report'\n"
     "  --since D, --until D  only runs started from / up to D (ISO 8601, as in 'benchdb report')\n"
     "  --threshold PCT       how much worse than the baseline a significant difference must be\n"
-    "                        to fail (default 5): the baseline is more than PCT %% better in\n"
+    "                        to fail (default 5): the baseline is more than PCT % better in\n"
     "                        the metric's own direction\n"
     "\n"
     "Exit status: 0 no regression, 1 a regression (or nothing could be compared), 2 usage,\n"

@@ -106,20 +106,61 @@ static const char *option(const struct fio_doc *doc, const cJSON *job, const cha
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static int64_t size_text(const char *v, size_t n)
+{
+    char text[64];
+    int64_t bytes;
+    if (n == 0 || n >= sizeof(text))
+        return WL_UNKNOWN;
+    memcpy(text, v, n);
+    text[n] = '\0';
+    return parse_fio_size(text, &bytes) ? bytes : WL_UNKNOWN;
+}
+
 static int64_t option_size(const struct fio_doc *doc, const cJSON *job, const char *key)
 {
     const char *v = option(doc, job, key);
+    return v ? size_text(v, strlen(v)) : WL_UNKNOWN;
+}
+
+/* bs for direction k (0 read, 1 write, 2 trim), fio's HOWTO: "bs=8k,32k" is 8k for reads and
+ * 32k for writes and trims (a value not followed by a comma applies to the types after it),
+ * "bs=8k,32k," leaves trims at the default, an empty value is the default (4k). */
+static int64_t bs_of_direction(const char *v, int k)
+{
+    const char *part = v;
+    for (int i = 0; i < k; i++) {
+        const char *comma = strchr(part, ',');
+        if (!comma)
+            break; /* the last value applies to the types after it */
+        part = comma + 1;
+    }
+    size_t n = strcspn(part, ",");
+    return n ? size_text(part, n) : 4096;
+}
+
+/* The block size of the job's direction dir (NULL: a job with no I/O): unknown when it varies
+ * (bsrange, bssplit, bs_is_seq_rand, or a mixed direction whose reads and writes differ). */
+static int64_t option_bs(const struct fio_doc *doc, const cJSON *job, const char *dir)
+{
+    static const char *const varying[] = {"bsrange", "blocksize_range", "bssplit",
+                                          "bs_is_seq_rand"};
+    for (size_t i = 0; i < sizeof(varying) / sizeof(varying[0]); i++) {
+        const char *v = option(doc, job, varying[i]);
+        if (v && strcmp(v, "0"))
+            return WL_UNKNOWN;
+    }
+    const char *v = option(doc, job, "bs");
     if (!v)
-        return WL_UNKNOWN;
-    /* "4k,64k" gives read,write sizes; the first is taken for the workload key */
-    char first[64];
-    size_t n = strcspn(v, ",:");
-    if (n == 0 || n >= sizeof(first))
-        return WL_UNKNOWN;
-    memcpy(first, v, n);
-    first[n] = '\0';
-    int64_t bytes;
-    return parse_fio_size(first, &bytes) ? bytes : WL_UNKNOWN;
+        v = option(doc, job, "blocksize");
+    if (!v) /* fio's default, when the job options are listed at all */
+        return cJSON_GetObjectItemCaseSensitive(job, "job options") ? 4096 : WL_UNKNOWN;
+    int k = !dir || !strcmp(dir, "read") ? 0 : !strcmp(dir, "write") ? 1 : 2;
+    if (dir && !strcmp(dir, "mixed")) {
+        int64_t r = bs_of_direction(v, 0), w = bs_of_direction(v, 1);
+        return r == w ? r : WL_UNKNOWN;
+    }
+    return bs_of_direction(v, k);
 }
 
 static int64_t option_int(const struct fio_doc *doc, const cJSON *job, const char *key)
@@ -176,16 +217,15 @@ static const char *copy(const struct fio_doc *doc, const char *s)
     return s ? arena_strdup(doc->a, s) : NULL;
 }
 
-static void read_workload(const struct fio_doc *doc, const cJSON *job, struct workload *wl)
+static void read_workload(const struct fio_doc *doc, const cJSON *job, const char *dir,
+                          struct workload *wl)
 {
     const char *rw = option(doc, job, "rw");
     if (!rw)
         rw = option(doc, job, "readwrite");
     wl->rw = copy(doc, rw);
     wl->ioengine = copy(doc, option(doc, job, "ioengine"));
-    wl->bs_bytes = option_size(doc, job, "bs");
-    if (wl->bs_bytes == WL_UNKNOWN)
-        wl->bs_bytes = option_size(doc, job, "blocksize");
+    wl->bs_bytes = option_bs(doc, job, dir);
     wl->size_bytes = option_size(doc, job, "size");
     wl->iodepth = option_int(doc, job, "iodepth");
     wl->numjobs = option_int(doc, job, "numjobs");
@@ -208,8 +248,6 @@ static void read_workload(const struct fio_doc *doc, const cJSON *job, struct wo
     if (cJSON_GetObjectItemCaseSensitive(job, "job options")) {
         if (!wl->rw)
             wl->rw = "read";
-        if (wl->bs_bytes == WL_UNKNOWN)
-            wl->bs_bytes = 4096;
         if (wl->iodepth == WL_UNKNOWN)
             wl->iodepth = 1;
         if (wl->numjobs == WL_UNKNOWN)
@@ -419,7 +457,7 @@ static struct bench_record *job_record(struct fio_doc *doc, const cJSON *job, co
     r->started_at = doc->timestamp;
     r->line_first = doc->job_first;
     r->line_last = doc->job_last;
-    read_workload(doc, job, &r->wl);
+    read_workload(doc, job, dir, &r->wl);
     double err, group;
     if (number(job, "groupid", &group) && fabs(group) < 1e9)
         r->groupid = (int64_t)group;

@@ -607,6 +607,19 @@ static void first_pass(struct terse *t, unsigned *fio_line, const char **fio_msg
     }
 }
 
+/* `Jobs: 1 (f=1): [r(1)][...][eta 00m:00s]\r3;fio-3.33;...`: fio's status line, redrawn with
+ * carriage returns and no line end before the result line (fio --client, or stderr sent to
+ * the same file). What a terminal would show is the text after the last '\r' (a '\r' that
+ * ends the line is a CRLF line end): the bytes to skip. */
+static size_t eta_prefix(const char *line, size_t n)
+{
+    size_t skip = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (line[i] == '\r')
+            skip = i + 1;
+    return skip;
+}
+
 /* fio ends every line: a result or description line the input ends in was cut, maybe inside the
  * description, or inside a disk-util entry that would then be read as one. */
 static int cut_line(struct terse *t, const char *line, size_t n)
@@ -635,6 +648,9 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
     line_iter_init(&it, src->data, src->len, 0);
     while (!rc && line_iter_next(&it, &line, &n)) {
         size_t b = it.lineno == 1 ? bom_len(line, n) : 0;
+        line += b;
+        n -= b;
+        b = eta_prefix(line, n);
         line += b;
         n -= b;
         t.lineno = it.lineno;

@@ -220,6 +220,30 @@ def test_special_fixtures():
         t.eq(len(bdb.export(db, t)), n, "no duplicates after re-import")
 
 
+def test_block_sizes():
+    """A result's block size is its direction's: bs=4k,64k gives reads 4k and writes 64k (fio's
+    HOWTO), which the file's own io_bytes / total_ios confirms per direction; sizes that vary
+    (bsrange, a mixed direction of 8k reads and 16k writes) are unknown, never the first one."""
+    want = {("bs_per_direction.json", "read"): 4096, ("bs_per_direction.json", "write"): 65536,
+            ("bs_mixed_differ.json", "mixed"): None, ("bs_range.json", "read"): None}
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        names = sorted({n for n, _ in want})
+        rc, out, err = bdb.call(db, "import", *[os.path.join(FIX, n) for n in names])
+        t.eq(rc, 0, "import the block-size fixtures: " + err)
+        got = {(os.path.basename(r["source"]), r["direction"]): r["bs_bytes"]
+               for r in bdb.export(db, t)}
+        t.eq(got, want, "block size per direction")
+        job = last_doc(os.path.join(FIX, "bs_per_direction.json"))["jobs"][0]
+        for d in ("read", "write"):
+            t.eq(job[d]["io_bytes"] / job[d]["total_ios"], want[("bs_per_direction.json", d)],
+                 "bs_per_direction.json: %s bytes per I/O in the file" % d)
+        ranged = last_doc(os.path.join(FIX, "bs_range.json"))["jobs"][0]["read"]
+        t.ok(ranged["io_bytes"] % ranged["total_ios"] != 0 or
+             ranged["io_bytes"] // ranged["total_ios"] != 4096,
+             "bs_range.json: its I/Os are not all 4k (%r)" % ranged["io_bytes"])
+
+
 def test_bad_input():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
@@ -282,5 +306,6 @@ def test_each_file_located(tmp):
 
 test_examples_and_report()
 test_special_fixtures()
+test_block_sizes()
 test_bad_input()
 sys.exit(t.done())

@@ -39,7 +39,7 @@ def expected(path):
             headers[(m.group(1), m.group(2))] = m
     name = os.path.basename(path)
     for no, line in enumerate(lines, 1):
-        line = line.rstrip("\r")
+        line = line.rstrip("\r").split("\r")[-1]  # fio's status line redrawn before it
         f = line.split(";")
         if f[0] not in LAYOUT or len(f) < 40:
             if line.startswith(";") and recs and recs[-1]["line_first"] == no - 1 \

@@ -34,6 +34,9 @@ def check_db_after_command(cmd, db):
     rc, out, err = bdb.call(None, cmd, "--db", db, "--help")
     t.eq(rc, 0, "%s --db PATH --help: %s" % (cmd, err.strip()))
     t.ok(re.match(r"usage: benchdb %s\b" % cmd, out), "%s --db PATH --help: %r" % (cmd, out[:80]))
+    # the help is printed as it is written: a printf escape left in it shows verbatim
+    t.ok("%%" not in out and not re.search(r"%[sdz]", out), "%s --help: a printf escape: %r"
+         % (cmd, [l for l in out.splitlines() if "%" in l]))
 
 
 def jobs_with_io(path):
