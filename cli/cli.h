@@ -23,6 +23,9 @@ enum bdb_exit {
 struct app {
     const char *db_path;
     struct diag diag;
+    /* a read command's --since/--until (NULL: none): a PostgreSQL warehouse is read for the
+     * runs in range only */
+    const struct time_range *dates;
 };
 
 int cmd_baseline(int argc, char **argv, struct app *app);

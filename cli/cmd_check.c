@@ -141,6 +141,7 @@ int cmd_check(int argc, char **argv, struct app *app)
     struct check_opts o = {.dates = TIME_RANGE_ALL};
     int status = parse_options(app, argc, argv, &o);
     struct db *db = NULL;
+    app->dates = &o.dates;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)

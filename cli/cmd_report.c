@@ -259,6 +259,7 @@ int cmd_report(int argc, char **argv, struct app *app)
     struct db *db = NULL;
     if (status == BDB_EXIT_OK)
         status = read_rules(&o, &rules, &app->diag);
+    app->dates = &o.dates;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK) {

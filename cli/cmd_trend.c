@@ -176,7 +176,7 @@ int cmd_trend(int argc, char **argv, struct app *app)
         o.q.nwhere = o.where.n;
         o.q.metrics = o.metrics;
         o.q.nmetrics = o.nmetrics;
-        o.q.dates = &o.dates;
+        o.q.dates = app->dates = &o.dates;
         status = run_trend(app, &o);
     }
     kv_list_release(&o.where);

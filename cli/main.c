@@ -72,7 +72,7 @@ static int help_command(char *name, struct app *app)
 
 int main(int argc, char **argv)
 {
-    struct app app = {NULL, DIAG_INIT};
+    struct app app = {NULL, DIAG_INIT, NULL};
     signal(SIGPIPE, SIG_IGN);
     app.db_path = getenv("BENCHDB_DB");
     int i = 1;

@@ -35,8 +35,9 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
 
 /* Opens the warehouse at url as a private in-memory SQLite warehouse of the current schema
  * holding the server's rows (the sources' stored bytes left out), for the read commands;
- * 0, or -1 after a message. */
-int fleet_open(const char *url, struct db **out, struct diag *d);
+ * with dates bounded, only the runs started in range, with their rows (the commands' queries
+ * select within the range themselves); 0, or -1 after a message. */
+int fleet_open(const char *url, const struct time_range *dates, struct db **out, struct diag *d);
 
 /* Runs the user's one statement on the server at url in a read-only transaction stopped after
  * timeout_s seconds, writing its rows to out as query_sql does; 0, 1 when out stopped taking

@@ -2,6 +2,7 @@
  * schema/pg/ compiled into the binary, recorded in benchdb_meta's schema_version. */
 #include "fleet_private.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,22 +78,62 @@ int pg_exec(PGconn *c, const char *sql, const char *who, const char *what, struc
     return ok ? 0 : -1;
 }
 
-void pg_copy_text(struct buf *out, const char *s, size_t len)
+/* Appends v's low size bytes, most significant first (network order). */
+static void put_be(struct buf *out, uint64_t v, int size)
 {
-    for (size_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (ch == '\\' || ch == '\t' || ch == '\n' || ch == '\r') {
-            buf_addc(out, '\\');
-            ch = ch == '\t' ? 't' : ch == '\n' ? 'n' : ch == '\r' ? 'r' : ch;
-        }
-        buf_addc(out, ch);
-    }
+    unsigned char b[8];
+    for (int i = size - 1; i >= 0; i--, v >>= 8)
+        b[i] = (unsigned char)v;
+    buf_add(out, b, (size_t)size);
+}
+
+void pg_copy_header(struct buf *out)
+{
+    buf_add(out, "PGCOPY\n\377\r\n\0", 11);
+    put_be(out, 0, 4); /* flags: no OIDs */
+    put_be(out, 0, 4); /* no header extension */
+}
+
+void pg_copy_tuple(struct buf *out, int fields)
+{
+    put_be(out, (uint64_t)fields, 2);
+}
+
+void pg_copy_null(struct buf *out)
+{
+    put_be(out, UINT32_MAX, 4); /* length -1 */
+}
+
+void pg_copy_bytes(struct buf *out, const void *data, size_t n)
+{
+    put_be(out, n, 4);
+    if (n) /* an empty blob may have no pointer */
+        buf_add(out, data, n);
+}
+
+void pg_copy_int(struct buf *out, int64_t v, int size)
+{
+    put_be(out, (uint64_t)size, 4);
+    put_be(out, (uint64_t)v, size); /* two's complement, as the server reads it */
+}
+
+void pg_copy_float8(struct buf *out, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof(bits)); /* IEEE 754, as float8send sends it */
+    put_be(out, sizeof(bits), 4);
+    put_be(out, bits, 8);
+}
+
+void pg_copy_trailer(struct buf *out)
+{
+    put_be(out, UINT16_MAX, 2); /* a field count of -1 */
 }
 
 int pg_copy_begin(PGconn *c, const char *target, const char *who, struct diag *d)
 {
     struct buf sql = BUF_INIT;
-    buf_addf(&sql, "COPY %s FROM STDIN", target);
+    buf_addf(&sql, "COPY %s FROM STDIN (FORMAT binary)", target);
     PGresult *r = PQexec(c, sql.data);
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
     if (!ok)
@@ -127,8 +168,7 @@ int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct d
     return ok ? 0 : -1;
 }
 
-/* The first value of the one-row result of sql as an integer; 0 or -1 (no message). */
-static int query_int(PGconn *c, const char *sql, int64_t *v)
+int pg_query_int(PGconn *c, const char *sql, int64_t *v)
 {
     PGresult *r = PQexec(c, sql);
     const char *p =
@@ -145,13 +185,13 @@ static int query_int(PGconn *c, const char *sql, int64_t *v)
 static int server_version(PGconn *c, const char *who, struct diag *d)
 {
     int64_t meta, tables, v = 0;
-    if (query_int(c, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
-                  &tables) ||
-        query_int(c, "SELECT (to_regclass('benchdb_meta') IS NOT NULL)::int", &meta) ||
-        (meta && query_int(c,
-                           "SELECT coalesce(max(value::int), 0) FROM benchdb_meta "
-                           "WHERE key = 'schema_version'",
-                           &v)))
+    if (pg_query_int(c, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
+                     &tables) ||
+        pg_query_int(c, "SELECT (to_regclass('benchdb_meta') IS NOT NULL)::int", &meta) ||
+        (meta && pg_query_int(c,
+                              "SELECT coalesce(max(value::int), 0) FROM benchdb_meta "
+                              "WHERE key = 'schema_version'",
+                              &v)))
         return pg_error(c, who, "cannot read the warehouse's schema version", d);
     if (!meta && tables > 0)
         return diag_error_path(d, who,

@@ -24,6 +24,34 @@ static const struct skipped {
     {"source_file", "raw", "NULL::bytea"},
 };
 
+/* With a --since/--until range, the rows a read command may need: those of the runs started in
+ * it, with what hangs off them (the commands' queries select within the range themselves). The
+ * tables not listed are copied whole (mounts; baselines, which push does not send). Each
+ * condition is before, the runs' subquery, after. */
+static const struct cut {
+    const char *table, *before, *after;
+} cuts[] = {
+    {"source_file", "id IN (SELECT source_id FROM run WHERE id IN ", ")"},
+    {"run", "id IN ", ""},
+    {"result", "run_id IN ", ""},
+    {"tag", "result_id IN (SELECT id FROM result WHERE run_id IN ", ")"},
+    {"histogram", "result_id IN (SELECT id FROM result WHERE run_id IN ", ")"},
+    {"series", "result_id IN (SELECT id FROM result WHERE run_id IN ", ")"},
+    {"label_history", "result_id IN (SELECT id FROM result WHERE run_id IN ", ")"},
+};
+
+/* Appends the WHERE clause of table's rows in range (nothing without a bounded range). */
+static void add_cut(struct buf *select, const char *table, const struct time_range *dates)
+{
+    if (!dates || !time_range_bounded(dates))
+        return;
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+        if (!strcmp(cuts[i].table, table))
+            buf_addf(
+                select, " WHERE %s(SELECT id FROM run WHERE started_at BETWEEN %lld AND %lld)%s",
+                cuts[i].before, (long long)dates->since, (long long)dates->until, cuts[i].after);
+}
+
 /* A column of the local table: its name and declared type. */
 struct local_column {
     char *name;
@@ -84,12 +112,15 @@ static void bind_value(sqlite3_stmt *st, int i, const struct local_column *col, 
         sqlite3_bind_text(st, i + 1, v, PQgetlength(r, 0, i), SQLITE_TRANSIENT);
 }
 
-/* Streams one table's rows from the server into the local table (the server's ids kept). */
-static int pull_table(PGconn *c, sqlite3 *h, const char *table, struct diag *d)
+/* Streams one table's rows (in range) from the server into the local table (the server's ids
+ * kept). */
+static int pull_table(PGconn *c, sqlite3 *h, const char *table, const struct time_range *dates,
+                      struct diag *d)
 {
     struct local_column *cols;
     struct buf select = BUF_INIT, insert = BUF_INIT;
     size_t n = table_columns(h, table, &cols, &select, &insert);
+    add_cut(&select, table, dates);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(h, insert.data, -1, &st, NULL) == SQLITE_OK &&
                      PQsendQuery(c, select.data) && PQsetSingleRowMode(c)
@@ -121,7 +152,7 @@ static int pull_table(PGconn *c, sqlite3 *h, const char *table, struct diag *d)
 
 /* Every table in one snapshot of the server (one repeatable-read transaction), into one local
  * transaction. */
-static int pull_all(PGconn *c, struct db *db, struct diag *d)
+static int pull_all(PGconn *c, struct db *db, const struct time_range *dates, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     if (pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", WHO,
@@ -129,20 +160,20 @@ static int pull_all(PGconn *c, struct db *db, struct diag *d)
         return -1;
     int rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < sizeof(pull_tables) / sizeof(pull_tables[0]); i++)
-        rc = pull_table(c, h, pull_tables[i], d);
+        rc = pull_table(c, h, pull_tables[i], dates, d);
     if (rc == 0 && sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         rc = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(h));
     PQclear(PQexec(c, "COMMIT"));
     return rc;
 }
 
-int fleet_open(const char *url, struct db **out, struct diag *d)
+int fleet_open(const char *url, const struct time_range *dates, struct db **out, struct diag *d)
 {
     PGconn *c = pg_connect(url, 0, WHO, d);
     if (!c)
         return -1;
     struct db *db = NULL;
-    int rc = db_open(":memory:", DB_CREATE, &db, d) || pull_all(c, db, d) ? -1 : 0;
+    int rc = db_open(":memory:", DB_CREATE, &db, d) || pull_all(c, db, dates, d) ? -1 : 0;
     PQfinish(c);
     if (rc)
         db_close(db);

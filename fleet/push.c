@@ -1,17 +1,20 @@
 /* push.c: benchdb push: the sources of a local warehouse that the server lacks, with every
  * row that hangs off them. The ideas are schema/merge.c's: a source is known by its sha256,
  * and each copied row's ids are re-keyed to the ids the server gives. Per batch of whole files,
- * in one server transaction: the batch's rows are COPYed into temporary staging tables that
- * have the server tables' columns (the local ids included), then INSERT ... SELECT moves
- * them into the warehouse through map tables (local id -> server id). Only sources whose
- * INSERT took place (ON CONFLICT DO NOTHING) map, so a file another host pushed meanwhile is
- * skipped whole, and a push killed midway leaves whole files behind it. */
+ * in one server transaction: under a lock that pushes take in turn, the sources the server has
+ * by now (another host pushed them) leave the batch whole; the server's ids for the batch's
+ * sources, runs and results are reserved (nextval), local maps (local id -> server id) give
+ * every row read its server ids, and the rows are COPYed (binary) straight into their tables.
+ * Only mounts, shared between files, are staged and paired by their options. A push killed
+ * midway leaves whole files behind it. */
 #include "fleet_private.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../core/xalloc.h"
 
 #define WHO "benchdb push"
 
@@ -20,69 +23,72 @@
 enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define BATCH_BYTES (64 << 20)
 
-#define BATCH_SOURCES     "(SELECT id FROM temp.fleet_batch)"
-#define BATCH_RUNS        "(SELECT id FROM run WHERE source_id IN " BATCH_SOURCES ")"
-#define BATCH_RESULTS_SQL "(SELECT id FROM result WHERE run_id IN " BATCH_RUNS ")"
-#define BATCH_MOUNTS      "(SELECT mount_id FROM result WHERE run_id IN " BATCH_RUNS ")"
+#define MAP_SOURCE "temp.fleet_map_source"
+#define MAP_RUN    "temp.fleet_map_run"
+#define MAP_RESULT "temp.fleet_map_result"
+#define MAP_MOUNT  "temp.fleet_map_mount"
 
-/* The tables pushed, in foreign-key order: which local rows a batch sends, the ordinal that
- * identifies a row among its parent's (NULL: none), and the map its new rows' server ids go
- * to (NULL: none), filled from the INSERT's RETURNING (only the rows inserted now: a stored
- * source maps nothing, so its rows are skipped), paired with the staged rows by the content
- * that keys them: returning ends "WITH ins AS (INSERT ...". A mount may be stored already and
- * shared: pair maps it by its options afterwards. Each pairing joins batch-sized sets only
- * (joining the whole result table made every batch cost as much as the warehouse). */
+/* The tables pushed, in foreign-key order: the map that gives their own ids the server's
+ * (NULL: none, or the server gives them), the ordinal that identifies a row among its
+ * parent's (NULL: none), and the column of the parent whose map picks the batch's rows when
+ * they have no map of their own. */
+enum { T_SOURCE, T_CHUNK, T_MOUNT, T_MOUNT_OPTION, T_RUN, T_RESULT, T_TAG, T_HISTOGRAM, T_SERIES };
 static const struct push_table {
-    const char *table, *where, *ordinal, *map, *returning, *pair;
+    const char *table, *map, *ordinal, *parent;
 } push_tables[] = {
-    {"source_file", "id IN " BATCH_SOURCES, NULL, "map_source",
-     " RETURNING id, sha256) INSERT INTO map_source SELECT s.id, ins.id FROM ins JOIN "
-     "stage_source_file s USING (sha256)",
-     NULL},
-    {"source_chunk", "source_id IN " BATCH_SOURCES, NULL, NULL, NULL, NULL},
-    {"mount", "id IN " BATCH_MOUNTS, NULL, "map_mount", NULL,
-     "INSERT INTO map_mount SELECT s.id, m.id FROM stage_mount s JOIN mount m USING (options)"},
-    {"mount_option", "mount_id IN " BATCH_MOUNTS, NULL, NULL, NULL, NULL},
-    {"run", "source_id IN " BATCH_SOURCES, "row_number() OVER (PARTITION BY source_id ORDER BY id)",
-     "map_run",
-     " RETURNING id, source_id, ordinal) INSERT INTO map_run SELECT s.id, ins.id FROM ins JOIN "
-     "map_source ms ON ms.new_id = ins.source_id JOIN stage_run s ON s.source_id = ms.old_id "
-     "AND s.ordinal = ins.ordinal",
-     NULL},
-    {"result", "run_id IN " BATCH_RUNS, "row_number() OVER (PARTITION BY run_id ORDER BY id)",
-     "map_result",
-     " RETURNING id, run_id, ordinal) INSERT INTO map_result SELECT s.id, ins.id FROM ins JOIN "
-     "map_run mr ON mr.new_id = ins.run_id JOIN stage_result s ON s.run_id = mr.old_id AND "
-     "s.ordinal = ins.ordinal",
-     NULL},
-    {"tag", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
-    {"histogram", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
-    {"series", "result_id IN " BATCH_RESULTS_SQL, NULL, NULL, NULL, NULL},
+    [T_SOURCE] = {"source_file", MAP_SOURCE, NULL, NULL},
+    [T_CHUNK] = {"source_chunk", NULL, NULL, "source_id"},
+    [T_MOUNT] = {"mount", NULL, NULL, NULL},
+    [T_MOUNT_OPTION] = {"mount_option", NULL, NULL, NULL},
+    [T_RUN] = {"run", MAP_RUN, "row_number() OVER (PARTITION BY t.source_id ORDER BY t.id)", NULL},
+    [T_RESULT] = {"result", MAP_RESULT, "row_number() OVER (PARTITION BY t.run_id ORDER BY t.id)",
+                  NULL},
+    [T_TAG] = {"tag", NULL, NULL, "result_id"},
+    [T_HISTOGRAM] = {"histogram", NULL, NULL, "result_id"},
+    [T_SERIES] = {"series", NULL, NULL, "result_id"},
 };
 #define N_PUSH_TABLES (sizeof(push_tables) / sizeof(push_tables[0]))
 
-/* A column holding a local id is given the server's through its table's map (mount_id may be
- * NULL: a LEFT JOIN). */
+/* A column holding a local id is given the server's through its table's map. The inner joins
+ * keep only the rows whose parent is mapped: the batch's (mount_id may be NULL: a LEFT JOIN). */
 static const struct rekey {
     const char *column, *map, *alias, *join;
 } rekeys[] = {
-    {"source_id", "map_source", "ms", "JOIN"},
-    {"run_id", "map_run", "mr", "JOIN"},
-    {"result_id", "map_result", "mres", "JOIN"},
-    {"mount_id", "map_mount", "mm", "LEFT JOIN"},
+    {"source_id", MAP_SOURCE, "ms", "JOIN"},
+    {"run_id", MAP_RUN, "mr", "JOIN"},
+    {"result_id", MAP_RESULT, "mres", "JOIN"},
+    {"mount_id", MAP_MOUNT, "mm", "LEFT JOIN"},
 };
+
+/* The server's column types that a push sends, in COPY's binary format. */
+enum pg_type { PG_INT8, PG_INT4, PG_FLOAT8, PG_TEXT, PG_BYTEA };
+
+/* The sequences of the ids reserved, as SQL literals. */
+enum { SEQ_SOURCE, SEQ_RUN, SEQ_RESULT, N_SEQ };
 
 struct push {
     sqlite3 *h;
     PGconn *c;
     struct diag *d;
-    struct buf cols[N_PUSH_TABLES]; /* each table's local columns, "a, b, c" */
+    struct buf cols[N_PUSH_TABLES];     /* each table's local columns, "a, b, c" */
+    struct buf sent[N_PUSH_TABLES];     /* the server's columns sent: the local ones, the ordinal */
+    enum pg_type *types[N_PUSH_TABLES]; /* their types on the server */
+    char *seq[N_SEQ];
     struct fleet_push_counts *counts;
+    int64_t seen;    /* the server's highest source id this push has accounted for */
+    int64_t last_id; /* the last id map_new_ids reserved */
 };
 
 static int local_error(struct push *p, const char *what)
 {
     return diag_error_path(p->d, WHO, "%s: %s", what, sqlite3_errmsg(p->h));
+}
+
+static int local_exec(struct push *p, const char *sql)
+{
+    if (sqlite3_exec(p->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
+    return 0;
 }
 
 /* The columns of a local table, as a list. */
@@ -99,68 +105,120 @@ static int local_columns(struct push *p, const char *table, struct buf *cols)
     return 0;
 }
 
-/* Appends bytes in bytea's hex form, its backslash escaped for COPY (a table lookup: the
- * sources' stored bytes are most of what a push sends). */
-static void copy_bytea(struct buf *out, const unsigned char *b, size_t n)
+static const struct {
+    const char *name;
+    enum pg_type type;
+} pg_types[] = {
+    {"bigint", PG_INT8}, {"integer", PG_INT4}, {"double precision", PG_FLOAT8},
+    {"text", PG_TEXT},   {"bytea", PG_BYTEA},
+};
+#define N_PG_TYPES (sizeof(pg_types) / sizeof(pg_types[0]))
+
+/* Runs a statement on the server that returns rows; NULL after a message. */
+static PGresult *server_rows(struct push *p, const char *sql, const char *what)
 {
-    static const char hex[] = "0123456789abcdef";
-    buf_adds(out, "\\\\x");
-    buf_grow(out, 2 * n);
-    char *p = out->data + out->len;
-    for (size_t k = 0; k < n; k++) {
-        *p++ = hex[b[k] >> 4];
-        *p++ = hex[b[k] & 15];
-    }
-    out->len += 2 * n;
-    out->data[out->len] = '\0';
+    PGresult *r = PQexec(p->c, sql);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK)
+        return r;
+    pg_result_error(p->c, r, WHO, what, p->d);
+    PQclear(r);
+    return NULL;
 }
 
-/* Appends one value in COPY's text format. */
-static void copy_value(struct buf *out, sqlite3_stmt *st, int i)
+/* The server's types of table's columns cols ("a, b, c"), in their order; NULL after a
+ * message (a column the server lacks, or of a type a push does not send). */
+static enum pg_type *column_types(struct push *p, const char *table, const char *cols)
 {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL:
-        buf_adds(out, "\\N");
-        break;
-    case SQLITE_INTEGER:
-        buf_addf(out, "%lld", (long long)sqlite3_column_int64(st, i));
-        break;
-    case SQLITE_FLOAT: /* 17 digits read back as the same double */
-        buf_addf(out, "%.17g", sqlite3_column_double(st, i));
-        break;
-    case SQLITE_BLOB:
-        copy_bytea(out, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
-        break;
-    default:
-        pg_copy_text(out, (const char *)sqlite3_column_text(st, i),
-                     (size_t)sqlite3_column_bytes(st, i));
+    char *list = PQescapeLiteral(p->c, cols, strlen(cols));
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT c.name, format_type(a.atttypid, NULL) FROM unnest(string_to_array(%s, ', "
+             "')) WITH ORDINALITY AS c(name, k) LEFT JOIN pg_attribute a ON a.attrelid = "
+             "'%s'::regclass AND a.attname = c.name AND NOT a.attisdropped ORDER BY c.k",
+             list ? list : "NULL", table);
+    PQfreemem(list);
+    PGresult *r = server_rows(p, sql.data, "cannot read the server's tables");
+    buf_release(&sql);
+    if (!r)
+        return NULL;
+    enum pg_type *types = xcalloc((size_t)PQntuples(r) + 1, sizeof(*types));
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        size_t k = 0;
+        while (k < N_PG_TYPES && strcmp(pg_types[k].name, PQgetvalue(r, i, 1)))
+            k++;
+        if (k < N_PG_TYPES)
+            types[i] = pg_types[k].type;
+        else
+            rc = diag_error_path(
+                p->d, WHO, "the server's column '%s.%s' %s", table, PQgetvalue(r, i, 0),
+                PQgetisnull(r, i, 1) ? "does not exist" : "has a type benchdb does not push");
     }
+    PQclear(r);
+    if (rc) {
+        free(types);
+        return NULL;
+    }
+    return types;
 }
 
-/* COPYs the rows of a local SELECT into the server's target, sending them in pieces of
- * COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call takes);
- * *rows counts them. No rows: no COPY. 0, or -1 after a message. */
+/* Appends the current row of st as a tuple of COPY's binary format, each value in its server
+ * column's type; -1 after a message for a value of another kind (a warehouse edited by
+ * hand: the server would have refused its text too). */
+static int copy_row(struct push *p, sqlite3_stmt *st, const enum pg_type *types, struct buf *out)
+{
+    int n = sqlite3_column_count(st);
+    pg_copy_tuple(out, n);
+    for (int i = 0; i < n; i++) {
+        int kind = sqlite3_column_type(st, i);
+        sqlite3_int64 v = kind == SQLITE_INTEGER ? sqlite3_column_int64(st, i) : 0;
+        if (kind == SQLITE_NULL)
+            pg_copy_null(out);
+        else if (types[i] == PG_TEXT) { /* any value, as its text */
+            const unsigned char *text = sqlite3_column_text(st, i);
+            pg_copy_bytes(out, text, (size_t)sqlite3_column_bytes(st, i));
+        } else if (types[i] == PG_BYTEA && kind == SQLITE_BLOB) {
+            const void *blob = sqlite3_column_blob(st, i);
+            pg_copy_bytes(out, blob, (size_t)sqlite3_column_bytes(st, i));
+        } else if (types[i] == PG_FLOAT8 && (kind == SQLITE_FLOAT || kind == SQLITE_INTEGER))
+            pg_copy_float8(out, sqlite3_column_double(st, i));
+        else if (kind == SQLITE_INTEGER &&
+                 (types[i] == PG_INT8 || (types[i] == PG_INT4 && v == (int32_t)v)))
+            pg_copy_int(out, v, types[i] == PG_INT8 ? 8 : 4);
+        else
+            return diag_error_path(
+                p->d, WHO, "cannot send '%s': a value of the server's type '%s' expected, got '%s'",
+                sqlite3_column_name(st, i), pg_types[types[i]].name,
+                (const char *)sqlite3_column_text(st, i));
+    }
+    return 0;
+}
+
+/* COPYs the rows of a local SELECT into the server's table (cols, of types), sending them in
+ * pieces of COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call
+ * takes); *rows counts them. No rows: no COPY. 0, or -1 after a message. */
 enum { COPY_PIECE = 1 << 20 };
-static int copy_table(struct push *p, const char *sql, const char *target, size_t *rows)
+static int copy_table(struct push *p, const char *sql, const char *table, const char *cols,
+                      const enum pg_type *types, size_t *rows)
 {
     sqlite3_stmt *st;
     *rows = 0;
     if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
-    struct buf out = BUF_INIT;
-    int rc = 0, step, n = sqlite3_column_count(st);
+    struct buf out = BUF_INIT, target = BUF_INIT;
+    buf_addf(&target, "%s (%s)", table, cols);
+    int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!*rows && pg_copy_begin(p->c, target, WHO, p->d)) {
+        if (!*rows && pg_copy_begin(p->c, target.data, WHO, p->d)) {
             rc = -1;
             break;
         }
-        (*rows)++;
-        for (int i = 0; i < n; i++) {
-            if (i)
-                buf_addc(&out, '\t');
-            copy_value(&out, st, i);
+        if (!(*rows)++)
+            pg_copy_header(&out);
+        if (copy_row(p, st, types, &out)) {
+            rc = -1;
+            break;
         }
-        buf_addc(&out, '\n');
         if (out.len >= COPY_PIECE && pg_copy_put(p->c, &out)) {
             rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
             break;
@@ -169,27 +227,14 @@ static int copy_table(struct push *p, const char *sql, const char *target, size_
     if (rc == 0 && step != SQLITE_DONE)
         rc = local_error(p, "cannot read the warehouse");
     if (*rows) { /* a failed copy is abandoned: the server rolls its rows back */
+        pg_copy_trailer(&out);
         if (rc == 0 && pg_copy_put(p->c, &out))
             rc = pg_error(p->c, WHO, "cannot send the rows", p->d);
-        if (pg_copy_end(p->c, rc == 0, target, WHO, p->d))
+        if (pg_copy_end(p->c, rc == 0, target.data, WHO, p->d))
             rc = -1;
     }
     sqlite3_finalize(st);
     buf_release(&out);
-    return rc;
-}
-
-/* Stages the batch's rows of table i. */
-static int stage_table(struct push *p, size_t i)
-{
-    const struct push_table *t = &push_tables[i];
-    struct buf sql = BUF_INIT, target = BUF_INIT;
-    buf_addf(&sql, "SELECT %s%s%s FROM %s WHERE %s", p->cols[i].data, t->ordinal ? ", " : "",
-             t->ordinal ? t->ordinal : "", t->table, t->where);
-    buf_addf(&target, "stage_%s (%s%s)", t->table, p->cols[i].data, t->ordinal ? ", ordinal" : "");
-    size_t rows;
-    int rc = copy_table(p, sql.data, target.data, &rows);
-    buf_release(&sql);
     buf_release(&target);
     return rc;
 }
@@ -202,90 +247,370 @@ static const struct rekey *rekey_of(const char *column)
     return NULL;
 }
 
-/* INSERT INTO table (columns but id) SELECT ... FROM stage_table s JOIN maps ...: the staged
- * rows with their ids re-keyed, in the local order. */
-static void insert_sql(const struct push_table *t, const char *local_cols, struct buf *sql)
+/* The map whose rows drive the local SELECT of table t's rows: its own, else its parent's,
+ * NULL for none (the mounts: a few rows, chosen by a condition). */
+static const struct rekey *driving_map(const struct push_table *t, struct rekey *own)
 {
-    struct buf cols = BUF_INIT, exprs = BUF_INIT, joins = BUF_INIT;
-    char col[128];
-    for (const char *p = local_cols; *p;) {
-        size_t n = strcspn(p, ",");
-        snprintf(col, sizeof(col), "%.*s", (int)n, p);
-        p += n + (p[n] == ',' ? 2 : 0);
-        if (!strcmp(col, "id") && t->map)
-            continue; /* the server's own */
-        const struct rekey *k = rekey_of(col);
-        buf_addf(&cols, "%s%s", cols.len ? ", " : "", col);
-        if (k) {
-            buf_addf(&exprs, "%s%s.new_id", exprs.len ? ", " : "", k->alias);
-            buf_addf(&joins, " %s %s %s ON %s.old_id = s.%s", k->join, k->map, k->alias, k->alias,
-                     col);
-        } else
-            buf_addf(&exprs, "%ss.%s", exprs.len ? ", " : "", col);
-    }
-    if (t->ordinal) {
-        buf_adds(&cols, ", ordinal");
-        buf_adds(&exprs, ", s.ordinal");
-    }
-    buf_addf(sql, "INSERT INTO %s (%s) SELECT %s FROM stage_%s s%s%s ON CONFLICT DO NOTHING",
-             t->table, cols.data, exprs.data, t->table, joins.data, t->map ? " ORDER BY s.id" : "");
-    buf_release(&cols);
-    buf_release(&exprs);
-    buf_release(&joins);
+    *own = (struct rekey){"id", t->map, "own", "JOIN"};
+    return t->map ? own : t->parent ? rekey_of(t->parent) : NULL;
 }
 
-/* Moves the staged rows of table i into the warehouse; *rows: how many were new. */
-static int insert_table(struct push *p, size_t i, size_t *rows)
+/* The local SELECT of table t's rows with the server's ids: the row's own through the table's
+ * map, the others through rekeys, the ordinal last; where: a further condition, or NULL. The
+ * batch's map drives the join (CROSS JOIN fixes SQLite's join order: it would scan the whole
+ * table once per batch otherwise), so a batch costs what its rows do. */
+static void local_select(const struct push_table *t, const char *local_cols, const char *where,
+                         struct buf *sql)
+{
+    struct rekey own;
+    const struct rekey *drive = driving_map(t, &own);
+    struct buf from = BUF_INIT;
+    if (drive)
+        buf_addf(&from, "%s %s CROSS JOIN %s t ON t.%s = %s.local", drive->map, drive->alias,
+                 t->table, drive->column, drive->alias);
+    else
+        buf_addf(&from, "%s t", t->table);
+    char col[128];
+    buf_adds(sql, "SELECT ");
+    for (const char *c = local_cols; *c;) {
+        size_t n = strcspn(c, ",");
+        snprintf(col, sizeof(col), "%.*s", (int)n, c);
+        c += n + (c[n] == ',' ? 2 : 0);
+        const struct rekey *k = !strcmp(col, "id") && t->map ? &own : rekey_of(col);
+        if (k) {
+            buf_addf(sql, "%s.server", k->alias);
+            if (k != drive)
+                buf_addf(&from, " %s %s %s ON %s.local = t.%s", k->join, k->map, k->alias, k->alias,
+                         col);
+        } else
+            buf_addf(sql, "t.%s", col);
+        buf_adds(sql, *c ? ", " : "");
+    }
+    if (t->ordinal)
+        buf_addf(sql, ", %s", t->ordinal);
+    buf_addf(sql, " FROM %s", from.data);
+    if (where)
+        buf_addf(sql, " WHERE %s", where);
+    buf_release(&from);
+}
+
+/* COPYs the batch's rows of table i into target on the server (the table, or its staging
+ * table), with the server's ids; where: as local_select's. */
+static int send_table(struct push *p, size_t i, const char *target, const char *where, size_t *rows)
 {
     const struct push_table *t = &push_tables[i];
     struct buf sql = BUF_INIT;
-    if (t->returning)
-        buf_adds(&sql, "WITH ins AS (");
-    insert_sql(t, p->cols[i].data, &sql);
-    if (t->returning)
-        buf_adds(&sql, t->returning);
-    PGresult *r = PQexec(p->c, sql.data);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    *rows = ok ? (size_t)strtoull(PQcmdTuples(r), NULL, 10) : 0;
-    if (!ok)
-        pg_result_error(p->c, r, WHO, "cannot store the pushed rows", p->d);
-    PQclear(r);
-    if (ok && t->pair)
-        ok = pg_exec(p->c, t->pair, WHO, "cannot store the pushed rows", p->d) == 0;
+    local_select(t, p->cols[i].data, where, &sql);
+    int rc = copy_table(p, sql.data, target, p->sent[i].data, p->types[i], rows);
     buf_release(&sql);
-    return ok ? 0 : -1;
+    return rc;
 }
 
-/* The session's temporary tables on the server: a staging table and a map per pushed
- * table, emptied at each commit, and the local hashes. */
-static int setup_session(struct push *p)
+/* Records in map the pairs of local and server ids: local[k] with r's row k when local is
+ * given, else r's rows (local id, server id). */
+static int store_map(struct push *p, const char *map, const int64_t *local, const PGresult *r)
 {
     struct buf sql = BUF_INIT;
-    for (size_t i = 0; i < N_PUSH_TABLES; i++) {
-        buf_addf(&sql, "CREATE TEMP TABLE stage_%s (LIKE %s) ON COMMIT DELETE ROWS;",
-                 push_tables[i].table, push_tables[i].table);
-        if (push_tables[i].map)
-            buf_addf(&sql,
-                     "CREATE TEMP TABLE %s (old_id bigint PRIMARY KEY, new_id bigint NOT "
-                     "NULL) ON COMMIT DELETE ROWS;",
-                     push_tables[i].map);
+    buf_addf(&sql, "INSERT INTO %s VALUES (?, ?)", map);
+    sqlite3_stmt *ins;
+    int rc = sqlite3_prepare_v2(p->h, sql.data, -1, &ins, NULL) == SQLITE_OK
+                 ? 0
+                 : local_error(p, "cannot read the warehouse");
+    for (int k = 0; rc == 0 && k < PQntuples(r); k++) {
+        sqlite3_bind_int64(ins, 1, local ? local[k] : strtoll(PQgetvalue(r, k, 0), NULL, 10));
+        sqlite3_bind_int64(ins, 2, strtoll(PQgetvalue(r, k, local ? 0 : 1), NULL, 10));
+        if (sqlite3_step(ins) != SQLITE_DONE)
+            rc = local_error(p, "cannot read the warehouse");
+        sqlite3_reset(ins);
     }
+    sqlite3_finalize(ins);
+    buf_release(&sql);
+    return rc;
+}
+
+/* Takes n ids from the server's sequence seq for the local ids (ascending, so that the server
+ * keeps the local order) and maps them. */
+static int map_new_ids(struct push *p, const char *seq, const char *map, const int64_t *local,
+                       size_t n)
+{
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql, "SELECT nextval(%s) AS id FROM generate_series(1, %zu) ORDER BY 1", seq, n);
+    PGresult *r = PQexec(p->c, sql.data);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK && (size_t)PQntuples(r) == n
+                 ? store_map(p, map, local, r)
+                 : pg_result_error(p->c, r, WHO, "cannot reserve the server's ids", p->d);
+    if (rc == 0)
+        p->last_id = strtoll(PQgetvalue(r, (int)n - 1, 0), NULL, 10);
+    PQclear(r);
+    buf_release(&sql);
+    return rc;
+}
+
+/* Reserves server ids for the local rows whose ids sql lists (ascending) and maps them; *n:
+ * how many. Sequences are not transactional: a batch rolled back leaves a gap in the server's
+ * ids, nothing else. */
+static int reserve_ids(struct push *p, int seq, const char *sql, const char *map, size_t *n)
+{
+    sqlite3_stmt *st;
+    *n = 0;
+    if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
+    int64_t *ids = NULL;
+    size_t alloc = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        ALLOC_GROW(ids, *n, alloc);
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    int rc = step != SQLITE_DONE ? local_error(p, "cannot read the warehouse")
+             : *n                ? map_new_ids(p, p->seq[seq], map, ids, *n)
+                                 : 0;
+    free(ids);
+    return rc;
+}
+
+/* The lock a batch holds from its check of which of its sources the server has to its commit:
+ * two pushes (two hosts) sending the same file take turns, and the second finds it stored. */
+#define PUSH_LOCK "7461626863686463"
+
+/* Runs the local statement sql once for each hash that r lists (its first column), bound as its
+ * parameter; what: the error's subject. */
+static int for_each_hash(struct push *p, const PGresult *r, const char *sql, const char *what)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return local_error(p, what);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = local_error(p, what);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Takes out of the batch (and out of the missing, so that they count as present) the sources
+ * that the server has now: another host may have pushed them since find_missing. */
+static int forget_present(struct push *p)
+{
+    struct buf list = BUF_INIT;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->h,
+                           "SELECT group_concat(s.sha256) FROM temp.fleet_batch b CROSS JOIN "
+                           "source_file s ON s.id = b.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
+    const char *hashes =
+        sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    buf_addf(&list, "{%s}", hashes ? hashes : ""); /* hex digits: no quotes needed */
+    sqlite3_finalize(st);
+    const char *params[] = {list.data};
+    PGresult *r = PQexecParams(p->c,
+                               "SELECT s.sha256 FROM unnest($1::text[]) b(sha256) JOIN "
+                               "source_file s USING (sha256)",
+                               1, NULL, params, NULL, NULL, 0);
+    buf_release(&list);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK
+                 ? 0
+                 : pg_result_error(p->c, r, WHO, "cannot compare the sources", p->d);
+    if (rc == 0 && PQntuples(r) > 0)
+        rc = for_each_hash(p, r,
+                           "DELETE FROM temp.fleet_missing WHERE id = (SELECT id FROM "
+                           "source_file WHERE sha256 = ?)",
+                           "cannot read the warehouse");
+    if (rc == 0 && PQntuples(r) > 0)
+        rc = local_exec(p, "DELETE FROM temp.fleet_batch WHERE id NOT IN (SELECT id FROM "
+                           "temp.fleet_missing)");
+    PQclear(r);
+    return rc;
+}
+
+/* 1 when the server holds a source that this push has not accounted for (stored by another
+ * push since find_missing), else 0; -1 after a message. Pushes take the source ids under the
+ * lock, so those stored after this push's last batch have higher ids. */
+static int others_stored(struct push *p)
+{
+    char sql[128];
+    int64_t others;
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM (SELECT 1 FROM source_file WHERE id > %lld "
+             "LIMIT 1) x",
+             (long long)p->seen);
+    if (pg_query_int(p->c, sql, &others))
+        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
+    return others > 0;
+}
+
+/* Sends the batch's sources the server lacks, with their reserved ids, under the lock that
+ * keeps another push from storing them meanwhile; *sent: how many. */
+static int push_sources(struct push *p, size_t *sent)
+{
+    size_t n;
+    int others;
+    if (pg_exec(p->c, "SELECT pg_advisory_xact_lock(" PUSH_LOCK ")", WHO, "cannot start a batch",
+                p->d) ||
+        (others = others_stored(p)) < 0 || (others && forget_present(p)) ||
+        reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id", MAP_SOURCE, &n) ||
+        send_table(p, T_SOURCE, "source_file", NULL, sent))
+        return -1;
+    if (n)
+        p->seen = p->last_id;
+    return 0;
+}
+
+/* The columns of list but "id", as a list. */
+static void columns_but_id(const char *list, struct buf *out)
+{
+    for (const char *c = list; *c;) {
+        size_t n = strcspn(c, ",");
+        if (n != 2 || strncmp(c, "id", 2))
+            buf_addf(out, "%s%.*s", out->len ? ", " : "", (int)n, c);
+        c += n + (c[n] == ',' ? 2 : 0);
+    }
+}
+
+/* Stores the staged mounts the server lacks (a mount is known by its options) and maps every
+ * staged one to the server's. */
+static int store_mounts(struct push *p)
+{
+    struct buf cols = BUF_INIT, sql = BUF_INIT;
+    columns_but_id(p->cols[T_MOUNT].data, &cols);
+    buf_addf(&sql,
+             "INSERT INTO mount (%s) SELECT %s FROM stage_mount ORDER BY id ON CONFLICT DO "
+             "NOTHING",
+             cols.data, cols.data);
+    PGresult *r = NULL;
+    int rc = pg_exec(p->c, sql.data, WHO, "cannot store the pushed rows", p->d) ||
+                     !(r = server_rows(p,
+                                       "SELECT s.id, m.id FROM stage_mount s JOIN mount m "
+                                       "USING (options)",
+                                       "cannot store the pushed rows"))
+                 ? -1
+                 : store_map(p, MAP_MOUNT, NULL, r);
+    PQclear(r);
+    buf_release(&cols);
+    buf_release(&sql);
+    return rc;
+}
+
+/* Sends the mounts of the batch's results that this push has not mapped yet, then the options
+ * of those the server did not have (ON CONFLICT: it may have some). */
+static int push_mounts(struct push *p)
+{
+    if (local_exec(
+            p,
+            "DELETE FROM temp.fleet_new_mount; INSERT INTO temp.fleet_new_mount "
+            "SELECT DISTINCT r.mount_id FROM " MAP_RESULT " m CROSS JOIN result r ON r.id = "
+            "m.local WHERE r.mount_id IS NOT NULL AND r.mount_id NOT IN (SELECT local FROM " MAP_MOUNT
+            ")"))
+        return -1;
+    if (sqlite3_changes(p->h) == 0)
+        return 0;
+    size_t rows;
+    return pg_exec(p->c,
+                   "CREATE TEMP TABLE stage_mount (LIKE mount) ON COMMIT DROP; CREATE TEMP "
+                   "TABLE stage_mount_option (LIKE mount_option) ON COMMIT DROP",
+                   WHO, "cannot store the pushed rows", p->d) ||
+                   send_table(p, T_MOUNT, "stage_mount",
+                              "t.id IN (SELECT id FROM temp.fleet_new_mount)", &rows) ||
+                   store_mounts(p) ||
+                   send_table(p, T_MOUNT_OPTION, "stage_mount_option",
+                              "t.mount_id IN (SELECT id FROM temp.fleet_new_mount)", &rows) ||
+                   pg_exec(p->c,
+                           "INSERT INTO mount_option SELECT * FROM stage_mount_option ON "
+                           "CONFLICT DO NOTHING",
+                           WHO, "cannot store the pushed rows", p->d)
+               ? -1
+               : 0;
+}
+
+/* The batch's rows past its sources, all new on the server: their ids are reserved, then they
+ * are COPYed into their tables. *runs, *results: how many were sent. */
+static int push_rows(struct push *p, size_t *runs, size_t *results)
+{
+    size_t rows, chunks;
+    if (send_table(p, T_CHUNK, "source_chunk", NULL, &chunks) ||
+        reserve_ids(p, SEQ_RUN,
+                    "SELECT r.id FROM " MAP_SOURCE
+                    " m CROSS JOIN run r ON r.source_id = m.local ORDER BY r.id",
+                    MAP_RUN, runs) ||
+        reserve_ids(p, SEQ_RESULT,
+                    "SELECT r.id FROM " MAP_RUN
+                    " m CROSS JOIN result r ON r.run_id = m.local ORDER BY r.id",
+                    MAP_RESULT, results) ||
+        push_mounts(p))
+        return -1;
+    for (size_t i = T_RUN; i < N_PUSH_TABLES; i++)
+        if (send_table(p, i, push_tables[i].table, NULL, &rows))
+            return -1;
+    return 0;
+}
+
+/* Sends the sources in temp.fleet_batch in one server transaction. */
+static int push_batch(struct push *p)
+{
+    size_t sources = 0, runs = 0, results = 0;
+    int rc = local_exec(p, "DELETE FROM " MAP_SOURCE "; DELETE FROM " MAP_RUN
+                           "; DELETE FROM " MAP_RESULT) ||
+             pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
+             push_sources(p, &sources) || push_rows(p, &runs, &results) ||
+             pg_exec(p->c, "COMMIT", WHO, "cannot commit a batch", p->d);
+    if (rc) {
+        PQclear(PQexec(p->c, "ROLLBACK"));
+        return -1;
+    }
+    p->counts->sources += sources;
+    p->counts->runs += runs;
+    p->counts->results += results;
+    return 0;
+}
+
+/* The sequences that give the server's ids, as SQL literals. */
+static int find_sequences(struct push *p)
+{
+    PGresult *r = server_rows(p,
+                              "SELECT quote_literal(pg_get_serial_sequence('source_file', "
+                              "'id')), quote_literal(pg_get_serial_sequence('run', 'id')), "
+                              "quote_literal(pg_get_serial_sequence('result', 'id'))",
+                              "cannot set up the push");
+    if (!r)
+        return -1;
+    for (int i = 0; i < N_SEQ; i++)
+        p->seq[i] = xstrdup(PQgetvalue(r, 0, i));
+    PQclear(r);
+    return 0;
+}
+
+/* The local temporary tables of a push: the sources to send, the batch's, and the maps. */
+static const char local_tables_sql[] =
+    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER);"
+    "CREATE TEMP TABLE fleet_batch(id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE fleet_map_source(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
+    "CREATE TEMP TABLE fleet_map_run(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
+    "CREATE TEMP TABLE fleet_map_result(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
+    "CREATE TEMP TABLE fleet_map_mount(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
+    "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);";
+static const char drop_local_tables_sql[] =
+    "DROP TABLE IF EXISTS temp.fleet_missing; DROP TABLE IF EXISTS temp.fleet_batch;"
+    "DROP TABLE IF EXISTS temp.fleet_map_source; DROP TABLE IF EXISTS temp.fleet_map_run;"
+    "DROP TABLE IF EXISTS temp.fleet_map_result; DROP TABLE IF EXISTS temp.fleet_map_mount;"
+    "DROP TABLE IF EXISTS temp.fleet_new_mount";
+
+/* The session on the server: its temporary table of the local hashes (none is emptied at each
+ * commit: that costs a truncation at every commit), the sequences; and the local tables. */
+static int setup_session(struct push *p)
+{
     /* a batch lost to a server crash after its commit returned is sent again by the next
      * push (the server lacks its sha256s), so the push need not wait for each flush */
-    buf_adds(&sql, "SET synchronous_commit = off;"
-                   "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY);"
-                   "CREATE TEMP TABLE stage_label (sha256 text, run_ordinal int, result_ordinal "
-                   "int, job text, direction text, seq bigint, field text, old_value text, "
-                   "new_value text, changed_by text, changed_at text, current_value text) "
-                   "ON COMMIT DELETE ROWS");
-    int rc = pg_exec(p->c, sql.data, WHO, "cannot set up the push", p->d);
-    buf_release(&sql);
-    if (rc == 0 && sqlite3_exec(p->h,
-                                "CREATE TEMP TABLE IF NOT EXISTS fleet_missing(id INTEGER PRIMARY "
-                                "KEY, results INTEGER, bytes INTEGER);"
-                                "CREATE TEMP TABLE IF NOT EXISTS fleet_batch(id INTEGER PRIMARY "
-                                "KEY);",
-                                NULL, NULL, NULL) != SQLITE_OK)
+    int rc = pg_exec(p->c,
+                     "SET synchronous_commit = off;"
+                     "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY)",
+                     WHO, "cannot set up the push", p->d) ||
+             find_sequences(p);
+    if (rc == 0 && sqlite3_exec(p->h, local_tables_sql, NULL, NULL, NULL) != SQLITE_OK)
         rc = local_error(p, "cannot set up the push");
     return rc;
 }
@@ -295,63 +620,48 @@ static int setup_session(struct push *p)
 static int find_missing(struct push *p)
 {
     size_t hashes;
-    int rc = copy_table(p, "SELECT sha256 FROM source_file", "local_hash", &hashes);
+    enum pg_type *types = column_types(p, "local_hash", "sha256");
+    /* before the hashes are compared: a source stored in between counts as another push's */
+    if (types && pg_query_int(p->c, "SELECT coalesce(max(id), 0) FROM source_file", &p->seen)) {
+        free(types);
+        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
+    }
+    int rc = types ? copy_table(p, "SELECT sha256 FROM source_file", "local_hash", "sha256", types,
+                                &hashes)
+                   : -1;
+    free(types);
     PGresult *r = rc ? NULL
                      : PQexec(p->c, "SELECT sha256 FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    sqlite3_stmt *st = NULL;
-    if (rc == 0 &&
-        sqlite3_prepare_v2(p->h,
+    if (rc == 0)
+        rc = for_each_hash(p, r,
                            "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
-                           "result WHERE run_id IN (SELECT id FROM run WHERE source_id = s.id)), "
+                           "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
                            "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
                            "FROM source_chunk WHERE source_id = s.id) FROM source_file s WHERE "
                            "s.sha256 = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        rc = local_error(p, "cannot compare the sources");
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = local_error(p, "cannot compare the sources");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+                           "cannot compare the sources");
     PQclear(r);
     return rc;
-}
-
-/* Sends the sources in temp.fleet_batch in one server transaction. */
-static int push_batch(struct push *p)
-{
-    size_t new_rows[N_PUSH_TABLES] = {0};
-    int rc = pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d);
-    for (size_t i = 0; rc == 0 && i < N_PUSH_TABLES; i++)
-        rc = stage_table(p, i) || insert_table(p, i, &new_rows[i]);
-    if (rc == 0)
-        rc = pg_exec(p->c, "COMMIT", WHO, "cannot commit a batch", p->d);
-    if (rc) {
-        PQclear(PQexec(p->c, "ROLLBACK"));
-        return -1;
-    }
-    p->counts->sources += new_rows[0];
-    p->counts->runs += new_rows[4];
-    p->counts->results += new_rows[5];
-    return 0;
 }
 
 /* Fills temp.fleet_batch with the next sources to send (after id *after); 0 when none are
  * left, 1 when some are, -1 on failure. */
 static int next_batch(struct push *p, int64_t *after)
 {
-    sqlite3_stmt *sel;
-    if (sqlite3_exec(p->h, "DELETE FROM temp.fleet_batch", NULL, NULL, NULL) != SQLITE_OK ||
+    sqlite3_stmt *sel, *ins = NULL;
+    if (local_exec(p, "DELETE FROM temp.fleet_batch") ||
         sqlite3_prepare_v2(p->h,
                            "SELECT id, results, bytes FROM temp.fleet_missing WHERE id > ? "
                            "ORDER BY id",
-                           -1, &sel, NULL) != SQLITE_OK)
+                           -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_batch VALUES (?)", -1, &ins, NULL) !=
+            SQLITE_OK) {
+        sqlite3_finalize(ins);
         return local_error(p, "cannot read the warehouse");
+    }
     sqlite3_bind_int64(sel, 1, *after);
     int64_t files = 0, results = 0, bytes = 0;
     int rc = 0;
@@ -360,37 +670,54 @@ static int next_batch(struct push *p, int64_t *after)
         *after = sqlite3_column_int64(sel, 0);
         results += sqlite3_column_int64(sel, 1);
         bytes += sqlite3_column_int64(sel, 2);
-        char sql[96];
-        snprintf(sql, sizeof(sql), "INSERT INTO temp.fleet_batch VALUES (%lld)", (long long)*after);
-        if (sqlite3_exec(p->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_bind_int64(ins, 1, *after);
+        if (sqlite3_step(ins) != SQLITE_DONE)
             rc = local_error(p, "cannot read the warehouse");
+        sqlite3_reset(ins);
         files++;
     }
     sqlite3_finalize(sel);
+    sqlite3_finalize(ins);
     return rc ? -1 : files > 0;
 }
 
 /* Every local label change of a stored result, with the content key of its result (source
- * hash, run and result ordinals, job and direction) and the result's current value of the
- * field. */
+ * hash, job, direction, and its occurrence among the source's results of that job and
+ * direction, in the order of their runs and ids: the order the server's ordinals keep) and the
+ * result's current value of the field. Not the run and result ordinals: benchdb rm of some of
+ * a run's results renumbers the rest locally, but not on the server; an occurrence moves only
+ * when a result of the same job and direction before it in its source is removed. */
 static const char local_labels_sql[] =
-    "SELECT s.sha256, (SELECT count(*) FROM run r2 WHERE r2.source_id = run.source_id AND "
-    "r2.id <= run.id), (SELECT count(*) FROM result x WHERE x.run_id = r.run_id AND x.id <= "
-    "r.id), r.job, r.direction, l.id, l.field, l.old_value, l.new_value, l.changed_by, "
+    "SELECT s.sha256, r.job, r.direction, (SELECT count(*) FROM run r2 JOIN result x ON x.run_id "
+    "= r2.id WHERE r2.source_id = run.source_id AND x.job IS r.job AND x.direction IS "
+    "r.direction AND (r2.id < run.id OR (r2.id = run.id AND x.id <= r.id))), l.id, l.field, l.old_value, l.new_value, l.changed_by, "
     "l.changed_at, CASE l.field WHEN 'host' THEN r.host WHEN 'storage_class' THEN "
     "r.storage_class WHEN 'sec' THEN r.sec ELSE (SELECT value FROM tag WHERE result_id = r.id "
     "AND key = substr(l.field, 5)) END FROM label_history l JOIN result r ON r.id = l.result_id "
     "JOIN run ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id ORDER BY l.id";
+
+/* The changes' staging table, made in the transaction that uses it (a table emptied at each
+ * commit would cost a truncation at every batch's). */
+#define STAGE_LABEL_SQL                                                                            \
+    "CREATE TEMP TABLE stage_label (sha256 text, job text, direction text, occurrence bigint, "    \
+    "seq bigint, field text, old_value text, new_value text, changed_by text, changed_at text, "   \
+    "current_value text) ON COMMIT DROP"
+#define STAGE_LABEL_COLS                                                                           \
+    "sha256, job, direction, occurrence, seq, field, old_value, new_value, changed_by, "           \
+    "changed_at, current_value"
 
 /* On the server: the staged changes it had not stored are stored, and each (result, field)
  * they touch gets the local current value. */
 static const char apply_labels_sql[] =
     "CREATE TEMP TABLE label_new (result_id bigint, field text, current_value text) ON COMMIT "
     "DROP;"
-    "WITH target AS (SELECT r.id AS result_id, l.* FROM stage_label l JOIN source_file s ON "
-    "s.sha256 = l.sha256 JOIN run ON run.source_id = s.id AND run.ordinal = l.run_ordinal JOIN "
-    "result r ON r.run_id = run.id AND r.ordinal = l.result_ordinal AND r.job IS NOT DISTINCT "
-    "FROM l.job AND r.direction IS NOT DISTINCT FROM l.direction), "
+    "WITH keyed AS (SELECT r.id, s.sha256, r.job, r.direction, row_number() OVER (PARTITION BY "
+    "s.id, r.job, r.direction ORDER BY run.ordinal, r.ordinal) AS occurrence FROM source_file s "
+    "JOIN run ON run.source_id = s.id JOIN result r ON r.run_id = run.id WHERE s.sha256 IN "
+    "(SELECT sha256 FROM stage_label)), "
+    "target AS (SELECT k.id AS result_id, l.* FROM stage_label l JOIN keyed k ON k.sha256 = "
+    "l.sha256 AND k.job IS NOT DISTINCT FROM l.job AND k.direction IS NOT DISTINCT FROM "
+    "l.direction AND k.occurrence = l.occurrence), "
     "ins AS (INSERT INTO label_history (result_id, field, old_value, new_value, changed_by, "
     "changed_at) SELECT result_id, field, old_value, new_value, changed_by, changed_at FROM "
     "target ORDER BY seq ON CONFLICT DO NOTHING RETURNING result_id, field) "
@@ -416,9 +743,12 @@ static const char set_labels_sql[] =
 static int push_labels(struct push *p)
 {
     size_t rows = 0;
-    int rc = pg_exec(p->c, "BEGIN", WHO, "cannot push the label changes", p->d) ||
-             copy_table(p, local_labels_sql, "stage_label", &rows) ||
+    enum pg_type *types = NULL;
+    int rc = pg_exec(p->c, "BEGIN; " STAGE_LABEL_SQL, WHO, "cannot push the label changes", p->d) ||
+             !(types = column_types(p, "stage_label", STAGE_LABEL_COLS)) ||
+             copy_table(p, local_labels_sql, "stage_label", STAGE_LABEL_COLS, types, &rows) ||
              (rows && pg_exec(p->c, apply_labels_sql, WHO, "cannot push the label changes", p->d));
+    free(types);
     if (rc == 0 && !rows) {
         PQclear(PQexec(p->c, "ROLLBACK"));
         return 0;
@@ -448,9 +778,13 @@ static size_t missing_count(struct push *p)
 
 static int push_all(struct push *p, const struct fleet_progress *progress)
 {
-    for (size_t i = 0; i < N_PUSH_TABLES; i++)
+    for (size_t i = 0; i < N_PUSH_TABLES; i++) {
         if (local_columns(p, push_tables[i].table, &p->cols[i]))
             return -1;
+        buf_addf(&p->sent[i], "%s%s", p->cols[i].data, push_tables[i].ordinal ? ", ordinal" : "");
+        if (!(p->types[i] = column_types(p, push_tables[i].table, p->sent[i].data)))
+            return -1;
+    }
     if (setup_session(p) || find_missing(p))
         return -1;
     if (progress && progress->start)
@@ -472,9 +806,11 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
     memset(counts, 0, sizeof(*counts));
     struct push p = {.h = db_handle(db), .d = d, .counts = counts};
     for (size_t i = 0; i < N_PUSH_TABLES; i++)
-        p.cols[i] = (struct buf)BUF_INIT;
+        p.cols[i] = p.sent[i] = (struct buf)BUF_INIT;
     p.c = pg_connect(url, 1, WHO, d);
-    int rc = p.c ? push_all(&p, progress) : -1;
+    /* one local read transaction: the push reads one snapshot, and its many statements take
+     * no lock each */
+    int rc = p.c && local_exec(&p, "BEGIN") == 0 ? push_all(&p, progress) : -1;
     if (rc == 0) {
         sqlite3_stmt *st;
         sqlite3_prepare_v2(p.h, "SELECT count(*) FROM source_file", -1, &st, NULL);
@@ -482,12 +818,16 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
         sqlite3_finalize(st);
         counts->present = local - missing_count(&p);
     }
-    sqlite3_exec(p.h,
-                 "DROP TABLE IF EXISTS temp.fleet_missing; DROP TABLE IF EXISTS "
-                 "temp.fleet_batch",
-                 NULL, NULL, NULL);
+    sqlite3_exec(p.h, drop_local_tables_sql, NULL, NULL, NULL);
+    if (!sqlite3_get_autocommit(p.h))
+        sqlite3_exec(p.h, "COMMIT", NULL, NULL, NULL);
     PQfinish(p.c);
-    for (size_t i = 0; i < N_PUSH_TABLES; i++)
+    for (size_t i = 0; i < N_PUSH_TABLES; i++) {
         buf_release(&p.cols[i]);
+        buf_release(&p.sent[i]);
+        free(p.types[i]);
+    }
+    for (int i = 0; i < N_SEQ; i++)
+        free(p.seq[i]);
     return rc;
 }

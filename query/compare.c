@@ -789,12 +789,28 @@ static void method_note(struct buf *out)
              LITTLE_TOLERANCE);
 }
 
-/* Recommendations from --rules FILE, else from the built-in templates/tiers.rules. */
+static int any_storage_result(const struct side_results *res)
+{
+    for (size_t i = 0; i < res->n; i++)
+        if (result_usable(&res->v[i]) && !result_is_network(&res->v[i]))
+            return 1;
+    return 0;
+}
+
+/* Recommendations from --rules FILE, else from the built-in templates/tiers.rules, whose
+ * storage tiers say nothing of a comparison of network tests alone: a line says so, in place
+ * of a table of classes none of them could meet. */
 static int recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,
                      struct report *r, struct diag *d)
 {
     if (o->rules)
         return query_recommend(db, o, res, o->rules_name, o->rules, r, d);
+    if (!any_storage_result(res)) {
+        report_section(r, "Recommendations",
+                       "Only network tests (iperf, iperf3) were compared: the storage tiers of "
+                       "the built-in tiers.rules do not apply to them.");
+        return 0;
+    }
     size_t len;
     const char *text = report_builtin_file("tiers.rules", &len);
     return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);

@@ -774,6 +774,23 @@ static lxw_row_t series_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
     return last;
 }
 
+/* Under a block, a line per series that says what it showed (steady state, a cliff), as the
+ * Markdown and HTML reports say it; returns how many rows that took. */
+static lxw_row_t series_notes(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
+                              const struct figure *f)
+{
+    lxw_row_t n = 0;
+    for (size_t s = 0; s < f->nseries; s++) {
+        if (!f->series[s].note)
+            continue;
+        struct buf line = BUF_INIT;
+        buf_addf(&line, "%s: %s", f->series[s].name, f->series[s].note);
+        put_text(x, ws, row + n++, 0, line.data, NULL);
+        buf_release(&line);
+    }
+    return n;
+}
+
 /* A line chart of the block at row (data from row + 2 to last): each series' value, and its
  * min and max as thin dashed lines when it has a band. */
 static lxw_chart *series_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
@@ -820,7 +837,7 @@ static void timeseries_sheets(struct xlsx *x, const struct report *r)
             snprintf(name, sizeof(name), "Time series %zu", ++n);
             lxw_chartsheet *cs = workbook_add_chartsheet(x->wb, name);
             check(x, chartsheet_set_chart(cs, series_chart(x, f, row, last)));
-            row = last + 2;
+            row = last + 2 + series_notes(x, data, last + 1, f);
         }
     }
     if (data)

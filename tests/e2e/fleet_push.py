@@ -1,10 +1,12 @@
 """fleet_push.py: benchdb push to a throwaway PostgreSQL server (tests/tools/pg.py). Two hosts'
 warehouses (tests/tools/fleet.py) with overlapping files are pushed twice each: the server holds
 the union (each source once, with every result, tag, histogram, series and chunk of it, counted
-per source with python's sqlite3 on the local files and psql on the server) and the second round
-sends nothing. A relabel made after a push is pushed as label changes, once. A server that is
-down, a bad URL and a database that is not a warehouse are clear errors (exit status 1)."""
-import os, sys, tempfile
+per source with python's sqlite3 on the local files and psql on the server; each mount once, with
+its options) and the second round sends nothing. A relabel made after a push is pushed as label
+changes, once, also after benchdb rm renumbered the results of the run. A file another host
+stores while a push runs is left out of it whole. A server that is down, a bad URL and a
+database that is not a warehouse are clear errors (exit status 1)."""
+import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -12,12 +14,27 @@ from checks import Checks
 
 t = Checks("fleet_push")
 PORT = 55431
+PUSH_LOCK = 7461626863686463  # fleet/push.c's: the lock a push's batch holds to its commit
 
 
 def server_by_source(srv, table, key):
     """fleet.rows_by_source's counts, read on the server with psql."""
     lines = srv.psql(fleet.per_source_sql(table, key)).stdout.split()
     return {sha: int(n) for sha, n in (line.split("|") for line in lines)}
+
+
+MOUNTS_SQL = ("SELECT m.options || '|' || o.key || '|' || coalesce(o.value, '') FROM mount m "
+              "JOIN mount_option o ON o.mount_id = m.id ORDER BY 1")
+
+
+def local_mounts(paths):
+    """Each mount's option rows, "options|key|value", over the warehouses at paths (a mount is
+    known by its options: the same options on two hosts are one mount)."""
+    rows = set()
+    for path in paths:
+        with sqlite3.connect(path) as h:
+            rows.update(r[0] for r in h.execute(MOUNTS_SQL))
+    return sorted(rows)
 
 
 def test_push_twice(srv, a, b):
@@ -40,6 +57,9 @@ def test_push_twice(srv, a, b):
              table + " rows per source")
     t.eq(srv.psql("SELECT count(*) FROM result").stdout.strip(), str(sum(union.values())),
          "result count = the union's")
+    mounts = local_mounts([a, b])
+    t.ok(len({m.split("|")[0] for m in mounts}) == 2, "the hosts' two mounts: %r" % mounts)
+    t.eq(srv.psql(MOUNTS_SQL).stdout.split(), mounts, "the server's mounts and their options")
 
 
 def test_relabel(srv, a):
@@ -57,6 +77,76 @@ def test_relabel(srv, a):
     p = bdb.run(a, "push", srv.url())
     t.ok(p.returncode == 0 and p.stderr.rstrip().endswith("; 0 label changes"),
          "relabel pushed again: %r" % p.stderr)
+
+
+def test_relabel_after_rm(srv, tmp):
+    """benchdb rm of a run's first result renumbers the rest locally, not on the server: a
+    relabel of the second job, pushed after, still reaches that job's result there."""
+    c = os.path.join(tmp, "c.sqlite")
+    p = bdb.run(c, "import", os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fio_json",
+                                         "two_jobs_fsync.json"))
+    t.eq(p.returncode, 0, "import: " + p.stderr)
+    srv.psql("CREATE DATABASE renumbered")
+    p = bdb.run(c, "push", srv.url(db="renumbered"))
+    t.ok(p.returncode == 0 and p.stderr.startswith("pushed 1 source (1 runs, 2 results)"),
+         "push the run of two jobs: %r" % p.stderr)
+    for args in (("rm", "--where", "job=syncw"), ("relabel", "--where", "job=rr", "--set",
+                                                  "storage_class=nvme")):
+        p = bdb.run(c, *args)
+        t.eq(p.returncode, 0, "%s: %s" % (args[0], p.stderr))
+    p = bdb.run(c, "push", srv.url(db="renumbered"))
+    t.ok(p.returncode == 0 and p.stderr.rstrip().endswith("; 1 label change"),
+         "the relabel after the rm pushed: %r" % p.stderr)
+    got = srv.psql("SELECT job, coalesce(storage_class, '-') FROM result ORDER BY job",
+                   db="renumbered").stdout.split()
+    t.eq(got, ["rr|nvme", "syncw|-"], "the server's labels: the relabelled job's only")
+
+
+def wait_for(srv, sql, db, what):
+    """Polls sql (one number) on the server until it is not 0."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if srv.psql(sql, db=db).stdout.strip() not in ("", "0"):
+            return
+        time.sleep(0.02)
+    raise RuntimeError("timed out waiting for " + what)
+
+
+def test_race(srv, a, b):
+    """Another host stores one of b's files while b's push runs (after b found it missing):
+    b's batch waits for the lock the other push holds (docs/fleet.md), then leaves that file
+    out whole and sends the rest."""
+    srv.psql("CREATE DATABASE race")
+    p = bdb.run(a, "push", srv.url(db="race"))
+    t.eq(p.returncode, 0, "push a: " + p.stderr)
+    sha = hashlib.sha256(open(fleet.fixture("b-randread-4k.json"), "rb").read()).hexdigest()
+    other = subprocess.Popen(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d",
+                              srv.url(db="race")], stdin=subprocess.PIPE, text=True,
+                             stdout=subprocess.DEVNULL)
+    other.stdin.write("BEGIN; SELECT pg_advisory_xact_lock(%s); INSERT INTO source_file (path, "
+                      "sha256, format, importer_version, imported_at, size_bytes) VALUES "
+                      "('elsewhere', '%s', 'fio-json', '1', '2026-01-01T00:00:00Z', 1);\n"
+                      % (PUSH_LOCK, sha))
+    other.stdin.flush()
+    wait_for(srv, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted", "race",
+             "the other host's lock")
+    push = subprocess.Popen([bdb.BENCHDB, "--db", b, "push", srv.url(db="race")],
+                            stderr=subprocess.PIPE, text=True)
+    wait_for(srv, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+             "race", "b's push to wait for the lock")
+    other.communicate("COMMIT;\n", timeout=60)
+    err = push.communicate(timeout=120)[1]
+    t.eq(push.returncode, 0, "b's push: " + err)
+    t.ok(err.startswith("pushed 3 sources") and "3 already on the server" in err,
+         "b's push leaves out the file stored meanwhile: %r" % err)
+    got = srv.psql("SELECT s.path, count(run.id) FROM source_file s LEFT JOIN run ON "
+                   "run.source_id = s.id WHERE s.sha256 = '%s' GROUP BY s.path" % sha, db="race")
+    t.eq(got.stdout.split(), ["elsewhere|0"], "the file stored meanwhile is the other host's")
+    want = fleet.rows_by_source([a, b], "result", "result")
+    del want[sha]
+    lines = srv.psql(fleet.per_source_sql("result", "result"), db="race").stdout.split()
+    t.eq({s: int(n) for s, n in (line.split("|") for line in lines)}, want,
+         "every other file whole on the server")
 
 
 def test_errors(srv, a, tmp):
@@ -82,6 +172,8 @@ def main():
         a, b = fleet.make_hosts(tmp, t)
         test_push_twice(srv, a, b)
         test_relabel(srv, a)
+        test_race(srv, a, b)
+        test_relabel_after_rm(srv, tmp)
         test_errors(srv, a, tmp)
     return t.done()
 

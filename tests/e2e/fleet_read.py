@@ -1,10 +1,11 @@
 """fleet_read.py: the read commands with --db postgresql://... read the fleet's warehouse. Two
 hosts' warehouses (tests/tools/fleet.py) pushed to a throwaway server (tests/tools/pg.py) give
 the same export (ndjson and CSV), report --compare (Markdown, CSV), check, trend and runs output,
-byte for byte, as the SQLite warehouse that `benchdb merge` makes of both; the export holds the
+byte for byte, as the SQLite warehouse that `benchdb merge` makes of both, also with
+--since/--until (which copy only the runs in range from the server); the export holds the
 union of the hosts' results (counted with python's sqlite3). A command that writes refuses the
 URL, and a server that is down is a clear error (exit status 3)."""
-import os, sys, tempfile
+import glob, json, os, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -27,6 +28,28 @@ def test_same_output(srv, merged):
              "%s: exit status (%s)" % (" ".join(args), server.stderr.strip()))
         t.ok(server.stdout == local.stdout and server.stdout.strip(),
              "%s: output differs from the merged warehouse's" % " ".join(args))
+
+
+def test_range(srv, merged):
+    """report, check and trend with --since/--until copy only the runs in range from the
+    server: their output is still the merged warehouse's (which holds every run)."""
+    started = sorted(json.load(open(f))["timestamp"] for f in glob.glob(fleet.fixture("*.json")))
+    since, until = started[2], started[-3]  # fio's "timestamp": the run's start, Unix seconds
+    inside = [s for s in started if since <= s <= until]
+    t.ok(0 < len(inside) < len(started), "the range holds some runs, not all: %r" % inside)
+    iso = lambda s: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s))
+    dates = ["--since", iso(since), "--until", iso(until)]
+    srv.psql("ALTER DATABASE postgres SET log_statement = 'all'")  # for the check at the end
+    for args in (["report", "--compare", "disk", "tmpfs"] + dates,
+                 ["check", "--compare", "disk", "tmpfs"] + dates, ["trend"] + dates):
+        server, local = bdb.run(srv.url(), *args), bdb.run(merged, *args)
+        t.eq(server.returncode, local.returncode,
+             "%s: exit status (%s)" % (" ".join(args), server.stderr.strip()))
+        t.ok(server.stdout == local.stdout and server.stdout.strip(),
+             "%s: output differs from the merged warehouse's" % " ".join(args))
+    log = open(os.path.join(srv.dir, "server.log")).read()
+    t.ok("FROM run WHERE id IN (SELECT id FROM run WHERE started_at BETWEEN %d AND" % since in log,
+         "the runs' SELECT sent to the server holds the range")
 
 
 def test_union(srv, a, b):
@@ -63,6 +86,7 @@ def main():
         p = bdb.run(merged, "merge", a, b)
         t.eq(p.returncode, 0, "merge: " + p.stderr)
         test_same_output(srv, merged)
+        test_range(srv, merged)
         test_union(srv, a, b)
         test_errors(srv, tmp)
     return t.done()

@@ -224,13 +224,15 @@ def median_pair(db, tmp):
         if kind == "bw":
             check_marks(fig, md, "long", long)
             check_xlsx(db, tmp, fig["caption"], {"reps: median of 4": expected_median(rep, width),
-                                                 "long": expected_line(long, width)[0]})
+                                                 "long": expected_line(long, width)[0]}, md)
     return out
 
 
-def check_xlsx(db, tmp, title, want):
+def check_xlsx(db, tmp, title, want, md):
     """The chart's data block on "Series data" (title, header, a time and a value column per
-    series, min and max beside a banded one) equals python's points; a chart sheet draws it."""
+    series, min and max beside a banded one) equals python's points; a chart sheet draws it;
+    under the block, what a series showed (steady state, a cliff), as the Markdown says it
+    (check_marks holds the Markdown to the rules)."""
     path = os.path.join(tmp, "r.xlsx")
     rc, _, err = bdb.call(db, "report", "--compare", "reps", "long", "-o", path)
     t.eq(rc, 0, "report xlsx " + err)
@@ -260,6 +262,11 @@ def check_xlsx(db, tmp, title, want):
              "xlsx: %s numbers are numbers" % name)
         t.ok(all(t.close(g[0], w[0], 1e-9) and t.close(g[1], w[1] / 1048576, 1e-9)
                  for g, w in zip(got, pts)), "xlsx: %s values in s and MiB/s" % name)
+    block_end = start[0] + 2 + max(len(p) for p in want.values())
+    said = [r[0] for r in rows[block_end:block_end + len(want) + 1] if isinstance(r[0], str)]
+    line = re.search(r"^- (long: .*)$", md, re.M)
+    t.ok(line is not None and line.group(1) in said,
+         "xlsx: the long series' steady state and cliff under its block: %r" % said)
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         sheets = [n for n in names if n.startswith("xl/chartsheets/sheet")]

@@ -1,13 +1,16 @@
 """fleet.py: the two hosts of the fleet tests (tests/e2e/fleet_*.py), from the real fio runs
 in tests/fixtures/fleet: host a's files (one with its bandwidth and latency logs) labelled
---host a --storage-class disk; host b's labelled --host b --storage-class tmpfs, and two of
-host a's files copied to host b too (the overlap), with the same labels."""
+--host a --storage-class disk (the random ones on an NFS mount, the other on none); host b's
+labelled --host b --storage-class tmpfs on another mount, and two of host a's files copied to
+host b too (the overlap), with the same labels and mount (a mount the server may hold
+already)."""
 import glob, os, sqlite3
 
 import bdb
 
 FIX = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "fleet")
 SHARED = ["a-randread-4k.json", "a-randwrite-4k.json"]
+MOUNT_A, MOUNT_B = "rw,hard,vers=4.2,sec=sys,rsize=1048576", "rw,vers=3,soft"
 
 
 def fixture(name):
@@ -18,12 +21,13 @@ def make_hosts(tmp, checks):
     """Imports both hosts' warehouses into tmp: (a's path, b's path)."""
     a, b = os.path.join(tmp, "a.sqlite"), os.path.join(tmp, "b.sqlite")
     a_files = sorted(glob.glob(fixture("a-rand*.json")))
-    steps = [(a, ["--host", "a", "--storage-class", "disk"] + a_files),
+    steps = [(a, ["--host", "a", "--storage-class", "disk", "--mount", MOUNT_A] + a_files),
              (a, ["--host", "a", "--storage-class", "disk", fixture("a-seqwrite-1m.json"),
                   fixture("seqwrite_bw.1.log"), fixture("seqwrite_clat.1.log")]),
-             (b, ["--host", "b", "--storage-class", "tmpfs"] +
+             (b, ["--host", "b", "--storage-class", "tmpfs", "--mount", MOUNT_B] +
               sorted(glob.glob(fixture("b-*.json")))),
-             (b, ["--host", "a", "--storage-class", "disk"] + [fixture(f) for f in SHARED])]
+             (b, ["--host", "a", "--storage-class", "disk", "--mount", MOUNT_A] +
+              [fixture(f) for f in SHARED])]
     for db, args in steps:
         p = bdb.run(db, "import", *args)
         checks.eq(p.returncode, 0, "import into %s: %s" % (os.path.basename(db), p.stderr))

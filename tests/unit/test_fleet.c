@@ -1,6 +1,6 @@
-/* test_fleet.c: fleet/'s text helpers: which names are server URLs, COPY's text escapes (a
- * field with a tab, newline, carriage return or backslash must read back as itself), and a
- * libpq message put on one line (libpq's span lines and end with a newline). */
+/* test_fleet.c: fleet/'s helpers: which names are server URLs, COPY's binary format (each
+ * kind of field push sends, byte for byte), and a libpq message put on one line (libpq's span
+ * lines and end with a newline). */
 #include "../../fleet/fleet_private.h"
 
 #include <string.h>
@@ -16,15 +16,28 @@ static void test_is_url(void)
     OK(!fleet_is_url("./postgresql://x"), "a path that contains one is not");
 }
 
-static void test_copy_text(void)
+/* One tuple of every kind of field push sends; the bytes expected were written by python's
+ * struct.pack (">ii", ">h", ">iq", ">id", ...) from the format of PostgreSQL's manual. */
+static void test_copy_binary(void)
 {
-    static const char in[] = "a\tb\\c\nd\re f";
+    static const char want[] =
+        "\x50\x47\x43\x4f\x50\x59\x0a\xff\x0d\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+        "\x06\x00\x00\x00\x08\xff\xff\xff\xff\xff\xff\xff\xfe\x00\x00\x00\x04\x00\x00\x00"
+        "\x07\x00\x00\x00\x08\xbf\xb9\x99\x99\x99\x99\x99\x9a\xff\xff\xff\xff\x00\x00\x00"
+        "\x03\x61\x09\x62\x00\x00\x00\x00\xff\xff";
     struct buf out = BUF_INIT;
-    pg_copy_text(&out, in, sizeof(in) - 1);
-    STR_EQ(out.data, "a\\tb\\\\c\\nd\\re f", "tab, backslash, newline, return escaped");
-    buf_reset(&out);
-    pg_copy_text(&out, "x\0y", 3);
-    INT_EQ((long long)out.len, 3, "the length given is copied");
+    pg_copy_header(&out);
+    pg_copy_tuple(&out, 6);
+    pg_copy_int(&out, -2, 8);
+    pg_copy_int(&out, 7, 4);
+    pg_copy_float8(&out, -0.1);
+    pg_copy_null(&out);
+    pg_copy_bytes(&out, "a\tb", 3);
+    pg_copy_bytes(&out, NULL, 0); /* an empty blob: SQLite gives no pointer */
+    pg_copy_trailer(&out);
+    INT_EQ((long long)out.len, (long long)sizeof(want) - 1, "the tuple's length");
+    OK(out.len == sizeof(want) - 1 && !memcmp(out.data, want, out.len),
+       "header, bigint, integer, float8, NULL, text, empty bytea, trailer");
     buf_release(&out);
 }
 
@@ -45,7 +58,7 @@ static void test_message(void)
 int main(void)
 {
     test_is_url();
-    test_copy_text();
+    test_copy_binary();
     test_message();
     return TEST_DONE();
 }
