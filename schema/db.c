@@ -10,6 +10,7 @@
 
 #include "../core/fmt.h"
 #include "../core/mount.h"
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "sql.h"
 
@@ -251,8 +252,17 @@ static int exec_cached(struct db *db, const char *sql, struct diag *d)
 
 /* How long a batch of files may hold the write lock before it is committed: long enough that
  * thousands of small files share one commit, short enough that another writer waiting on the
- * busy timeout barely notices and a crash loses at most this much work. */
-static const double BATCH_SECONDS = 0.25;
+ * busy timeout barely notices and a crash loses at most this much work. The environment
+ * variable BENCHDB_BATCH_MS sets it, for tests (a fast machine imports their whole input
+ * within one batch). */
+static double batch_seconds(void)
+{
+    const char *s = getenv("BENCHDB_BATCH_MS");
+    int64_t ms;
+    if (s && scan_int64(&s, &ms) && !*s && ms >= 0)
+        return (double)ms / 1000;
+    return 0.25;
+}
 
 static double now_seconds(void)
 {
@@ -268,6 +278,7 @@ int db_file_begin(struct db *db, struct diag *d)
             return -1;
         db->in_batch = 1;
         db->batch_started = now_seconds();
+        db->batch_seconds = batch_seconds();
     }
     return exec_cached(db, "SAVEPOINT file", d);
 }
@@ -281,7 +292,7 @@ int db_file_end(struct db *db, int keep, struct diag *d)
 
 int db_batch_commit(struct db *db, int force, struct diag *d)
 {
-    if (!db->in_batch || (!force && now_seconds() - db->batch_started < BATCH_SECONDS))
+    if (!db->in_batch || (!force && now_seconds() - db->batch_started < db->batch_seconds))
         return 0;
     db->in_batch = 0;
     if (exec(db, "COMMIT", d)) {
