@@ -252,6 +252,13 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
             return -1;
         emitted++;
     }
+    if (emitted > 1 && !file.have_sum)
+        diag_warn_line(d, src, conns[nconn - 1].whole.line,
+                       "%d iperf connections, each stored as a result of its own: iperf 2's CSV "
+                       "does not tell the parallel streams of one test (-P, whose sum is the "
+                       "result) from a server's successive tests, and a report takes them for "
+                       "repeats; for a -P run import its text output (the [SUM] row)",
+                       emitted);
     if (emitted) {
         for (size_t i = 0; i < nconn; i++)
             if (fate(&conns[i], &file) == CONN_DROPPED)
