@@ -155,6 +155,13 @@ int scan_int64(const char **p, int64_t *v)
     return 1;
 }
 
+int64_t scan_env_int64(const char *name, int64_t fallback)
+{
+    const char *s = getenv(name);
+    int64_t v;
+    return s && scan_int64(&s, &v) && !*s ? v : fallback;
+}
+
 int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len)
 {
     const char *q = *p;

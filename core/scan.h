@@ -34,6 +34,9 @@ size_t bom_len(const char *s, size_t n);
 int scan_number(const char **p, double *v);
 /* A non-negative decimal integer that fits in int64_t. */
 int scan_int64(const char **p, int64_t *v);
+/* The environment variable name as a non-negative decimal integer (the knobs tests set, e.g.
+ * BENCHDB_BATCH_MS), or fallback when it is unset or is not one. */
+int64_t scan_env_int64(const char *name, int64_t fallback);
 /* A non-negative number and the letters right after it, its unit (maybe none): "48.1MiB/s"
  * gives 48.1 and "MiB", leaving *p at "/s". */
 int scan_quantity(const char **p, double *v, const char **unit, size_t *unit_len);

@@ -16,11 +16,7 @@
 
 int64_t stream_threshold(void)
 {
-    const char *s = getenv("BENCHDB_STREAM_THRESHOLD");
-    int64_t v;
-    if (s && scan_int64(&s, &v) && !*s)
-        return v;
-    return STREAM_THRESHOLD;
+    return scan_env_int64("BENCHDB_STREAM_THRESHOLD", STREAM_THRESHOLD);
 }
 
 int read_upto(FILE *f, struct buf *b, size_t max)

@@ -53,10 +53,16 @@ static int set_wal(struct db *db, struct diag *d)
  * its directory unwritable: a WAL database is read through -wal and -shm files SQLite
  * creates next to it); nothing when both are allowed. SQLite's errno is not used here: it
  * is its last system call's, often a harmless ENOENT from looking for a journal. */
-static void describe_refusal(struct buf *out, const char *path)
+/* The directory holding path (caller frees): where SQLite puts its -wal and -shm files. */
+static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    return slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+}
+
+static void describe_refusal(struct buf *out, const char *path)
+{
+    char *dir = dir_of(path);
     if (access(path, R_OK))
         buf_addf(out, "cannot read the file: %s", strerror(errno));
     else if (access(dir, W_OK))
@@ -129,12 +135,9 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
  * query_only is no guard here, since it refuses the temporary tables push reads through. */
 static int read_flags(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    int n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path)
-                  : snprintf(dir, sizeof(dir), ".");
-    int writable =
-        n > 0 && (size_t)n < sizeof(dir) && access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+    char *dir = dir_of(path);
+    int writable = access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+    free(dir);
     return writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
 }
 
@@ -257,11 +260,7 @@ static int exec_cached(struct db *db, const char *sql, struct diag *d)
  * within one batch). */
 static double batch_seconds(void)
 {
-    const char *s = getenv("BENCHDB_BATCH_MS");
-    int64_t ms;
-    if (s && scan_int64(&s, &ms) && !*s && ms >= 0)
-        return (double)ms / 1000;
-    return 0.25;
+    return (double)scan_env_int64("BENCHDB_BATCH_MS", 250) / 1000;
 }
 
 static double now_seconds(void)
