@@ -170,12 +170,11 @@ static int64_t option_bs(const struct fio_doc *doc, const cJSON *job, const char
         v = option(doc, job, "blocksize");
     if (!v) /* fio's default, when the job options are listed at all */
         return cJSON_GetObjectItemCaseSensitive(job, "job options") ? 4096 : WL_UNKNOWN;
-    int k = !dir || !strcmp(dir, "read") ? 0 : !strcmp(dir, "write") ? 1 : 2;
     if (dir && !strcmp(dir, "mixed")) {
         int64_t r = bs_of_direction(v, 0), w = bs_of_direction(v, 1);
         return r == w ? r : WL_UNKNOWN;
     }
-    return bs_of_direction(v, k);
+    return bs_of_direction(v, !dir || !strcmp(dir, "read") ? 0 : !strcmp(dir, "write") ? 1 : 2);
 }
 
 static int64_t option_int(const struct fio_doc *doc, const cJSON *job, const char *key)
