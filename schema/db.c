@@ -334,53 +334,50 @@ struct db_import {
     struct buf json; /* metrics_extra, bins or points being written */
 };
 
-/* The result columns store_record binds before the metric columns; each is bound by its name
- * as parameter (":host"). */
-static const char *const result_columns[] = {
-    "run_id",    "host",       "peer",      "storage_class", "sec",           "mount_id",  "job",
-    "direction", "rw",         "bs_bytes",  "iodepth",       "numjobs",       "direct",    "sync",
-    "fsync",     "fdatasync",  "ioengine",  "size_bytes",    "rwmixread",     "runtime_s", "error",
-    "error_msg", "line_first", "line_last", "transcribed",   "metrics_extra",
+/* The result columns store_record binds before the metric columns, in the order of the
+ * INSERT's numbered parameters: run_id is ?1 (RP_run_id), metric column k of the schema is
+ * ?(RP_METRICS + k). Numbers, not names: a result binds ~25 of them, and SQLite finds a name by
+ * comparing it with each of the ~150 parameters' in turn (7 % of an import's writer). */
+/* clang-format off */
+#define RESULT_FIXED_COLUMNS(X)                                                                    \
+    X(run_id) X(host) X(peer) X(storage_class) X(sec) X(mount_id) X(job) X(direction) X(rw)       \
+    X(bs_bytes) X(iodepth) X(numjobs) X(direct) X(sync) X(fsync) X(fdatasync) X(ioengine)          \
+    X(size_bytes) X(rwmixread) X(runtime_s) X(error) X(error_msg) X(line_first) X(line_last)       \
+    X(transcribed) X(metrics_extra)
+enum result_param {
+    RP_NONE, /* parameters count from 1 */
+#define RESULT_PARAM(column) RP_##column,
+    RESULT_FIXED_COLUMNS(RESULT_PARAM)
+#undef RESULT_PARAM
+    RP_METRICS
 };
-enum { RESULT_FIXED_COLUMNS = sizeof(result_columns) / sizeof(result_columns[0]) };
+/* clang-format on */
 
 /* The INSERT of one result: the columns above, then every metric column; built once. */
 static const char *insert_result_sql(struct db *db, struct diag *d)
 {
+    static const char *const fixed[] = {
+#define RESULT_COLUMN(column) #column,
+        RESULT_FIXED_COLUMNS(RESULT_COLUMN)
+#undef RESULT_COLUMN
+    };
+    _Static_assert(sizeof(fixed) / sizeof(fixed[0]) == RP_METRICS - 1, "one name per parameter");
     struct wide_columns *w = &db->wide;
     if (wide_load(db, d))
         return NULL;
     if (w->insert_sql)
         return w->insert_sql;
     struct buf cols = BUF_INIT, params = BUF_INIT;
-    for (size_t i = 0; i < RESULT_FIXED_COLUMNS + w->n; i++) {
-        const char *name =
-            i < RESULT_FIXED_COLUMNS ? result_columns[i] : w->names[i - RESULT_FIXED_COLUMNS];
-        buf_addf(&cols, "%s%s", i ? ", " : "", name);
-        buf_addf(&params, "%s:%s", i ? ", " : "", name);
+    for (size_t i = 0; i < RP_METRICS - 1 + w->n; i++) {
+        buf_addf(&cols, "%s%s", i ? ", " : "",
+                 i < RP_METRICS - 1 ? fixed[i] : w->names[i - (RP_METRICS - 1)]);
+        buf_addf(&params, "%s?%zu", i ? ", " : "", i + 1);
     }
     struct buf sql = BUF_INIT;
     buf_addf(&sql, "INSERT INTO result(%s) VALUES (%s)", cols.data, params.data);
     buf_release(&cols);
     buf_release(&params);
     return w->insert_sql = buf_detach(&sql, NULL);
-}
-
-/* Finds the parameter of each metric column in the result INSERT by its name, once per
- * connection: a record binds its metrics without looking names up. */
-static void find_metric_params(struct db *db, sqlite3_stmt *ins, int *rc)
-{
-    struct wide_columns *w = &db->wide;
-    if (*rc != SQLITE_OK || w->param)
-        return;
-    struct buf name = BUF_INIT;
-    w->param = xmalloc((w->n ? w->n : 1) * sizeof(*w->param));
-    for (size_t i = 0; i < w->n; i++) {
-        buf_reset(&name);
-        buf_addf(&name, ":%s", w->names[i]);
-        w->param[i] = sql_param(ins, rc, name.data);
-    }
-    buf_release(&name);
 }
 
 static int fail(struct db_import *imp)
@@ -507,7 +504,6 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     }
     /* plain INSERTs: a conflict clause would open a statement journal for every row */
     imp->ins_result = sql_cached(db, &rc, ins_sql);
-    find_metric_params(db, imp->ins_result, &rc);
     imp->ins_tag = sql_cached(db, &rc,
                               "INSERT INTO tag(result_id, key, value) VALUES "
                               "(:owner, :key, :value)");
@@ -631,43 +627,43 @@ static int bind_labels(struct db_import *imp, const struct bench_record *r,
         return -1;
     }
     sqlite3_stmt *st = imp->ins_result;
-    sql_bind_text(st, rc, ":host", out->host);
-    sql_bind_text(st, rc, ":peer", r->peer);
-    sql_bind_text(st, rc, ":storage_class", out->storage_class);
-    sql_bind_text(st, rc, ":sec", sec);
+    sql_bind_text_at(st, rc, RP_host, out->host);
+    sql_bind_text_at(st, rc, RP_peer, r->peer);
+    sql_bind_text_at(st, rc, RP_storage_class, out->storage_class);
+    sql_bind_text_at(st, rc, RP_sec, sec);
     if (mount_id)
-        sql_bind_int(st, rc, ":mount_id", mount_id);
+        sql_bind_int_at(st, rc, RP_mount_id, mount_id);
     free(mount_sec);
     return 0;
 }
 
 static void bind_workload(sqlite3_stmt *st, int *rc, const struct workload *wl)
 {
-    sql_bind_text(st, rc, ":rw", wl->rw);
-    sql_bind_known_int(st, rc, ":bs_bytes", wl->bs_bytes);
-    sql_bind_known_int(st, rc, ":iodepth", wl->iodepth);
-    sql_bind_known_int(st, rc, ":numjobs", wl->numjobs);
-    sql_bind_known_int(st, rc, ":direct", wl->direct);
-    sql_bind_known_int(st, rc, ":sync", wl->sync);
-    sql_bind_known_int(st, rc, ":fsync", wl->fsync);
-    sql_bind_known_int(st, rc, ":fdatasync", wl->fdatasync);
-    sql_bind_text(st, rc, ":ioengine", wl->ioengine);
-    sql_bind_known_int(st, rc, ":size_bytes", wl->size_bytes);
-    sql_bind_known_int(st, rc, ":rwmixread", wl->rwmixread);
-    sql_bind_known_int(st, rc, ":runtime_s", wl->runtime_s);
+    sql_bind_text_at(st, rc, RP_rw, wl->rw);
+    sql_bind_known_int_at(st, rc, RP_bs_bytes, wl->bs_bytes);
+    sql_bind_known_int_at(st, rc, RP_iodepth, wl->iodepth);
+    sql_bind_known_int_at(st, rc, RP_numjobs, wl->numjobs);
+    sql_bind_known_int_at(st, rc, RP_direct, wl->direct);
+    sql_bind_known_int_at(st, rc, RP_sync, wl->sync);
+    sql_bind_known_int_at(st, rc, RP_fsync, wl->fsync);
+    sql_bind_known_int_at(st, rc, RP_fdatasync, wl->fdatasync);
+    sql_bind_text_at(st, rc, RP_ioengine, wl->ioengine);
+    sql_bind_known_int_at(st, rc, RP_size_bytes, wl->size_bytes);
+    sql_bind_known_int_at(st, rc, RP_rwmixread, wl->rwmixread);
+    sql_bind_known_int_at(st, rc, RP_runtime_s, wl->runtime_s);
 }
 
 static void bind_provenance(sqlite3_stmt *st, int *rc, const struct bench_record *r)
 {
-    sql_bind_text(st, rc, ":job", r->job);
-    sql_bind_text(st, rc, ":direction", r->direction);
-    sql_bind_int(st, rc, ":error", r->error);
-    sql_bind_text(st, rc, ":error_msg", r->error_msg);
+    sql_bind_text_at(st, rc, RP_job, r->job);
+    sql_bind_text_at(st, rc, RP_direction, r->direction);
+    sql_bind_int_at(st, rc, RP_error, r->error);
+    sql_bind_text_at(st, rc, RP_error_msg, r->error_msg);
     if (r->line_first) {
-        sql_bind_int(st, rc, ":line_first", r->line_first);
-        sql_bind_int(st, rc, ":line_last", r->line_last);
+        sql_bind_int_at(st, rc, RP_line_first, r->line_first);
+        sql_bind_int_at(st, rc, RP_line_last, r->line_last);
     }
-    sql_bind_int(st, rc, ":transcribed", r->transcribed);
+    sql_bind_int_at(st, rc, RP_transcribed, r->transcribed);
 }
 
 /* Writes pairs (bins or points) into imp->json as one JSON array of [a, b] pairs. */
@@ -717,8 +713,7 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r, in
         const struct metric *m = &r->metrics[i];
         int col = wide_index(w, m->name);
         if (col >= 0) {
-            /* the parameter found by the column's name once (find_metric_params) */
-            sqlite3_bind_double(st, w->param[col], m->value);
+            sqlite3_bind_double(st, RP_METRICS + col, m->value);
             continue;
         }
         buf_adds(extra, extra->len ? "," : "{");
@@ -728,7 +723,7 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r, in
     }
     if (extra->len) {
         buf_addc(extra, '}');
-        sql_bind_text(st, rc, ":metrics_extra", extra->data);
+        sql_bind_text_at(st, rc, RP_metrics_extra, extra->data);
     }
 }
 
@@ -741,7 +736,7 @@ static int store_record(void *ctx, const struct bench_record *r)
     struct import_labels labels;
     struct kv *tags = NULL;
     int rc = SQLITE_OK;
-    sql_bind_int(st, &rc, ":run_id", imp->run_id);
+    sql_bind_int_at(st, &rc, RP_run_id, imp->run_id);
     if (bind_labels(imp, r, &labels, &tags, &rc)) {
         sql_release(st);
         free(tags);

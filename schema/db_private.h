@@ -20,7 +20,6 @@ struct wide_columns {
     size_t n, alloc;
     int *slot;        /* open addressing: index into names, -1 empty; NULL until loaded */
     char *insert_sql; /* the result INSERT naming them (db.c), kept for the statement cache */
-    int *param;       /* each one's parameter in that INSERT; NULL until it is prepared */
 };
 
 struct db {

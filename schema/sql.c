@@ -75,20 +75,29 @@ static void bound(int *rc, int bind_rc)
         *rc = bind_rc;
 }
 
+/* i is 0 when sql_param failed (*rc says why) */
+void sql_bind_text_at(sqlite3_stmt *st, int *rc, int i, const char *s)
+{
+    if (*rc == SQLITE_OK && i && s)
+        bound(rc, sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT));
+    else if (*rc == SQLITE_OK && i)
+        bound(rc, sqlite3_bind_null(st, i));
+}
+
 void sql_bind_text(sqlite3_stmt *st, int *rc, const char *name, const char *s)
 {
-    int i = sql_param(st, rc, name);
-    if (i && s)
-        bound(rc, sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT));
-    else if (i)
-        bound(rc, sqlite3_bind_null(st, i));
+    sql_bind_text_at(st, rc, sql_param(st, rc, name), s);
+}
+
+void sql_bind_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v)
+{
+    if (*rc == SQLITE_OK && i)
+        bound(rc, sqlite3_bind_int64(st, i, v));
 }
 
 void sql_bind_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v)
 {
-    int i = sql_param(st, rc, name);
-    if (i)
-        bound(rc, sqlite3_bind_int64(st, i, v));
+    sql_bind_int_at(st, rc, sql_param(st, rc, name), v);
 }
 
 void sql_bind_blob(sqlite3_stmt *st, int *rc, const char *name, const void *p, size_t n)
@@ -105,13 +114,17 @@ void sql_bind_text_borrowed(sqlite3_stmt *st, int *rc, const char *name, const c
         bound(rc, sqlite3_bind_text64(st, i, s, n, SQLITE_STATIC, SQLITE_UTF8));
 }
 
+void sql_bind_known_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v)
+{
+    if (*rc == SQLITE_OK && i && v == WL_UNKNOWN)
+        bound(rc, sqlite3_bind_null(st, i));
+    else
+        sql_bind_int_at(st, rc, i, v);
+}
+
 void sql_bind_known_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v)
 {
-    int i = sql_param(st, rc, name);
-    if (i && v == WL_UNKNOWN)
-        bound(rc, sqlite3_bind_null(st, i));
-    else if (i)
-        bound(rc, sqlite3_bind_int64(st, i, v));
+    sql_bind_known_int_at(st, rc, sql_param(st, rc, name), v);
 }
 
 int sql_uses(sqlite3_stmt *st, const char *name)

@@ -41,6 +41,11 @@ void sql_bind_blob(sqlite3_stmt *st, int *rc, const char *name, const void *p, s
 void sql_bind_text_borrowed(sqlite3_stmt *st, int *rc, const char *name, const char *s, size_t n);
 /* v, or NULL when it is the workload's "unknown" (WL_UNKNOWN). */
 void sql_bind_known_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v);
+/* The same by the parameter's index i (?NNN), for a statement run so often that looking its
+ * names up shows: SQLite finds a name by comparing it with each parameter's in turn. */
+void sql_bind_text_at(sqlite3_stmt *st, int *rc, int i, const char *s);
+void sql_bind_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v);
+void sql_bind_known_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v);
 /* 1 when st has parameter name, else 0: for a family of statements that share a set of names
  * of which each uses some. */
 int sql_uses(sqlite3_stmt *st, const char *name);

@@ -65,7 +65,6 @@ void wide_release(struct wide_columns *w)
     free(w->names);
     free(w->slot);
     free(w->insert_sql);
-    free(w->param);
     memset(w, 0, sizeof(*w));
 }
 

@@ -63,6 +63,33 @@ def check_columns(db, metric):
     t.eq(stray, 0, "metrics_extra holds only the metrics that have no column")
 
 
+def check_flavor_constraint(db):
+    """0005 rewrote result's flavor CHECK as comparisons: it accepts and refuses what the IN
+    list did, and an insert no longer builds a temporary index of the names."""
+    con = sqlite3.connect(db)
+    try:
+        run_id = con.execute("SELECT min(id) FROM run").fetchone()[0]
+        accepted = []
+        for sec in ("sys", "krb5", "krb5i", "krb5p", "none", None, "bogus", "KRB5", ""):
+            try:
+                con.execute("SAVEPOINT probe")
+                con.execute("INSERT INTO result(run_id, sec) VALUES (?, ?)", (run_id, sec))
+                accepted.append(sec)
+            except sqlite3.IntegrityError:
+                pass
+            finally:
+                con.execute("ROLLBACK TO probe")
+                con.execute("RELEASE probe")
+        t.eq(accepted, ["sys", "krb5", "krb5i", "krb5p", "none", None],
+             "the flavor check accepts the five flavors and NULL, nothing else")
+        plan = [r[1] for r in con.execute("EXPLAIN INSERT INTO result(run_id, sec) VALUES (1, 'sys')")]
+        t.ok("OpenEphemeral" not in plan, "an insert builds no temporary index: %r" % plan[:12])
+        t.eq(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'result_class'")
+             .fetchone(), (0,), "the index result_class (a prefix of result_side) is dropped")
+    finally:
+        con.close()
+
+
 # What the importers derive differently since schema 1's release, so that reparse reports it:
 # iperf3 JSON's host became the machine (start.system_info) with its socket's address kept as
 # tag local_address. reparse adds the tag but keeps the stored host, as it keeps every label (a
@@ -125,6 +152,7 @@ def main():
              rows(db, "SELECT count(*) FROM (SELECT DISTINCT result_id, metric FROM latency_bin)"),
              "one histogram row per result and latency kind")
         check_columns(db, before["metric"])
+        check_flavor_constraint(db)
         t.eq(rows(db, "PRAGMA foreign_key_check"), [], "foreign keys hold")
         t.eq(rows(db, "PRAGMA integrity_check"), [("ok",)], "integrity")
 
