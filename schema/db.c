@@ -205,6 +205,7 @@ void db_close(struct db *db)
         return;
     if (db->in_batch)
         db_rollback(db);
+    checkpointer_stop(db);
     sql_cache_free(db);
     wide_release(&db->wide);
     raw_packer_free(db->packer);
@@ -273,6 +274,7 @@ static double now_seconds(void)
 int db_file_begin(struct db *db, struct diag *d)
 {
     if (!db->in_batch) {
+        checkpointer_start(db);
         if (exec(db, "BEGIN IMMEDIATE", d))
             return -1;
         db->in_batch = 1;

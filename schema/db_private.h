@@ -32,7 +32,14 @@ struct db {
     int in_batch;              /* a batch transaction is open (db_file_begin) */
     double batch_started;
     double batch_seconds; /* how long the open batch runs (batch_seconds()) */
+    struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
 };
+
+/* ---- checkpoint.c: the WAL checkpoints of a batch writer on a thread of their own ---- */
+/* Starts checkpointing db's WAL on a thread (once; nothing when that cannot be done). */
+void checkpointer_start(struct db *db);
+/* Stops it (waiting for a checkpoint under way); SQLite checkpoints automatically again. */
+void checkpointer_stop(struct db *db);
 
 /* ---- migrate.c ---- */
 int db_migrate(sqlite3 *h, struct diag *d);
