@@ -3,6 +3,7 @@
  * Goldmont, AMD since Zen) the block function uses them (about 10x faster), chosen at run time. */
 #include "sha256.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -102,23 +103,33 @@ static int cpu_has_sha(void)
 }
 #endif
 
-static void (*blocks)(uint32_t h[8], const unsigned char *p, size_t n);
+typedef void blocks_fn(uint32_t h[8], const unsigned char *p, size_t n);
+
+/* The block function chosen at the first hash; atomic because the import's worker threads
+ * may make their first hashes at the same time (each stores the same choice). */
+static _Atomic(blocks_fn *) chosen;
 
 int sha256_cpu_extensions(int allow)
 {
-    blocks = blocks_portable;
+    blocks_fn *f = blocks_portable;
 #ifdef HAVE_SHA_NI
     if (allow && cpu_has_sha())
-        blocks = blocks_sha_ni;
+        f = blocks_sha_ni;
 #endif
-    return blocks != blocks_portable;
+    atomic_store_explicit(&chosen, f, memory_order_relaxed);
+    return f != blocks_portable;
+}
+
+static void blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    atomic_load_explicit(&chosen, memory_order_relaxed)(h, p, n);
 }
 
 void sha256_init(struct sha256 *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    if (!blocks)
+    if (!atomic_load_explicit(&chosen, memory_order_relaxed))
         sha256_cpu_extensions(1);
     memcpy(s->h, h0, sizeof(h0));
     s->len = 0;
