@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/xalloc.h"
+
 /* cJSON reads at most 63 characters of a number; its nesting limit is 1000 */
 enum { NUMBER_MAX = 63, DEPTH_MAX = 64, EXACT_DIGITS = 15 };
 
@@ -20,15 +22,23 @@ struct cursor {
     const unsigned char *p, *end;
     struct arena *a;
     int depth;
+    unsigned line;                /* of p: line ends are only in blanks (strings give up) */
+    struct fastjson_spans *spans; /* NULL: not wanted */
 };
 
 static cJSON *value(struct cursor *c);
 
-/* cJSON's whitespace: any byte up to ' ' */
+/* cJSON's whitespace: any byte up to ' '. Runs of spaces (fio's indentation) are passed in a
+ * loop of their own, without counting lines. */
 static void skip_space(struct cursor *c)
 {
-    while (c->p < c->end && *c->p <= ' ')
-        c->p++;
+    const unsigned char *p = c->p, *end = c->end;
+    while (p < end && *p <= ' ') {
+        c->line += *p++ == '\n';
+        while (p < end && *p == ' ')
+            p++;
+    }
+    c->p = p;
 }
 
 static int at(const struct cursor *c, unsigned char ch)
@@ -43,15 +53,16 @@ static cJSON *node(struct cursor *c, int type)
     return n;
 }
 
-/* A string at c->p with no escape, copied as cJSON copies it; NULL at a backslash. */
+/* A string at c->p with no escape, copied as cJSON copies it; NULL at a backslash, or at a
+ * line end (which cJSON lets pass, but which would put the lines counted off). */
 static char *string(struct cursor *c)
 {
     if (!at(c, '"'))
         return NULL;
     const unsigned char *s = ++c->p, *q = s;
-    while (q < c->end && *q != '"' && *q != '\\')
+    while (q < c->end && *q != '"' && *q != '\\' && *q != '\n')
         q++;
-    if (q == c->end || *q == '\\')
+    if (q == c->end || *q != '"')
         return NULL;
     c->p = q + 1;
     char *copy = arena_alloc_uninit(c->a, (size_t)(q - s) + 1);
@@ -167,12 +178,22 @@ static int member(struct cursor *c, cJSON *x, cJSON **tail)
     return 0;
 }
 
+/* The span of x, opened at the current line: its index in c->spans. */
+static size_t span_open(struct cursor *c, const cJSON *x)
+{
+    struct fastjson_spans *s = c->spans;
+    ALLOC_GROW(s->v, s->n + 1, s->alloc);
+    s->v[s->n] = (struct fastjson_span){x, c->line, 0};
+    return s->n++;
+}
+
 /* An object or an array: cJSON's parse_object and parse_array. */
 static cJSON *container(struct cursor *c, int type, unsigned char close)
 {
     if (++c->depth > DEPTH_MAX)
         return NULL;
     cJSON *x = node(c, type), *tail = NULL;
+    size_t span = c->spans ? span_open(c, x) : 0;
     c->p++;
     skip_space(c);
     if (!at(c, close)) {
@@ -186,6 +207,8 @@ static cJSON *container(struct cursor *c, int type, unsigned char close)
         if (!at(c, close))
             return NULL;
     }
+    if (c->spans)
+        c->spans->v[span].last = c->line;
     c->p++;
     c->depth--;
     return x;
@@ -216,9 +239,12 @@ static cJSON *value(struct cursor *c)
     }
 }
 
-cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end)
+cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end,
+                      struct fastjson_spans *spans)
 {
-    struct cursor c = {(const unsigned char *)s, (const unsigned char *)s + len, a, 0};
+    struct cursor c = {(const unsigned char *)s, (const unsigned char *)s + len, a, 0, 1, spans};
+    if (spans)
+        spans->n = 0;
     if (!at(&c, '{'))
         return NULL;
     cJSON *root = value(&c);

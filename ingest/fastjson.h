@@ -7,11 +7,26 @@
 
 #include "../core/arena.h"
 
+/* Where an object or array of the tree is: the lines of its brackets, counted from 1 at s[0].
+ * cJSON keeps no positions; these let an importer name the lines of a record's object. */
+struct fastjson_span {
+    const cJSON *node;
+    unsigned first, last;
+};
+
+/* The spans of a tree's objects and arrays, in the order their '{' or '[' come. */
+struct fastjson_spans {
+    struct fastjson_span *v;
+    size_t n, alloc;
+};
+
 /* The JSON object at s[0] (a '{') parsed into the tree cJSON_ParseWithLengthOpts(s, len, end,
  * 0) makes (the same nodes, links and values), allocated from a, with *end just after it; or
  * NULL, having allocated some of a, for anything it leaves to cJSON: any error, a string with
- * an escape, a number of 63 characters or more, nesting deeper than 64. The caller then parses
- * with cJSON, whose tree and error position stay the reference. */
-cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end);
+ * an escape or a line end, a number of 63 characters or more, nesting deeper than 64. The
+ * caller then parses with cJSON, whose tree and error position stay the reference. With spans
+ * (else NULL), they are replaced by the tree's (caller frees spans->v). */
+cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end,
+                      struct fastjson_spans *spans);
 
 #endif

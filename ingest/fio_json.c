@@ -27,9 +27,10 @@ struct fio_doc {
     int latency_in_ns;   /* fio >= 3.0: *_ns objects */
     int io_bytes_in_kib; /* fio < 2.21 */
     int64_t timestamp;
-    unsigned line_first, line_last; /* the document's (locate_jobs) */
-    size_t start, stop;             /* the document's bytes */
-    unsigned job_first, job_last;   /* the job object being read */
+    unsigned line_first, line_last;     /* the document's (locate) */
+    size_t start, stop;                 /* the document's bytes */
+    const struct fastjson_spans *spans; /* its objects' lines (none: cJSON parsed it) */
+    unsigned job_first, job_last;       /* the job object being read */
 };
 
 /* ---- cJSON's memory ---- */
@@ -59,12 +60,15 @@ __attribute__((constructor)) static void json_hooks_install(void)
 }
 
 /* cJSON_ParseWithLengthOpts with the tree (or what it made of it) in mem: release mem, never
- * cJSON_Delete the tree. fastjson parses the common case; cJSON the rest, errors included. */
-static cJSON *parse_json_in(struct arena *mem, const char *s, size_t len, const char **end)
+ * cJSON_Delete the tree. fastjson parses the common case, with the lines of its objects in
+ * *spans; cJSON the rest, errors included (spans->n is then 0). */
+static cJSON *parse_json_in(struct arena *mem, const char *s, size_t len, const char **end,
+                            struct fastjson_spans *spans)
 {
-    cJSON *fast = fastjson_parse(mem, s, len, end);
+    cJSON *fast = fastjson_parse(mem, s, len, end, spans);
     if (fast)
         return fast;
+    spans->n = 0;
     arena_release(mem); /* what fastjson made before it gave up */
     struct arena *outer = json_arena;
     json_arena = mem;
@@ -598,15 +602,24 @@ static int is_key(const char *s, size_t i, size_t end, size_t stop, const char *
     return k < stop && s[k] == ':';
 }
 
+/* The line of the document's first byte. */
+static unsigned line_of_start(const struct fio_doc *doc)
+{
+    const char *s = doc->src->data;
+    unsigned line = 1;
+    for (const char *nl = s; (nl = memchr(nl, '\n', doc->start - (size_t)(nl - s))); nl++)
+        line++;
+    return line;
+}
+
 /* The lines of the document's first and last bytes (doc->line_first, doc->line_last) and of
- * each object of the array dl->key, counted on in one pass from the start of the file. */
+ * each object of the array dl->key, counted on in one pass from the start of the file: for a
+ * tree cJSON parsed, which has no positions. */
 static void locate_jobs(struct fio_doc *doc, struct doc_lines *dl)
 {
     const char *s = doc->src->data;
     size_t stop = doc->stop;
-    unsigned line = 1;
-    for (const char *nl = s; (nl = memchr(nl, '\n', doc->start - (size_t)(nl - s))); nl++)
-        line++;
+    unsigned line = line_of_start(doc);
     doc->line_first = line;
     enum { BEFORE, IN, AFTER } array = BEFORE; /* where the scan is, as to the array */
     int depth = 0, in_key = 0;
@@ -644,6 +657,29 @@ static void locate_jobs(struct fio_doc *doc, struct doc_lines *dl)
     doc->line_last = line - (stop > doc->start && s[stop - 1] == '\n');
 }
 
+/* locate_jobs's lines from the spans of fastjson's parse, which saw every line end: the job
+ * objects' spans are found in the order of the jobs, as they come in the document. */
+static void locate_spans(struct fio_doc *doc, const cJSON *jobs, struct doc_lines *dl)
+{
+    const struct fastjson_spans *sp = doc->spans;
+    unsigned base = line_of_start(doc) - 1; /* the spans count lines from 1 at doc->start */
+    doc->line_first = base + sp->v[0].first;
+    doc->line_last = base + sp->v[0].last; /* v[0] is the document's object */
+    size_t k = 0;
+    const cJSON *job;
+    if (!cJSON_IsArray(jobs))
+        return;
+    cJSON_ArrayForEach(job, jobs)
+    {
+        while (k < sp->n && sp->v[k].node != job)
+            k++;
+        if (k == sp->n || dl->n == dl->max)
+            return;
+        dl->first[dl->n] = base + sp->v[k].first;
+        dl->last[dl->n++] = base + sp->v[k].last;
+    }
+}
+
 static int emit_doc(struct fio_doc *doc, struct record_sink *out)
 {
     const cJSON *root = doc->root;
@@ -663,7 +699,10 @@ static int emit_doc(struct fio_doc *doc, struct record_sink *out)
     size_t n = cJSON_IsArray(jobs) ? (size_t)cJSON_GetArraySize(jobs) : 0, k = 0;
     struct doc_lines dl = {key, arena_alloc(doc->a, (n + 1) * sizeof(unsigned)),
                            arena_alloc(doc->a, (n + 1) * sizeof(unsigned)), n, 0};
-    locate_jobs(doc, &dl);
+    if (doc->spans->n)
+        locate_spans(doc, jobs, &dl);
+    else
+        locate_jobs(doc, &dl);
     if (!cJSON_IsArray(jobs))
         return diag_error_line(doc->d, doc->src, doc->line_first,
                                "expected 'jobs' to be an array in fio JSON output");
@@ -724,14 +763,15 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
         return diag_error_line(d, src, 1, "expected fio JSON output (a line starting with '{')");
     }
     cJSON *final = NULL;
-    /* their trees, from a's pool of blocks when it has one */
+    /* their trees, from a's pool of blocks when it has one, and their objects' lines */
     struct arena final_mem = {NULL, a->pool}, mem = {NULL, a->pool};
+    struct fastjson_spans final_spans = {0}, spans = {0};
     unsigned reports = 0;
     size_t final_start = 0, final_stop = 0;
     int rc = 0;
     while (start < src->len) {
         const char *end = NULL;
-        cJSON *root = parse_json_in(&mem, src->data + start, src->len - start, &end);
+        cJSON *root = parse_json_in(&mem, src->data + start, src->len - start, &end, &spans);
         if (!root) {
             size_t at = end ? (size_t)(end - src->data) : start;
             rc = only_space_after(src, at)
@@ -744,6 +784,9 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
             arena_release(&final_mem);
             final_mem = mem;
             mem = (struct arena){NULL, a->pool};
+            struct fastjson_spans swap = final_spans;
+            final_spans = spans;
+            spans = swap;
             final = root;
             final_start = start;
             final_stop = stop;
@@ -765,13 +808,20 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
                            "last of %u reports, got end of file",
                            reports);
     if (rc == 0) {
-        /* the document's lines are counted with its jobs' (locate_jobs) */
-        struct fio_doc doc = {src, a, d, final,       NULL,       NULL, 0, 0,
-                              0,   0, 0, final_start, final_stop, 0,    0};
+        /* the document's lines are counted with its jobs' (emit_doc) */
+        struct fio_doc doc = {.src = src,
+                              .a = a,
+                              .d = d,
+                              .root = final,
+                              .start = final_start,
+                              .stop = final_stop,
+                              .spans = &final_spans};
         rc = emit_doc(&doc, out);
     }
     arena_release(&final_mem);
     arena_release(&mem);
+    free(final_spans.v);
+    free(spans.v);
     return rc;
 }
 

@@ -273,6 +273,56 @@ def test_bad_input():
         test_each_file_located(tmp)
 
 
+def job_object_lines(text):
+    """The lines of the '{' and '}' of each object of the last document's "jobs" array, by a
+    scan of the text that knows JSON strings (the importer's own scans are not used)."""
+    start = [m.start() for m in re.finditer(r"(?m)^\{", text)]
+    doc_start = max(i for i in start if json.JSONDecoder().raw_decode(text, i))
+    line_at = lambda i: text.count("\n", 0, i) + 1
+    depth, i, in_jobs, spans, key = 0, doc_start, False, [], None
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            key = text[i + 1:j]
+            i = j
+        elif c in "{[":
+            if depth == 1 and c == "[" and key == "jobs":
+                in_jobs = True
+            elif in_jobs and depth == 2 and c == "{":
+                spans.append([line_at(i), None])
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if in_jobs and depth == 2 and c == "}":
+                spans[-1][1] = line_at(i)
+            elif in_jobs and depth == 1:
+                in_jobs = False
+            if depth == 0:
+                break
+        i += 1
+    return [tuple(s) for s in spans]
+
+
+def test_job_lines():
+    """Each result cites its job object's lines, whichever parser read the document: the fast
+    one (no escapes) or cJSON (escaped_desc.json's description has quotes)."""
+    for name in ("two_jobs_fsync.json", "escaped_desc.json", "status_interval.json"):
+        path = os.path.join(FIX, name)
+        text = open(path).read()
+        spans = job_object_lines(text)
+        jobs = [j["jobname"] for j in last_doc(path)["jobs"]]
+        p, recs = bdb.import_export(path)
+        t.eq(p.returncode, 0, name + ": imported")
+        t.ok(recs and len(spans) == len(jobs), name + ": its jobs found by the test's scan")
+        for r in recs:
+            want = spans[jobs.index(r["job"])]
+            t.eq((r["line_first"], r["line_last"]), want,
+                 "%s: %s/%s cites its job object" % (name, r["job"], r["direction"]))
+
+
 def test_cut_series(tmp):
     """--status-interval output cut right after a report's '}' (before its line end): the
     interim report would be stored as the result."""
@@ -307,5 +357,6 @@ def test_each_file_located(tmp):
 test_examples_and_report()
 test_special_fixtures()
 test_block_sizes()
+test_job_lines()
 test_bad_input()
 sys.exit(t.done())

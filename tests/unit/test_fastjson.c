@@ -34,7 +34,7 @@ static int compare(const char *s, size_t len)
 {
     struct arena a = {0};
     const char *fast_end = NULL, *ref_end = NULL;
-    cJSON *fast = fastjson_parse(&a, s, len, &fast_end);
+    cJSON *fast = fastjson_parse(&a, s, len, &fast_end, NULL);
     cJSON *ref = cJSON_ParseWithLengthOpts(s, len, &ref_end, 0);
     int rc = !fast ? 0 : ref && fast_end == ref_end && same_tree(fast, ref) ? 1 : -1;
     cJSON_Delete(ref);
@@ -113,7 +113,7 @@ static void test_end(void)
     const char *s = "{\"a\": [1, 2]}\n{\"b\": 2}";
     struct arena a = {0};
     const char *end = NULL;
-    cJSON *root = fastjson_parse(&a, s, strlen(s), &end);
+    cJSON *root = fastjson_parse(&a, s, strlen(s), &end, NULL);
     OK(root && end == s + 13, "end: just after the object's '}'");
     INT_EQ(compare_str(s), 1, "the first of two documents");
     INT_EQ(compare(s, 12), 0, "cut before the '}': given up");
