@@ -64,11 +64,14 @@ struct side_results {
     size_t n, a;
     struct arena strings;
     struct intern *intern;
+    struct id_map *by_id; /* side_results_find's */
 };
 
 int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
                        struct diag *d);
 void side_results_release(struct side_results *res);
+/* The index in res->v of the result with id, or -1: for rows read by result_id. */
+long side_results_find(const struct side_results *res, int64_t id);
 
 /* A sync-write test: a write (or the write half of a mix) with fsync/fdatasync or O_SYNC.
  * Reads are never sync writes, whatever sync= says. */

@@ -105,30 +105,7 @@ void series_points_release(struct series_points *p)
     memset(p, 0, sizeof(*p));
 }
 
-static int by_id(const void *a, const void *b)
-{
-    const struct id_index *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-struct id_index *series_id_index(const struct side_results *res)
-{
-    struct id_index *ix = xmalloc((res->n ? res->n : 1) * sizeof(*ix));
-    for (size_t i = 0; i < res->n; i++)
-        ix[i] = (struct id_index){res->v[i].id, i};
-    if (res->n)
-        qsort(ix, res->n, sizeof(*ix), by_id);
-    return ix;
-}
-
-long series_id_find(const struct id_index *ix, size_t n, int64_t id)
-{
-    struct id_index key = {id, 0};
-    const struct id_index *hit = n ? bsearch(&key, ix, n, sizeof(*ix), by_id) : NULL;
-    return hit ? (long)hit->i : -1;
-}
-
-static int read_fio_verdicts(sqlite3 *h, const struct id_index *ix, size_t n, struct arena *a,
+static int read_fio_verdicts(sqlite3 *h, const struct side_results *res, struct arena *a,
                              struct series_verdict *out)
 {
     sqlite3_stmt *st;
@@ -138,7 +115,7 @@ static int read_fio_verdicts(sqlite3 *h, const struct id_index *ix, size_t n, st
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        long i = series_id_find(ix, n, sqlite3_column_int64(st, 0));
+        long i = side_results_find(res, sqlite3_column_int64(st, 0));
         const char *key = (const char *)sqlite3_column_text(st, 1);
         const char *value = (const char *)sqlite3_column_text(st, 2);
         if (i < 0 || !key || !value)
@@ -179,7 +156,7 @@ static void judge(struct series_verdict *sv, const char *metric, const struct se
     sv->has_cliff = series_cliff(p->t, p->v, p->n, &sv->cliff);
 }
 
-static int read_series(sqlite3 *h, const struct id_index *ix, size_t n, struct series_verdict *out)
+static int read_series(sqlite3 *h, const struct side_results *res, struct series_verdict *out)
 {
     sqlite3_stmt *list, *pts = NULL;
     struct series_points p = {NULL, NULL, 0, 0};
@@ -191,7 +168,7 @@ static int read_series(sqlite3 *h, const struct id_index *ix, size_t n, struct s
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(h, SERIES_POINTS_SQL, -1, &pts, NULL);
     while (rc == SQLITE_OK && sqlite3_step(list) == SQLITE_ROW) {
-        long i = series_id_find(ix, n, sqlite3_column_int64(list, 0));
+        long i = side_results_find(res, sqlite3_column_int64(list, 0));
         const char *metric = (const char *)sqlite3_column_text(list, 1);
         if (i < 0 || out[i].metric)
             continue;
@@ -210,10 +187,8 @@ int query_series_verdicts(struct db *db, const struct side_results *res, struct 
                           struct series_verdict *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    struct id_index *ix = series_id_index(res);
     memset(out, 0, res->n * sizeof(*out));
-    int rc = read_fio_verdicts(h, ix, res->n, a, out) || read_series(h, ix, res->n, out);
-    free(ix);
+    int rc = read_fio_verdicts(h, res, a, out) || read_series(h, res, out);
     if (rc)
         return diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
     return 0;

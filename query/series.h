@@ -59,15 +59,6 @@ int query_series_verdicts(struct db *db, const struct side_results *res, struct 
 
 /* ---- loading and drawing ---- */
 
-/* The results of res by id: series_id_index returns them sorted (caller frees), series_id_find
- * the index into res->v of result id, or -1. */
-struct id_index {
-    int64_t id;
-    size_t i;
-};
-struct id_index *series_id_index(const struct side_results *res);
-long series_id_find(const struct id_index *ix, size_t n, int64_t id);
-
 /* A result's series: times in ms from the start, values in the metric's base unit. */
 struct series_points {
     double *t, *v;

@@ -53,10 +53,9 @@ static int load_items(sqlite3 *h, const struct side_results *res, struct ts_item
     if (sqlite3_prepare_v2(h, "SELECT result_id, metric FROM series ORDER BY result_id", -1, &st,
                            NULL) != SQLITE_OK)
         return -1;
-    struct id_index *ix = series_id_index(res);
     unsigned *has = xcalloc(res->n ? res->n : 1, sizeof(*has));
     while (sqlite3_step(st) == SQLITE_ROW) {
-        long i = series_id_find(ix, res->n, sqlite3_column_int64(st, 0));
+        long i = side_results_find(res, sqlite3_column_int64(st, 0));
         const char *metric = (const char *)sqlite3_column_text(st, 1);
         for (int m = 0; i >= 0 && metric && m < TS_NMETRICS; m++)
             if (!strcmp(metric, ts_metrics[m].name))
@@ -69,7 +68,6 @@ static int load_items(sqlite3 *h, const struct side_results *res, struct ts_item
         it->v[it->n++] = (struct ts_item){&res->v[i], i, has[i]};
     }
     free(has);
-    free(ix);
     if (it->n)
         qsort(it->v, it->n, sizeof(*it->v), cmp_items);
     return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
