@@ -104,7 +104,7 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
                   "coalesce(r.numjobs, -1), coalesce(r.direct, -1), coalesce(r.sync, -1), "
                   "coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), coalesce(r.rwmixread, -1), "
                   "r.error, r.transcribed, run.tool_version, r.ioengine, m.options, m.fstype, "
-                  "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0)");
+                  "coalesce(r.size_bytes, -1), coalesce(run.started_at, 0), r.sec");
     for (size_t i = 0; i < RM_COUNT; i++) {
         buf_adds(sql, ", coalesce(");
         if (db_metric_expr(db, sql, "r", pivot[i][0], d))
@@ -270,8 +270,9 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, struct side_resul
         *strs[i] = text(a, st, 20 + i);
     r->size = sqlite3_column_int64(st, 24);
     r->started_at = sqlite3_column_int64(st, 25);
+    r->sec = text(a, st, 26);
     for (int i = 0; i < RM_COUNT; i++) {
-        int col = 26 + i;
+        int col = 27 + i;
         r->m[i] =
             sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
     }

@@ -39,6 +39,7 @@ struct side_result {
     /* context: what must agree for two results to be repeats of one another */
     const char *tool_version, *ioengine, *mount, *fstype, *os, *label; /* NULL unknown */
     const char *protocol; /* network tests: tcp or udp; NULL unknown */
+    const char *sec;      /* NFS security flavor; NULL unknown */
     /* result_workload_key's text, interned when loaded: the results of one workload share
      * the pointer, so grouping a million results compares pointers */
     const char *workload;

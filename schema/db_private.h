@@ -31,7 +31,7 @@ struct db {
     struct raw_packer *packer; /* compresses sources' bytes (rawstore.c); NULL until used */
     int in_batch;              /* a batch transaction is open (db_file_begin) */
     double batch_started;
-    double batch_seconds; /* how long the open batch runs (batch_seconds()) */
+    double batch_seconds;              /* how long the open batch runs (batch_seconds()) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
 };
 
