@@ -126,7 +126,7 @@ static void prepare_bytes(struct parsed *p, struct raw_packer **packer)
 /* What the writer's import of a whole file does before its transaction, then the parse, then
  * what the writer's store would do first with the bytes of a file parsed without error. */
 static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
-                        struct raw_packer **packer)
+                        struct sidecar_dir *sidecars, struct raw_packer **packer)
 {
     struct diag d = {keep_line, p, 0, 0, w->verbose};
     p->state = PARSED_SERIAL;
@@ -140,7 +140,7 @@ static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
     }
     if (!(p->imp = import_choose(w->o, &p->src, &d)))
         return;
-    if (sidecar_load(path, &p->sc, &d)) {
+    if (sidecar_load(path, sidecars, &p->sc, &d)) {
         sidecar_release(&p->sc);
         return;
     }
@@ -210,12 +210,13 @@ static void *work(void *arg)
 {
     struct workers *w = arg;
     struct raw_packer *packer = NULL;
+    struct sidecar_dir sidecars = {0};
     long i;
     defer_to_writer();
     while ((i = claim(w)) >= 0) {
         struct parsed *p = &w->slots[(size_t)i % w->n_slots];
         parsed_clear(p);
-        parse_ahead(w, p, w->paths[i], &packer);
+        parse_ahead(w, p, w->paths[i], &sidecars, &packer);
         pthread_mutex_lock(&w->lock);
         p->ready = 1;
         w->held += p->data.len;
@@ -223,6 +224,7 @@ static void *work(void *arg)
         pthread_mutex_unlock(&w->lock);
     }
     raw_packer_free(packer);
+    sidecar_dir_release(&sidecars);
     return NULL;
 }
 

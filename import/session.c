@@ -21,6 +21,7 @@ struct import_session {
     size_t batch_results, committed;
     struct workers *workers;        /* NULL: every file is read and parsed here */
     struct attach_registry *attach; /* NULL: logs are not paired with jobs (reparse, run) */
+    struct sidecar_dir sidecars;    /* of the files read here (not by workers) */
 };
 
 /* What runs the importer on a file inside its transaction: the importer itself, or the
@@ -319,7 +320,7 @@ static int import_parse(struct import_session *s, const char *path, const struct
     if (s->o->dry_run)
         return dry_run(s, imp, src, in);
     struct sidecar sc;
-    int rc = sidecar_load(path, &sc, s->d);
+    int rc = sidecar_load(path, &s->sidecars, &sc, s->d);
     if (rc == 0)
         rc = store_with_sidecar(s, &sc, imp, src, in, &parse, NULL);
     sidecar_release(&sc);
@@ -439,8 +440,13 @@ struct import_session *import_session_start(struct db *db, const struct import_o
                                             struct diag *d, char *const *paths, size_t n)
 {
     struct import_session *s = xcalloc(1, sizeof(*s));
-    *s =
-        (struct import_session){db, o, d, paths, n, BUF_INIT, 0, 0, NULL, attach_if_logs(paths, n)};
+    *s = (struct import_session){.db = db,
+                                 .o = o,
+                                 .d = d,
+                                 .paths = paths,
+                                 .n = n,
+                                 .said = BUF_INIT,
+                                 .attach = attach_if_logs(paths, n)};
     /* a dry run prints as it parses: it stays serial */
     if (o->jobs > 1 && n > 1 && !o->dry_run)
         s->workers = workers_start(o, d->verbose, paths, n);
@@ -482,13 +488,14 @@ void import_session_free(struct import_session *s)
         workers_stop(s->workers);
     buf_release(&s->said);
     attach_free(s->attach);
+    sidecar_dir_release(&s->sidecars);
     free(s);
 }
 
 enum import_outcome import_store(struct db *db, const struct import_options *o,
                                  const struct source *src, struct diag *d)
 {
-    struct import_session s = {db, o, d, NULL, 0, BUF_INIT, 0, 0, NULL, NULL};
+    struct import_session s = {.db = db, .o = o, .d = d, .said = BUF_INIT};
     const struct importer *imp = importer_find(o->format);
     struct live_parse lp = {imp, src, NULL};
     struct producer parse = {run_live, &lp};

@@ -1,6 +1,7 @@
 /* sidecar.c: reading FILE.meta / benchdb.meta. */
 #include "sidecar.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,12 +51,76 @@ static int open_regular(const char *path, FILE **f, struct diag *d)
     return 1;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void forget_listing(struct sidecar_dir *sd)
+{
+    for (size_t i = 0; i < sd->n; i++)
+        free(sd->names[i]);
+    sd->n = 0;
+    sd->listed = 0;
+}
+
+void sidecar_dir_release(struct sidecar_dir *sd)
+{
+    forget_listing(sd);
+    free(sd->names);
+    free(sd->dir);
+    memset(sd, 0, sizeof(*sd));
+}
+
+/* Lists sd->dir's entries ending in ".meta" (listed -1 when it cannot be read). */
+static void list_dir(struct sidecar_dir *sd)
+{
+    DIR *dir = opendir(sd->dir);
+    sd->listed = dir ? 1 : -1;
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && !strcmp(e->d_name + n - 5, ".meta")) {
+            ALLOC_GROW(sd->names, sd->n, sd->alloc);
+            sd->names[sd->n++] = xstrdup(e->d_name);
+        }
+    }
+    if (dir)
+        closedir(dir);
+    if (sd->n)
+        qsort(sd->names, sd->n, sizeof(*sd->names), cmp_name);
+}
+
+/* Counts a file of directory dir (dir_len bytes of result_path), listing the directory once
+ * enough of its files are looked for. */
+static void see_dir(struct sidecar_dir *sd, const char *dir, size_t dir_len)
+{
+    if (!sd->dir || strlen(sd->dir) != dir_len || memcmp(sd->dir, dir, dir_len)) {
+        forget_listing(sd);
+        free(sd->dir);
+        sd->dir = xstrndup(dir, dir_len);
+        sd->seen = 0;
+    }
+    if (++sd->seen >= SIDECAR_LIST_AFTER && !sd->listed)
+        list_dir(sd);
+}
+
+/* Whether the directory's entry name may exist: it is listed, or the directory is not. */
+static int may_exist(const struct sidecar_dir *sd, const char *name)
+{
+    return !sd || sd->listed != 1 ||
+           (sd->n && bsearch(&name, sd->names, sd->n, sizeof(*sd->names), cmp_name));
+}
+
 /* Opens FILE.meta, else DIR/benchdb.meta: 1 with *f set, 0 when neither exists, -1 after a
  * message. The names are built in a buffer and kept (in sc->mem) only when one is opened: most
  * files have no sidecar, and an arena block per file for two names cost an allocation. */
-static int open_sidecar(const char *result_path, struct sidecar *sc, FILE **f, struct diag *d)
+static int open_sidecar(const char *result_path, struct sidecar_dir *sd, struct sidecar *sc,
+                        FILE **f, struct diag *d)
 {
     const char *slash = strrchr(result_path, '/');
+    const char *base = slash ? slash + 1 : result_path;
+    if (sd)
+        see_dir(sd, slash ? result_path : ".", slash ? (size_t)(slash - result_path) : 1);
     struct buf name = BUF_INIT;
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++) {
@@ -66,7 +131,9 @@ static int open_sidecar(const char *result_path, struct sidecar *sc, FILE **f, s
             buf_addf(&name, "%.*s/benchdb.meta", (int)(slash - result_path), result_path);
         else
             buf_adds(&name, "benchdb.meta");
-        rc = open_regular(name.data, f, d);
+        const char *entry = name.data + (i == 0 ? (size_t)(base - result_path) : name.len - 12);
+        if (may_exist(sd, entry))
+            rc = open_regular(name.data, f, d);
     }
     if (rc)
         sc->path = arena_strdup(&sc->mem, name.data);
@@ -150,13 +217,14 @@ static int parse(struct sidecar *sc, const struct source *src, struct diag *d)
     return 0;
 }
 
-int sidecar_load(const char *result_path, struct sidecar *sc, struct diag *d)
+int sidecar_load(const char *result_path, struct sidecar_dir *sd, struct sidecar *sc,
+                 struct diag *d)
 {
     memset(sc, 0, sizeof(*sc));
     if (!strcmp(result_path, "-"))
         return 0;
     FILE *f = NULL;
-    int found = open_sidecar(result_path, sc, &f, d);
+    int found = open_sidecar(result_path, sd, sc, &f, d);
     if (found <= 0) {
         sc->path = NULL;
         return found;

@@ -108,6 +108,35 @@ def check_sidecar():
          ":3: error: expected key=value, got 'bogus line'", "located sidecar error")
 
 
+def check_sidecars_of_many():
+    """Of many files of one folder, every one gets its own FILE.meta or else the folder's
+    benchdb.meta, whether the import looks for them by name (the first files) or in the
+    folder's listing (the others), serially or in workers, wherever the files are named."""
+    d = os.path.join(TMP, "many")
+    os.mkdir(d)
+    names = [shutil.copy(p, os.path.join(d, "r%d.json" % i)) for i, p in enumerate(EXAMPLES)]
+    own = {names[k] for k in (1, len(names) - 2, len(names) - 1)}  # early and late in the order
+    for n in own:
+        with open(n + ".meta", "w") as f:
+            f.write("storage_class=own-%s\n" % os.path.basename(n))
+    with open(os.path.join(d, "benchdb.meta"), "w") as f:
+        f.write("storage_class=folder\n")
+    t.ok(len(names) >= 8, "enough files to be listed (%d)" % len(names))
+    for jobs in ("1", "3"):
+        db = os.path.join(TMP, "many-%s.sqlite" % jobs)
+        rc, out, err = bdb.call(db, "import", "-j", jobs, *names)
+        t.eq(rc, 0, "-j %s: import %s" % (jobs, err))
+        got = {r["source"]: r["storage_class"] for r in bdb.export(db, t)}
+        want = {n: "own-" + os.path.basename(n) if n in own else "folder" for n in names}
+        t.eq(got, want, "-j %s: each file's sidecar" % jobs)
+    # named from another directory (./r0.json) the folder is the current one
+    db = os.path.join(TMP, "many-cwd.sqlite")
+    rc, out, err = bdb.call(db, "import", *[os.path.basename(n) for n in names], cwd=d)
+    got = {r["source"]: r["storage_class"] for r in bdb.export(db, t)}
+    t.eq(sorted(got.values()).count("folder"), len(names) - len(own),
+         "relative names: the current folder's benchdb.meta")
+
+
 MOUNT_FORMS = [
     "srv:/export on /mnt/x type nfs4 (rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,hard,"
     "proto=tcp,sec=krb5p)",
@@ -215,6 +244,7 @@ try:
         check_fio_run(where)
     check_fio_failure()
     check_sidecar()
+    check_sidecars_of_many()
     db = os.path.join(TMP, "forms.sqlite")
     check_mount_forms(db)
     check_relabel(db)
