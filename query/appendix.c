@@ -37,7 +37,7 @@ static int compared_sql(const struct compare_opts *o, struct arena *a, struct bu
                         struct binds *b, struct diag *d)
 {
     buf_adds(cond, "r.id IN (SELECT r.id");
-    if (query_selection_sql(o, a, cond, b, d))
+    if (query_selection_sql(o, 0, a, cond, b, d))
         return -1;
     buf_adds(cond, " AND NOT EXISTS (SELECT 1 FROM tag WHERE tag.result_id = r.id"
                    " AND tag.key = 'part'))");

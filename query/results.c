@@ -87,6 +87,40 @@ int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct bu
     return 0;
 }
 
+/* Whether the compared sides hold a quarter of the warehouse's results or more: then the
+ * result table is read in its order (query_selection_sql's in_order) rather than each result
+ * found through the index on the compared key, a B-tree seek per result (0.9 s of a report on
+ * a million). Asked only when that index is all that picks the results: a key with an index of
+ * its own, no --where filter and no saved baseline as a side. */
+static int read_in_order(struct db *db, const struct compare_opts *o)
+{
+    const char *column = !strcmp(o->by, "host") ? "host"
+                         : !strcmp(o->by, "storage-class") || !strcmp(o->by, "storage_class")
+                             ? "storage_class"
+                             : NULL;
+    if (!column || o->nwhere || !o->nvalues)
+        return 0;
+    for (size_t i = 0; i < o->nvalues; i++)
+        if (side_baseline(o->values[i]))
+            return 0;
+    sqlite3 *h = db_handle(db);
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql, "SELECT (SELECT count(*) FROM result WHERE %s IN (", column);
+    for (size_t i = 0; i < o->nvalues; i++)
+        buf_adds(&sql, i ? ", ?" : "?");
+    buf_adds(&sql, ")) * 4 >= (SELECT coalesce(max(id), 0) FROM result)");
+    sqlite3_stmt *st = NULL;
+    int most = 0;
+    if (sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK) {
+        for (size_t i = 0; i < o->nvalues; i++)
+            sqlite3_bind_text(st, (int)i + 1, o->values[i], -1, SQLITE_STATIC);
+        most = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st); /* a failure leaves the choice to SQLite, as before */
+    buf_release(&sql);
+    return most;
+}
+
 static int build_sql(struct db *db, const struct compare_opts *o, struct arena *a, struct buf *sql,
                      struct binds *b, struct diag *d)
 {
@@ -115,14 +149,15 @@ static int build_sql(struct db *db, const struct compare_opts *o, struct arena *
         buf_adds(sql, pivot[i][1] ? ")" : "NULL)");
     }
     /* in rowid order: sort_results() orders them */
-    return query_selection_sql(o, a, sql, b, d);
+    return query_selection_sql(o, read_in_order(db, o), a, sql, b, d);
 }
 
-int query_selection_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
-                        struct binds *b, struct diag *d)
+int query_selection_sql(const struct compare_opts *o, int in_order, struct arena *a,
+                        struct buf *sql, struct binds *b, struct diag *d)
 {
-    buf_adds(sql, " FROM result r JOIN run ON run.id = r.run_id "
-                  "JOIN source_file s ON s.id = run.source_id "
+    buf_adds(sql, in_order ? " FROM result r NOT INDEXED CROSS JOIN run ON run.id = r.run_id "
+                           : " FROM result r JOIN run ON run.id = r.run_id ");
+    buf_adds(sql, "JOIN source_file s ON s.id = run.source_id "
                   "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
     if (query_where_sql(o->where, o->nwhere, a, sql, b, d))
         return -1;

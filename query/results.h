@@ -111,8 +111,9 @@ int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct bu
                     struct binds *b, struct diag *d);
 /* Appends " FROM result r ... WHERE ..." (run, source s and mount m joined) that selects the
  * results a comparison loads: the compared sides' that pass the --where filters and were
- * started within the dates; its parameters to b. 0, or -1 after a message. */
-int query_selection_sql(const struct compare_opts *o, struct arena *a, struct buf *sql,
-                        struct binds *b, struct diag *d);
+ * started within the dates; its parameters to b. in_order: read the result table in its order,
+ * no index (when most of it is selected). 0, or -1 after a message. */
+int query_selection_sql(const struct compare_opts *o, int in_order, struct arena *a,
+                        struct buf *sql, struct binds *b, struct diag *d);
 
 #endif
