@@ -477,18 +477,42 @@ long side_results_find(const struct side_results *res, int64_t id)
     return -1;
 }
 
-/* The tags of TAGS_SQL set on the results they belong to. */
-static int load_tags(sqlite3 *h, struct side_results *res)
+/* Sets the tags st gives (result_id, key, value) on their results. */
+static void apply_tag_rows(sqlite3_stmt *st, struct side_results *res)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, TAGS_SQL, -1, &st, NULL) != SQLITE_OK)
-        return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
         long i = side_results_find(res, sqlite3_column_int64(st, 0));
         const char *key = (const char *)sqlite3_column_text(st, 1);
         const char *value = (const char *)sqlite3_column_text(st, 2);
         if (i >= 0 && key && value)
             apply_tag(res, &res->v[i], key, value);
+    }
+}
+
+/* Up to this many results, their tags are looked up by id (the table's key): a comparison of
+ * a few results in a big warehouse does not read all of its tags. Beyond, one pass over the
+ * table is cheaper than a lookup per result. */
+enum { TAGS_BY_ID_MAX = 4096 };
+
+/* The tags of TAGS_SQL set on the results they belong to. */
+static int load_tags(sqlite3 *h, struct side_results *res)
+{
+    int by_id = res->n <= TAGS_BY_ID_MAX;
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, TAGS_SQL);
+    if (by_id)
+        buf_adds(&sql, " AND result_id = ?");
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : -1;
+    buf_release(&sql);
+    if (rc)
+        return -1;
+    if (!by_id)
+        apply_tag_rows(st, res);
+    for (size_t i = 0; by_id && i < res->n; i++) {
+        sqlite3_bind_int64(st, 1, res->v[i].id);
+        apply_tag_rows(st, res);
+        sqlite3_reset(st);
     }
     return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
 }
