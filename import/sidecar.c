@@ -131,7 +131,8 @@ static int open_sidecar(const char *result_path, struct sidecar_dir *sd, struct 
             buf_addf(&name, "%.*s/benchdb.meta", (int)(slash - result_path), result_path);
         else
             buf_adds(&name, "benchdb.meta");
-        const char *entry = name.data + (i == 0 ? (size_t)(base - result_path) : name.len - 12);
+        const char *entry =
+            name.data + (i == 0 ? (size_t)(base - result_path) : name.len - strlen("benchdb.meta"));
         if (may_exist(sd, entry))
             rc = open_regular(name.data, f, d);
     }

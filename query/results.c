@@ -94,18 +94,17 @@ int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct bu
  * its own, no --where filter and no saved baseline as a side. */
 static int read_in_order(struct db *db, const struct compare_opts *o)
 {
-    const char *column = !strcmp(o->by, "host") ? "host"
-                         : !strcmp(o->by, "storage-class") || !strcmp(o->by, "storage_class")
-                             ? "storage_class"
-                             : NULL;
-    if (!column || o->nwhere || !o->nvalues)
+    const char *param;
+    const char *column = query_key_expr(o->by, &param);
+    if (!column || (strcmp(column, "r.storage_class") && strcmp(column, "r.host")) || o->nwhere ||
+        !o->nvalues)
         return 0;
     for (size_t i = 0; i < o->nvalues; i++)
         if (side_baseline(o->values[i]))
             return 0;
     sqlite3 *h = db_handle(db);
     struct buf sql = BUF_INIT;
-    buf_addf(&sql, "SELECT (SELECT count(*) FROM result WHERE %s IN (", column);
+    buf_addf(&sql, "SELECT (SELECT count(*) FROM result r WHERE %s IN (", column);
     for (size_t i = 0; i < o->nvalues; i++)
         buf_adds(&sql, i ? ", ?" : "?");
     buf_adds(&sql, ")) * 4 >= (SELECT coalesce(max(id), 0) FROM result)");

@@ -81,6 +81,15 @@ static int committed(void *ctx, sqlite3 *h, const char *schema, int pages)
     return SQLITE_OK;
 }
 
+static void checkpointer_free(struct checkpointer *c)
+{
+    pthread_cond_destroy(&c->idle);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->lock);
+    sqlite3_close(c->h);
+    free(c);
+}
+
 void checkpointer_start(struct db *db)
 {
     if (db->checkpointer)
@@ -98,11 +107,7 @@ void checkpointer_start(struct db *db)
     pthread_cond_init(&c->wake, NULL);
     pthread_cond_init(&c->idle, NULL);
     if (pthread_create(&c->thread, NULL, run, c)) {
-        pthread_cond_destroy(&c->idle);
-        pthread_cond_destroy(&c->wake);
-        pthread_mutex_destroy(&c->lock);
-        sqlite3_close(c->h);
-        free(c);
+        checkpointer_free(c);
         return;
     }
     sqlite3_wal_hook(db->h, committed, c);
@@ -120,10 +125,6 @@ void checkpointer_stop(struct db *db)
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->lock);
     pthread_join(c->thread, NULL);
-    pthread_cond_destroy(&c->idle);
-    pthread_cond_destroy(&c->wake);
-    pthread_mutex_destroy(&c->lock);
-    sqlite3_close(c->h);
-    free(c);
+    checkpointer_free(c);
     db->checkpointer = NULL;
 }
