@@ -433,15 +433,12 @@ static int forget_present(struct push *p)
  * lock, so those stored after this push's last batch have higher ids. */
 static int others_stored(struct push *p)
 {
-    char sql[128];
-    int64_t others;
-    snprintf(sql, sizeof(sql),
-             "SELECT count(*) FROM (SELECT 1 FROM source_file WHERE id > %lld "
-             "LIMIT 1) x",
-             (long long)p->seen);
-    if (pg_query_int(p->c, sql, &others))
+    /* max(id) reads the end of the primary key; "WHERE id > seen LIMIT 1" was planned as a
+     * sequential scan of a table loaded since its statistics (5 ms a batch at 66,667 files) */
+    int64_t last;
+    if (pg_query_int(p->c, "SELECT coalesce(max(id), 0) FROM source_file", &last))
         return pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    return others > 0;
+    return last > p->seen;
 }
 
 /* Sends the batch's sources the server lacks, with their reserved ids, under the lock that
