@@ -55,7 +55,7 @@ int cmd_push(int argc, char **argv, struct app *app)
     struct progress shown = {0};
     struct fleet_progress progress = {on_start, on_batch, &shown};
     struct fleet_push_counts c;
-    int rc = fleet_push(db, argv[optind], &progress, &c, &app->diag);
+    int rc = fleet_push(db, argv[optind], 2, &progress, &c, &app->diag);
     progress_end(&shown);
     db_close(db);
     if (rc)

@@ -29,16 +29,21 @@ unsigned source_line(const struct source *src, size_t offset)
     return line;
 }
 
-static void emit(struct diag *d, enum diag_level level, struct buf *msg)
+void diag_replay(struct diag *d, enum diag_level level, const char *line)
 {
     if (level == DIAG_ERROR)
         d->errors++;
     else if (level == DIAG_WARNING)
         d->warnings++;
     if (d->emit)
-        d->emit(d->ctx, level, msg->data);
+        d->emit(d->ctx, level, line);
     else
-        fprintf(stderr, "%s\n", msg->data);
+        fprintf(stderr, "%s\n", line);
+}
+
+static void emit(struct diag *d, enum diag_level level, struct buf *msg)
+{
+    diag_replay(d, level, msg->data);
     buf_release(msg);
 }
 

@@ -46,6 +46,9 @@ void diag_warn_line(struct diag *d, const struct source *src, unsigned line, con
     BDB_PRINTF(4, 5);
 void diag_warn(struct diag *d, const char *fmt, ...) BDB_PRINTF(2, 3);
 void diag_note(struct diag *d, const char *fmt, ...) BDB_PRINTF(2, 3);
+/* Passes a diagnostic line, already formatted (by a struct diag of another thread), to d as
+ * if reported there. */
+void diag_replay(struct diag *d, enum diag_level level, const char *line);
 /* Appends text with C0 control characters and DEL escaped (\n, \t, \r, else \xHH), as every
  * diagnostic prints input text; for the messages cli/ writes itself. */
 void diag_escape(struct buf *out, const char *text);

@@ -28,9 +28,9 @@ struct fleet_progress {
 };
 /* Creates or migrates the warehouse schema on the server at url, then sends every source of
  * db the server lacks (by sha256) with its rows, whole files in one transaction per batch,
- * then the label changes the server lacks, applied there. 0, or -1 after a message
- * ("benchdb push: error: ..."). */
-int fleet_push(struct db *db, const char *url, const struct fleet_progress *progress,
+ * up to jobs batches at a time (each over connections of its own), then the label changes the
+ * server lacks, applied there. 0, or -1 after a message ("benchdb push: error: ..."). */
+int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet_progress *progress,
                struct fleet_push_counts *counts, struct diag *d);
 
 /* Opens the warehouse at url as a private in-memory SQLite warehouse of the current schema

@@ -1,14 +1,18 @@
 /* push.c: benchdb push: the sources of a local warehouse that the server lacks, with every
  * row that hangs off them. The ideas are schema/merge.c's: a source is known by its sha256,
- * and each copied row's ids are re-keyed to the ids the server gives. Per batch of whole files,
- * in one server transaction: under a lock that pushes take in turn, the sources the server has
- * by now (another host pushed them) leave the batch whole; the server's ids for the batch's
- * sources, runs and results are reserved (nextval), local maps (local id -> server id) give
- * every row read its server ids, and the rows are COPYed (binary) straight into their tables.
- * Only mounts, shared between files, are staged and paired by their options. A push killed
- * midway leaves whole files behind it. */
+ * and each copied row's ids are re-keyed to the ids the server gives. A push holds a lock
+ * that pushes take in turn for its whole length, so what it finds missing at its start stays
+ * missing. The missing sources go in batches of whole files, one server transaction each,
+ * sent by several workers at once (each with its own connections to the warehouse and the
+ * server: the server stores one batch while the next is read). Per batch, the server's ids
+ * for its sources, runs and results are reserved (nextval, the batches in their order), local
+ * maps (local id -> server id) give every row read its server ids, and the rows are COPYed
+ * (binary) straight into their tables. Only mounts, shared between files, are staged and
+ * paired by their options. A push killed midway leaves whole files behind it. */
 #include "fleet_private.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,17 +70,32 @@ enum pg_type { PG_INT8, PG_INT4, PG_FLOAT8, PG_TEXT, PG_BYTEA };
 /* The sequences of the ids reserved, as SQL literals. */
 enum { SEQ_SOURCE, SEQ_RUN, SEQ_RESULT, N_SEQ };
 
-struct push {
-    sqlite3 *h;
-    PGconn *c;
-    struct diag *d;
+/* What the workers of a push share: read-only once they start, but for the turns and tallies
+ * under the mutex. */
+struct push_plan {
+    const char *url, *path;             /* the server; the warehouse's file */
     struct buf cols[N_PUSH_TABLES];     /* each table's local columns, "a, b, c" */
     struct buf sent[N_PUSH_TABLES];     /* the server's columns sent: the local ones, the ordinal */
     enum pg_type *types[N_PUSH_TABLES]; /* their types on the server */
     char *seq[N_SEQ];
+    int64_t *sources;  /* the local ids of the sources to send, ascending */
+    size_t *batch_end; /* batch k is sources[batch_end[k - 1] .. batch_end[k]) */
+    size_t batches;
+    pthread_mutex_t mutex;
+    pthread_cond_t turn; /* signalled when reserved grows or failed is set */
+    size_t taken;        /* the batches workers have taken */
+    size_t reserved;     /* the batches whose ids are reserved: they are reserved in order */
+    int failed;          /* a worker failed: the others stop */
     struct fleet_push_counts *counts;
-    int64_t seen;    /* the server's highest source id this push has accounted for */
-    int64_t last_id; /* the last id map_new_ids reserved */
+    const struct fleet_progress *progress;
+};
+
+/* One worker's connections (or the push's own: the hashes, the labels). */
+struct push {
+    sqlite3 *h;
+    PGconn *c;
+    struct diag *d;
+    struct push_plan *plan;
 };
 
 static int local_error(struct push *p, const char *what)
@@ -300,8 +319,8 @@ static int send_table(struct push *p, size_t i, const char *target, const char *
 {
     const struct push_table *t = &push_tables[i];
     struct buf sql = BUF_INIT;
-    local_select(t, p->cols[i].data, where, &sql);
-    int rc = copy_table(p, sql.data, target, p->sent[i].data, p->types[i], rows);
+    local_select(t, p->plan->cols[i].data, where, &sql);
+    int rc = copy_table(p, sql.data, target, p->plan->sent[i].data, p->plan->types[i], rows);
     buf_release(&sql);
     return rc;
 }
@@ -339,8 +358,6 @@ static int map_new_ids(struct push *p, const char *seq, const char *map, const i
     int rc = PQresultStatus(r) == PGRES_TUPLES_OK && (size_t)PQntuples(r) == n
                  ? store_map(p, map, local, r)
                  : pg_result_error(p->c, r, WHO, "cannot reserve the server's ids", p->d);
-    if (rc == 0)
-        p->last_id = strtoll(PQgetvalue(r, (int)n - 1, 0), NULL, 10);
     PQclear(r);
     buf_release(&sql);
     return rc;
@@ -364,99 +381,15 @@ static int reserve_ids(struct push *p, int seq, const char *sql, const char *map
     }
     sqlite3_finalize(st);
     int rc = step != SQLITE_DONE ? local_error(p, "cannot read the warehouse")
-             : *n                ? map_new_ids(p, p->seq[seq], map, ids, *n)
+             : *n                ? map_new_ids(p, p->plan->seq[seq], map, ids, *n)
                                  : 0;
     free(ids);
     return rc;
 }
 
-/* The lock a batch holds from its check of which of its sources the server has to its commit:
- * two pushes (two hosts) sending the same file take turns, and the second finds it stored. */
+/* The lock a push holds from before it compares the hashes to its end: two pushes (two hosts)
+ * take turns, and the second finds the files of the first stored. */
 #define PUSH_LOCK "7461626863686463"
-
-/* Runs the local statement sql once for each hash that r lists (its first column), bound as its
- * parameter; what: the error's subject. */
-static int for_each_hash(struct push *p, const PGresult *r, const char *sql, const char *what)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return local_error(p, what);
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = local_error(p, what);
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* Takes out of the batch (and out of the missing, so that they count as present) the sources
- * that the server has now: another host may have pushed them since find_missing. */
-static int forget_present(struct push *p)
-{
-    struct buf list = BUF_INIT;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->h,
-                           "SELECT group_concat(s.sha256) FROM temp.fleet_batch b CROSS JOIN "
-                           "source_file s ON s.id = b.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return local_error(p, "cannot read the warehouse");
-    const char *hashes =
-        sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    buf_addf(&list, "{%s}", hashes ? hashes : ""); /* hex digits: no quotes needed */
-    sqlite3_finalize(st);
-    const char *params[] = {list.data};
-    PGresult *r = PQexecParams(p->c,
-                               "SELECT s.sha256 FROM unnest($1::text[]) b(sha256) JOIN "
-                               "source_file s USING (sha256)",
-                               1, NULL, params, NULL, NULL, 0);
-    buf_release(&list);
-    int rc = PQresultStatus(r) == PGRES_TUPLES_OK
-                 ? 0
-                 : pg_result_error(p->c, r, WHO, "cannot compare the sources", p->d);
-    if (rc == 0 && PQntuples(r) > 0)
-        rc = for_each_hash(p, r,
-                           "DELETE FROM temp.fleet_missing WHERE id = (SELECT id FROM "
-                           "source_file WHERE sha256 = ?)",
-                           "cannot read the warehouse");
-    if (rc == 0 && PQntuples(r) > 0)
-        rc = local_exec(p, "DELETE FROM temp.fleet_batch WHERE id NOT IN (SELECT id FROM "
-                           "temp.fleet_missing)");
-    PQclear(r);
-    return rc;
-}
-
-/* 1 when the server holds a source that this push has not accounted for (stored by another
- * push since find_missing), else 0; -1 after a message. Pushes take the source ids under the
- * lock, so those stored after this push's last batch have higher ids. */
-static int others_stored(struct push *p)
-{
-    /* max(id) reads the end of the primary key; "WHERE id > seen LIMIT 1" was planned as a
-     * sequential scan of a table loaded since its statistics (5 ms a batch at 66,667 files) */
-    int64_t last;
-    if (pg_query_int(p->c, "SELECT coalesce(max(id), 0) FROM source_file", &last))
-        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    return last > p->seen;
-}
-
-/* Sends the batch's sources the server lacks, with their reserved ids, under the lock that
- * keeps another push from storing them meanwhile; *sent: how many. */
-static int push_sources(struct push *p, size_t *sent)
-{
-    size_t n;
-    int others;
-    if (pg_exec(p->c, "SELECT pg_advisory_xact_lock(" PUSH_LOCK ")", WHO, "cannot start a batch",
-                p->d) ||
-        (others = others_stored(p)) < 0 || (others && forget_present(p)) ||
-        reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id", MAP_SOURCE, &n) ||
-        send_table(p, T_SOURCE, "source_file", NULL, sent))
-        return -1;
-    if (n)
-        p->seen = p->last_id;
-    return 0;
-}
 
 /* The columns of list but "id", as a list. */
 static void columns_but_id(const char *list, struct buf *out)
@@ -474,7 +407,7 @@ static void columns_but_id(const char *list, struct buf *out)
 static int store_mounts(struct push *p)
 {
     struct buf cols = BUF_INIT, sql = BUF_INIT;
-    columns_but_id(p->cols[T_MOUNT].data, &cols);
+    columns_but_id(p->plan->cols[T_MOUNT].data, &cols);
     buf_addf(&sql,
              "INSERT INTO mount (%s) SELECT %s FROM stage_mount ORDER BY id ON CONFLICT DO "
              "NOTHING",
@@ -524,12 +457,66 @@ static int push_mounts(struct push *p)
                : 0;
 }
 
-/* The batch's rows past its sources, all new on the server: their ids are reserved, then they
- * are COPYed into their tables. *runs, *results: how many were sent. */
-static int push_rows(struct push *p, size_t *runs, size_t *results)
+/* Fills temp.fleet_batch with batch k's sources, and empties the maps of the batch before. */
+static int fill_batch(struct push *p, size_t k)
 {
-    size_t rows, chunks;
-    if (send_table(p, T_CHUNK, "source_chunk", NULL, &chunks) ||
+    const struct push_plan *plan = p->plan;
+    if (local_exec(p, "DELETE FROM temp.fleet_batch; DELETE FROM " MAP_SOURCE
+                      "; DELETE FROM " MAP_RUN "; DELETE FROM " MAP_RESULT))
+        return -1;
+    sqlite3_stmt *ins;
+    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_batch VALUES (?)", -1, &ins, NULL) !=
+        SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
+    int rc = 0;
+    for (size_t i = k ? plan->batch_end[k - 1] : 0; rc == 0 && i < plan->batch_end[k]; i++) {
+        sqlite3_bind_int64(ins, 1, plan->sources[i]);
+        if (sqlite3_step(ins) != SQLITE_DONE)
+            rc = local_error(p, "cannot read the warehouse");
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+/* Waits until the batches before batch k have their ids (batches reserve theirs in order, so
+ * that the server's ids keep the local order); -1 when a worker failed meanwhile (it said
+ * why). */
+static int wait_turn(struct push_plan *plan, size_t k)
+{
+    pthread_mutex_lock(&plan->mutex);
+    while (plan->reserved != k && !plan->failed)
+        pthread_cond_wait(&plan->turn, &plan->mutex);
+    int failed = plan->failed;
+    pthread_mutex_unlock(&plan->mutex);
+    return failed ? -1 : 0;
+}
+
+static void end_turn(struct push_plan *plan)
+{
+    pthread_mutex_lock(&plan->mutex);
+    plan->reserved++;
+    pthread_cond_broadcast(&plan->turn);
+    pthread_mutex_unlock(&plan->mutex);
+}
+
+/* Stops the other workers after a failure. */
+static void fail(struct push_plan *plan)
+{
+    pthread_mutex_lock(&plan->mutex);
+    plan->failed = 1;
+    pthread_cond_broadcast(&plan->turn);
+    pthread_mutex_unlock(&plan->mutex);
+}
+
+/* Reserves, in its turn, the server's ids of batch k's sources, runs and results; *runs,
+ * *results: how many. */
+static int reserve_batch(struct push *p, size_t k, size_t *runs, size_t *results)
+{
+    size_t sources;
+    if (wait_turn(p->plan, k) ||
+        reserve_ids(p, SEQ_SOURCE, "SELECT id FROM temp.fleet_batch ORDER BY id", MAP_SOURCE,
+                    &sources) ||
         reserve_ids(p, SEQ_RUN,
                     "SELECT r.id FROM " MAP_SOURCE
                     " m CROSS JOIN run r ON r.source_id = m.local ORDER BY r.id",
@@ -537,31 +524,42 @@ static int push_rows(struct push *p, size_t *runs, size_t *results)
         reserve_ids(p, SEQ_RESULT,
                     "SELECT r.id FROM " MAP_RUN
                     " m CROSS JOIN result r ON r.run_id = m.local ORDER BY r.id",
-                    MAP_RESULT, results) ||
-        push_mounts(p))
+                    MAP_RESULT, results))
         return -1;
-    for (size_t i = T_RUN; i < N_PUSH_TABLES; i++)
-        if (send_table(p, i, push_tables[i].table, NULL, &rows))
-            return -1;
+    end_turn(p->plan);
     return 0;
 }
 
-/* Sends the sources in temp.fleet_batch in one server transaction. */
-static int push_batch(struct push *p)
+/* Adds a committed batch to the counts, and shows them. */
+static void tally(struct push_plan *plan, size_t sources, size_t runs, size_t results)
 {
-    size_t sources = 0, runs = 0, results = 0;
-    int rc = local_exec(p, "DELETE FROM " MAP_SOURCE "; DELETE FROM " MAP_RUN
-                           "; DELETE FROM " MAP_RESULT) ||
-             pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
-             push_sources(p, &sources) || push_rows(p, &runs, &results) ||
-             pg_exec(p->c, "COMMIT", WHO, "cannot commit a batch", p->d);
+    pthread_mutex_lock(&plan->mutex);
+    plan->counts->sources += sources;
+    plan->counts->runs += runs;
+    plan->counts->results += results;
+    if (plan->progress && plan->progress->batch)
+        plan->progress->batch(plan->progress->ctx, plan->counts->sources, plan->counts->results);
+    pthread_mutex_unlock(&plan->mutex);
+}
+
+/* Sends batch k in one server transaction: its ids reserved, its rows COPYed (all new on the
+ * server: the push's lock keeps other pushes out). */
+static int push_batch(struct push *p, size_t k)
+{
+    size_t sources, runs, results, rows;
+    int rc = fill_batch(p, k) || pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
+             reserve_batch(p, k, &runs, &results) ||
+             send_table(p, T_SOURCE, "source_file", NULL, &sources) ||
+             send_table(p, T_CHUNK, "source_chunk", NULL, &rows) || push_mounts(p);
+    for (size_t i = T_RUN; rc == 0 && i < N_PUSH_TABLES; i++)
+        rc = send_table(p, i, push_tables[i].table, NULL, &rows);
+    if (rc == 0)
+        rc = pg_exec(p->c, "COMMIT", WHO, "cannot commit a batch", p->d);
     if (rc) {
         PQclear(PQexec(p->c, "ROLLBACK"));
         return -1;
     }
-    p->counts->sources += sources;
-    p->counts->runs += runs;
-    p->counts->results += results;
+    tally(p->plan, sources, runs, results);
     return 0;
 }
 
@@ -576,53 +574,173 @@ static int find_sequences(struct push *p)
     if (!r)
         return -1;
     for (int i = 0; i < N_SEQ; i++)
-        p->seq[i] = xstrdup(PQgetvalue(r, 0, i));
+        p->plan->seq[i] = xstrdup(PQgetvalue(r, 0, i));
     PQclear(r);
     return 0;
 }
 
-/* The local temporary tables of a push: the sources to send, the batch's, and the maps. */
-static const char local_tables_sql[] =
-    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER);"
+/* A worker's local temporary tables: the batch's sources, and the maps. */
+static const char batch_tables_sql[] =
     "CREATE TEMP TABLE fleet_batch(id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE fleet_map_source(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_run(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_result(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_mount(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);";
-static const char drop_local_tables_sql[] =
-    "DROP TABLE IF EXISTS temp.fleet_missing; DROP TABLE IF EXISTS temp.fleet_batch;"
-    "DROP TABLE IF EXISTS temp.fleet_map_source; DROP TABLE IF EXISTS temp.fleet_map_run;"
-    "DROP TABLE IF EXISTS temp.fleet_map_result; DROP TABLE IF EXISTS temp.fleet_map_mount;"
-    "DROP TABLE IF EXISTS temp.fleet_new_mount";
 
-/* The session on the server: its temporary table of the local hashes (none is emptied at each
- * commit: that costs a truncation at every commit), the sequences; and the local tables. */
-static int setup_session(struct push *p)
+/* A worker: its own connections to the warehouse and to the server, its messages kept for the
+ * push to say (in the order of the workers). */
+struct push_worker {
+    struct push p;
+    struct diag d;
+    struct said {
+        enum diag_level level;
+        char *line;
+    } * said;
+    size_t n_said, a_said;
+    pthread_t thread;
+};
+
+static void keep_said(void *ctx, enum diag_level level, const char *line)
 {
+    struct push_worker *w = ctx;
+    ALLOC_GROW(w->said, w->n_said + 1, w->a_said);
+    w->said[w->n_said++] = (struct said){level, xstrdup(line)};
+}
+
+/* Where the role may (a superuser, or one granted SET on the parameter: docs/fleet.md), the
+ * server's check of each row's foreign keys is left out, as pg_restore --disable-triggers and
+ * logical replication leave it: a batch's rows point only at rows of its own transaction
+ * (their ids are reserved in it) or at mounts read back from the server, and nothing but
+ * pushes writes those tables. The check is a third of the server's work on a batch. Without
+ * the privilege every row is checked. */
+static int skip_key_checks(struct push *p)
+{
+    PGresult *r = PQexec(p->c, "SET session_replication_role = replica");
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK || (state && !strcmp(state, "42501"))
+                 ? 0
+                 : pg_result_error(p->c, r, WHO, "cannot set up the push", p->d);
+    PQclear(r);
+    return rc;
+}
+
+/* Opens a worker's connections: the warehouse read in a transaction of its own (each file is
+ * read whole in one), the server's session set for the batches. */
+static int open_worker(struct push *p, struct db **db)
+{
+    if (db_open(p->plan->path, DB_READ_ONLY, db, p->d))
+        return -1;
+    p->h = db_handle(*db);
+    if (local_exec(p, "BEGIN") || local_exec(p, batch_tables_sql))
+        return -1;
+    p->c = pg_connect(p->plan->url, 0, WHO, p->d);
     /* a batch lost to a server crash after its commit returned is sent again by the next
      * push (the server lacks its sha256s), so the push need not wait for each flush */
+    return p->c && pg_exec(p->c, "SET synchronous_commit = off", WHO, "cannot set up the push",
+                           p->d) == 0
+               ? skip_key_checks(p)
+               : -1;
+}
+
+static int take_batch(struct push_plan *plan, size_t *k)
+{
+    pthread_mutex_lock(&plan->mutex);
+    int more = !plan->failed && plan->taken < plan->batches;
+    if (more)
+        *k = plan->taken++;
+    pthread_mutex_unlock(&plan->mutex);
+    return more;
+}
+
+static void *work(void *arg)
+{
+    struct push_worker *w = arg;
+    struct push *p = &w->p;
+    struct db *db = NULL;
+    int rc = open_worker(p, &db);
+    size_t k;
+    while (rc == 0 && take_batch(p->plan, &k))
+        rc = push_batch(p, k);
+    if (rc)
+        fail(p->plan);
+    PQfinish(p->c);
+    db_close(db);
+    return NULL;
+}
+
+/* Sends the planned batches with up to jobs workers; says their messages. */
+static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
+{
+    size_t n = jobs < plan->batches ? jobs : plan->batches, started = 0;
+    struct push_worker *w = xcalloc(n ? n : 1, sizeof(*w));
+    for (; started < n; started++) {
+        w[started].d = (struct diag){keep_said, &w[started], 0, 0, 0};
+        w[started].p = (struct push){.d = &w[started].d, .plan = plan};
+        int err = pthread_create(&w[started].thread, NULL, work, &w[started]);
+        if (err) {
+            diag_error_path(d, WHO, "cannot start a worker: %s", strerror(err));
+            fail(plan);
+            break;
+        }
+    }
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(w[i].thread, NULL);
+        for (size_t j = 0; j < w[i].n_said; j++) {
+            diag_replay(d, w[i].said[j].level, w[i].said[j].line);
+            free(w[i].said[j].line);
+        }
+        free(w[i].said);
+    }
+    free(w);
+    return plan->failed ? -1 : 0;
+}
+
+/* The push's own local temporary tables: the hashes the server lacks, and the sources to send
+ * with what they weigh (the batches are cut by it). */
+static const char missing_tables_sql[] =
+    "CREATE TEMP TABLE fleet_lacking(sha256 TEXT PRIMARY KEY);"
+    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER);";
+static const char drop_missing_tables_sql[] =
+    "DROP TABLE IF EXISTS temp.fleet_lacking; DROP TABLE IF EXISTS temp.fleet_missing";
+
+/* The push's session on the server: its turn among the pushes, its temporary table of the
+ * local hashes, the sequences; and the local tables. */
+static int setup_session(struct push *p)
+{
     int rc = pg_exec(p->c,
-                     "SET synchronous_commit = off;"
+                     "SELECT pg_advisory_lock(" PUSH_LOCK ");"
                      "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY)",
                      WHO, "cannot set up the push", p->d) ||
              find_sequences(p);
-    if (rc == 0 && sqlite3_exec(p->h, local_tables_sql, NULL, NULL, NULL) != SQLITE_OK)
-        rc = local_error(p, "cannot set up the push");
+    return rc ? -1 : local_exec(p, missing_tables_sql);
+}
+
+/* Stores in temp.fleet_lacking the hashes r lists (its first column). */
+static int store_lacking(struct push *p, const PGresult *r)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_lacking VALUES (?)", -1, &st, NULL) !=
+        SQLITE_OK)
+        return local_error(p, "cannot compare the sources");
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = local_error(p, "cannot compare the sources");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
     return rc;
 }
 
 /* Fills temp.fleet_missing with the local sources the server lacks (one round trip: every
- * local hash is copied to the server, which answers with those it lacks). */
+ * local hash is copied to the server, which answers with those it lacks), each with its
+ * results and stored bytes. */
 static int find_missing(struct push *p)
 {
     size_t hashes;
     enum pg_type *types = column_types(p, "local_hash", "sha256");
-    /* before the hashes are compared: a source stored in between counts as another push's */
-    if (types && pg_query_int(p->c, "SELECT coalesce(max(id), 0) FROM source_file", &p->seen)) {
-        free(types);
-        return pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    }
     int rc = types ? copy_table(p, "SELECT sha256 FROM source_file", "local_hash", "sha256", types,
                                 &hashes)
                    : -1;
@@ -633,49 +751,47 @@ static int find_missing(struct push *p)
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
     if (rc == 0)
-        rc = for_each_hash(p, r,
-                           "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
-                           "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
-                           "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
-                           "FROM source_chunk WHERE source_id = s.id) FROM source_file s WHERE "
-                           "s.sha256 = ?",
-                           "cannot compare the sources");
+        rc = store_lacking(p, r);
     PQclear(r);
-    return rc;
+    return rc ? -1
+              : local_exec(p, "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
+                              "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
+                              "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
+                              "FROM source_chunk WHERE source_id = s.id) FROM temp.fleet_lacking l "
+                              "CROSS JOIN source_file s ON s.sha256 = l.sha256");
 }
 
-/* Fills temp.fleet_batch with the next sources to send (after id *after); 0 when none are
- * left, 1 when some are, -1 on failure. */
-static int next_batch(struct push *p, int64_t *after)
+/* Cuts the missing sources, in the order of their ids, into batches of whole files. */
+static int plan_batches(struct push *p)
 {
-    sqlite3_stmt *sel, *ins = NULL;
-    if (local_exec(p, "DELETE FROM temp.fleet_batch") ||
-        sqlite3_prepare_v2(p->h,
-                           "SELECT id, results, bytes FROM temp.fleet_missing WHERE id > ? "
-                           "ORDER BY id",
-                           -1, &sel, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_batch VALUES (?)", -1, &ins, NULL) !=
-            SQLITE_OK) {
-        sqlite3_finalize(ins);
+    struct push_plan *plan = p->plan;
+    sqlite3_stmt *sel;
+    if (sqlite3_prepare_v2(p->h, "SELECT id, results, bytes FROM temp.fleet_missing ORDER BY id",
+                           -1, &sel, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
-    }
-    sqlite3_bind_int64(sel, 1, *after);
+    size_t n = 0, a_sources = 0, a_ends = 0;
     int64_t files = 0, results = 0, bytes = 0;
-    int rc = 0;
-    while (rc == 0 && files < BATCH_FILES && results < BATCH_RESULTS && bytes < BATCH_BYTES &&
-           sqlite3_step(sel) == SQLITE_ROW) {
-        *after = sqlite3_column_int64(sel, 0);
+    int step;
+    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+        if (files == BATCH_FILES || results >= BATCH_RESULTS || bytes >= BATCH_BYTES) {
+            ALLOC_GROW(plan->batch_end, plan->batches + 1, a_ends);
+            plan->batch_end[plan->batches++] = n;
+            files = results = bytes = 0;
+        }
+        ALLOC_GROW(plan->sources, n + 1, a_sources);
+        plan->sources[n++] = sqlite3_column_int64(sel, 0);
         results += sqlite3_column_int64(sel, 1);
         bytes += sqlite3_column_int64(sel, 2);
-        sqlite3_bind_int64(ins, 1, *after);
-        if (sqlite3_step(ins) != SQLITE_DONE)
-            rc = local_error(p, "cannot read the warehouse");
-        sqlite3_reset(ins);
         files++;
     }
     sqlite3_finalize(sel);
-    sqlite3_finalize(ins);
-    return rc ? -1 : files > 0;
+    if (step != SQLITE_DONE)
+        return local_error(p, "cannot read the warehouse");
+    if (files) {
+        ALLOC_GROW(plan->batch_end, plan->batches + 1, a_ends);
+        plan->batch_end[plan->batches++] = n;
+    }
+    return 0;
 }
 
 /* Every local label change of a stored result, with the content key of its result (source
@@ -751,11 +867,11 @@ static int push_labels(struct push *p)
         return 0;
     }
     PGresult *r = rc ? NULL : PQexec(p->c, "SELECT count(*) FROM label_new");
-    p->counts->labels = r && PQresultStatus(r) == PGRES_TUPLES_OK
-                            ? (size_t)strtoull(PQgetvalue(r, 0, 0), NULL, 10)
-                            : 0;
+    p->plan->counts->labels = r && PQresultStatus(r) == PGRES_TUPLES_OK
+                                  ? (size_t)strtoull(PQgetvalue(r, 0, 0), NULL, 10)
+                                  : 0;
     PQclear(r);
-    if (rc == 0 && p->counts->labels)
+    if (rc == 0 && p->plan->counts->labels)
         rc = pg_exec(p->c, set_labels_sql, WHO, "cannot apply the label changes", p->d);
     if (rc == 0)
         rc = pg_exec(p->c, "COMMIT", WHO, "cannot push the label changes", p->d);
@@ -773,41 +889,41 @@ static size_t missing_count(struct push *p)
     return n;
 }
 
-static int push_all(struct push *p, const struct fleet_progress *progress)
+static int push_all(struct push *p, unsigned jobs)
 {
+    struct push_plan *plan = p->plan;
     for (size_t i = 0; i < N_PUSH_TABLES; i++) {
-        if (local_columns(p, push_tables[i].table, &p->cols[i]))
+        if (local_columns(p, push_tables[i].table, &plan->cols[i]))
             return -1;
-        buf_addf(&p->sent[i], "%s%s", p->cols[i].data, push_tables[i].ordinal ? ", ordinal" : "");
-        if (!(p->types[i] = column_types(p, push_tables[i].table, p->sent[i].data)))
+        buf_addf(&plan->sent[i], "%s%s", plan->cols[i].data,
+                 push_tables[i].ordinal ? ", ordinal" : "");
+        if (!(plan->types[i] = column_types(p, push_tables[i].table, plan->sent[i].data)))
             return -1;
     }
-    if (setup_session(p) || find_missing(p))
+    if (setup_session(p) || find_missing(p) || plan_batches(p))
         return -1;
-    if (progress && progress->start)
-        progress->start(progress->ctx, missing_count(p));
-    int64_t after = 0;
-    int more;
-    while ((more = next_batch(p, &after)) > 0) {
-        if (push_batch(p))
-            return -1;
-        if (progress && progress->batch)
-            progress->batch(progress->ctx, p->counts->sources, p->counts->results);
-    }
-    return more < 0 ? -1 : push_labels(p);
+    if (plan->progress && plan->progress->start)
+        plan->progress->start(plan->progress->ctx, missing_count(p));
+    /* the label changes are read after the workers' rows: a relabel made during the push is
+     * not undone by the older current value of this connection's snapshot */
+    return run_workers(plan, jobs, p->d) || local_exec(p, "COMMIT; BEGIN") ? -1 : push_labels(p);
 }
 
-int fleet_push(struct db *db, const char *url, const struct fleet_progress *progress,
+int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet_progress *progress,
                struct fleet_push_counts *counts, struct diag *d)
 {
     memset(counts, 0, sizeof(*counts));
-    struct push p = {.h = db_handle(db), .d = d, .counts = counts};
+    struct push_plan plan = {.url = url, .counts = counts, .progress = progress};
     for (size_t i = 0; i < N_PUSH_TABLES; i++)
-        p.cols[i] = p.sent[i] = (struct buf)BUF_INIT;
+        plan.cols[i] = plan.sent[i] = (struct buf)BUF_INIT;
+    pthread_mutex_init(&plan.mutex, NULL);
+    pthread_cond_init(&plan.turn, NULL);
+    struct push p = {.h = db_handle(db), .d = d, .plan = &plan};
+    plan.path = sqlite3_db_filename(p.h, "main");
     p.c = pg_connect(url, 1, WHO, d);
     /* one local read transaction: the push reads one snapshot, and its many statements take
      * no lock each */
-    int rc = p.c && local_exec(&p, "BEGIN") == 0 ? push_all(&p, progress) : -1;
+    int rc = p.c && local_exec(&p, "BEGIN") == 0 ? push_all(&p, jobs ? jobs : 1) : -1;
     if (rc == 0) {
         sqlite3_stmt *st;
         sqlite3_prepare_v2(p.h, "SELECT count(*) FROM source_file", -1, &st, NULL);
@@ -815,16 +931,20 @@ int fleet_push(struct db *db, const char *url, const struct fleet_progress *prog
         sqlite3_finalize(st);
         counts->present = local - missing_count(&p);
     }
-    sqlite3_exec(p.h, drop_local_tables_sql, NULL, NULL, NULL);
+    sqlite3_exec(p.h, drop_missing_tables_sql, NULL, NULL, NULL);
     if (!sqlite3_get_autocommit(p.h))
         sqlite3_exec(p.h, "COMMIT", NULL, NULL, NULL);
-    PQfinish(p.c);
+    PQfinish(p.c); /* the push's lock goes with its session */
     for (size_t i = 0; i < N_PUSH_TABLES; i++) {
-        buf_release(&p.cols[i]);
-        buf_release(&p.sent[i]);
-        free(p.types[i]);
+        buf_release(&plan.cols[i]);
+        buf_release(&plan.sent[i]);
+        free(plan.types[i]);
     }
     for (int i = 0; i < N_SEQ; i++)
-        free(p.seq[i]);
+        free(plan.seq[i]);
+    free(plan.sources);
+    free(plan.batch_end);
+    pthread_mutex_destroy(&plan.mutex);
+    pthread_cond_destroy(&plan.turn);
     return rc;
 }

@@ -108,9 +108,6 @@ int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d);
 /* The file was not stored: forgets what was collected from it. */
 void attach_file_drop(struct attach_registry *reg);
 
-/* Passes a diagnostic line, already formatted, to d as if reported there. */
-void diag_replay(struct diag *d, enum diag_level level, const char *line);
-
 struct workers;
 /* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files (parallel.c). */
 struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,

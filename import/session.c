@@ -60,18 +60,6 @@ static int run_replay(void *ctx, struct arena *a, struct record_sink *sink, stru
     return p->rc;
 }
 
-void diag_replay(struct diag *d, enum diag_level level, const char *line)
-{
-    if (level == DIAG_ERROR)
-        d->errors++;
-    else if (level == DIAG_WARNING)
-        d->warnings++;
-    if (d->emit)
-        d->emit(d->ctx, level, line);
-    else
-        fprintf(stderr, "%s\n", line);
-}
-
 /* Lines the session says itself ("imported", "already imported"; each ends in '\n') go out as
  * the diagnostics do, through d's emit when set (cli/progress.c erases its line first); else
  * to stderr in one write, not one per file. */
