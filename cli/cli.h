@@ -132,6 +132,8 @@ int by_option(const char *cmd, const char *arg);
 /* --OPT N, a whole number from 1 to max: 0, or -1 after "benchdb CMD: error: expected --OPT
  * 1..MAX, got 'ARG'". */
 int count_option(const char *cmd, const char *opt, const char *arg, unsigned max, unsigned *out);
+/* The CPUs online (1 to 64): the default of the commands' --jobs. */
+unsigned cpu_count(void);
 /* --table NAME (NULL: not given) with --format format: 0 when format is csv and tables
  * (NULL-terminated) has NAME, else -1 after a message. */
 int table_option(const char *cmd, const char *format, const char *table, const char *const *tables);

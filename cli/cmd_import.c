@@ -39,13 +39,6 @@ struct import_opts {
     struct kv_list tags;
 };
 
-/* The default of --jobs: the CPUs online. */
-static unsigned cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
-}
-
 static int parse_options(struct app *app, int argc, char **argv, struct import_opts *o)
 {
     static const struct option longopts[] = {

@@ -1,6 +1,7 @@
 /* cmd_push.c: benchdb push. */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <unistd.h> /* optind */
 
@@ -8,22 +9,28 @@
 #include "progress.h"
 
 static const char usage[] =
-    "usage: benchdb push URL\n"
+    "usage: benchdb push [-j N] URL\n"
     "\n"
     "Send this warehouse's results to the fleet's PostgreSQL warehouse at URL (a libpq URL,\n"
     "postgresql://[user@]host[:port]/dbname[?param=value...]), creating or upgrading its\n"
     "schema first: every source file the server does not hold (by sha256) with its runs,\n"
     "results, tags, histograms, series and mounts, whole files in one transaction per batch,\n"
     "then the label changes (benchdb relabel) the server has not seen. Pushing again, or the\n"
-    "same file from another host, stores nothing twice. The password comes from PGPASSWORD or\n"
-    "~/.pgpass, TLS from the URL's parameters (sslmode=verify-full&sslrootcert=FILE); see\n" BENCHDB_DOCDIR
-    "/fleet.md.\n"
+    "same file from another host, stores nothing twice; pushes to one server take turns. The\n"
+    "password comes from PGPASSWORD or ~/.pgpass, TLS from the URL's parameters\n"
+    "(sslmode=verify-full&sslrootcert=FILE); see " BENCHDB_DOCDIR "/fleet.md.\n"
     "\n"
-    "  -h, --help   show this help\n"
+    "  -j, --jobs N   send N batches at a time, each over connections of its own (default:\n"
+    "                 the number of CPUs, at most 4)\n"
+    "  -h, --help     show this help\n"
     "\n"
     "Examples:\n"
     "  benchdb push postgresql://bench_push@db.lab/bench\n"
     "  benchdb --db postgresql://bench_read@db.lab/bench report --compare disk nfs\n";
+
+/* More connections than this buy nothing: the server's writes to the same tables and the
+ * local reads of one warehouse are what they share (bench/RESULTS.md). */
+enum { PUSH_JOBS_DEFAULT_MAX = 4 };
 
 static void on_start(void *ctx, size_t sources)
 {
@@ -40,9 +47,21 @@ static void on_batch(void *ctx, size_t sources, size_t results)
 
 int cmd_push(int argc, char **argv, struct app *app)
 {
-    int status;
-    if (help_only_options(app, argc, argv, usage, &status))
-        return status;
+    static const struct option longopts[] = {
+        {"jobs", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        DB_LONGOPT,
+        {NULL, 0, NULL, 0},
+    };
+    unsigned jobs = cpu_count() < PUSH_JOBS_DEFAULT_MAX ? cpu_count() : PUSH_JOBS_DEFAULT_MAX;
+    int opt;
+    optind = 1;
+    while ((opt = next_option(app, argc, argv, "j:h", longopts)) != -1) {
+        if (opt != 'j')
+            return usage_option(opt, usage) < 0 ? BDB_EXIT_OK : BDB_EXIT_USAGE;
+        if (count_option("push", "jobs", optarg, 64, &jobs))
+            return usage_exit(usage, BDB_EXIT_USAGE);
+    }
     if (optind == argc)
         return usage_error(usage, "push", "no server URL given");
     if (optind + 1 != argc)
@@ -55,7 +74,7 @@ int cmd_push(int argc, char **argv, struct app *app)
     struct progress shown = {0};
     struct fleet_progress progress = {on_start, on_batch, &shown};
     struct fleet_push_counts c;
-    int rc = fleet_push(db, argv[optind], 2, &progress, &c, &app->diag);
+    int rc = fleet_push(db, argv[optind], jobs, &progress, &c, &app->diag);
     progress_end(&shown);
     db_close(db);
     if (rc)

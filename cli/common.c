@@ -239,3 +239,9 @@ int write_output(struct app *app, const char *path, const char *data, size_t len
     }
     return output_end(app, &out, status);
 }
+
+unsigned cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+}

@@ -32,6 +32,12 @@ enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define MAP_RESULT "temp.fleet_map_result"
 #define MAP_MOUNT  "temp.fleet_map_mount"
 
+/* A row's ordinal among its parent's rows, by id: counted on the index of the parent column (a
+ * window function's row_number() sorted every row of a batch, all columns, a second time: it
+ * was most of the local work on results) */
+#define ORDINAL(table, parent)                                                                     \
+    "(SELECT count(*) FROM " table " x WHERE x." parent " = t." parent " AND x.id <= t.id)"
+
 /* The tables pushed, in foreign-key order: the map that gives their own ids the server's
  * (NULL: none, or the server gives them), the ordinal that identifies a row among its
  * parent's (NULL: none), and the column of the parent whose map picks the batch's rows when
@@ -44,9 +50,8 @@ static const struct push_table {
     [T_CHUNK] = {"source_chunk", NULL, NULL, "source_id"},
     [T_MOUNT] = {"mount", NULL, NULL, NULL},
     [T_MOUNT_OPTION] = {"mount_option", NULL, NULL, NULL},
-    [T_RUN] = {"run", MAP_RUN, "row_number() OVER (PARTITION BY t.source_id ORDER BY t.id)", NULL},
-    [T_RESULT] = {"result", MAP_RESULT, "row_number() OVER (PARTITION BY t.run_id ORDER BY t.id)",
-                  NULL},
+    [T_RUN] = {"run", MAP_RUN, ORDINAL("run", "source_id"), NULL},
+    [T_RESULT] = {"result", MAP_RESULT, ORDINAL("result", "run_id"), NULL},
     [T_TAG] = {"tag", NULL, NULL, "result_id"},
     [T_HISTOGRAM] = {"histogram", NULL, NULL, "result_id"},
     [T_SERIES] = {"series", NULL, NULL, "result_id"},
@@ -736,7 +741,8 @@ static int store_lacking(struct push *p, const PGresult *r)
 
 /* Fills temp.fleet_missing with the local sources the server lacks (one round trip: every
  * local hash is copied to the server, which answers with those it lacks), each with its
- * results and stored bytes. */
+ * results and stored bytes: those of a file kept in chunks are counted as its size, which
+ * they do not exceed (summing the chunks' lengths cost more than the rest of the comparison). */
 static int find_missing(struct push *p)
 {
     size_t hashes;
@@ -754,11 +760,11 @@ static int find_missing(struct push *p)
         rc = store_lacking(p, r);
     PQclear(r);
     return rc ? -1
-              : local_exec(p, "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
-                              "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
-                              "coalesce(length(s.raw), 0) + (SELECT coalesce(sum(length(data)), 0) "
-                              "FROM source_chunk WHERE source_id = s.id) FROM temp.fleet_lacking l "
-                              "CROSS JOIN source_file s ON s.sha256 = l.sha256");
+              : local_exec(p,
+                           "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
+                           "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
+                           "coalesce(length(s.raw), s.size_bytes) FROM temp.fleet_lacking l CROSS "
+                           "JOIN source_file s ON s.sha256 = l.sha256");
 }
 
 /* Cuts the missing sources, in the order of their ids, into batches of whole files. */
