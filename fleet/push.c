@@ -701,70 +701,69 @@ static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
     return plan->failed ? -1 : 0;
 }
 
-/* The push's own local temporary tables: the hashes the server lacks, and the sources to send
- * with what they weigh (the batches are cut by it). */
-static const char missing_tables_sql[] =
-    "CREATE TEMP TABLE fleet_lacking(sha256 TEXT PRIMARY KEY);"
-    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER);";
-static const char drop_missing_tables_sql[] =
-    "DROP TABLE IF EXISTS temp.fleet_lacking; DROP TABLE IF EXISTS temp.fleet_missing";
+/* The push's own local temporary table: the sources to send, with what they weigh (the
+ * batches are cut by it). */
+static const char missing_table_sql[] =
+    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER)";
+static const char drop_missing_table_sql[] = "DROP TABLE IF EXISTS temp.fleet_missing";
 
 /* The push's session on the server: its turn among the pushes, its temporary table of the
- * local hashes, the sequences; and the local tables. */
+ * local hashes (no key: the comparison reads it once), the sequences; and the local table. */
 static int setup_session(struct push *p)
 {
     int rc = pg_exec(p->c,
                      "SELECT pg_advisory_lock(" PUSH_LOCK ");"
-                     "CREATE TEMP TABLE local_hash (sha256 text PRIMARY KEY)",
+                     "CREATE TEMP TABLE local_hash (sha256 text, id bigint)",
                      WHO, "cannot set up the push", p->d) ||
              find_sequences(p);
-    return rc ? -1 : local_exec(p, missing_tables_sql);
+    return rc ? -1 : local_exec(p, missing_table_sql);
 }
 
-/* Stores in temp.fleet_lacking the hashes r lists (its first column). */
-static int store_lacking(struct push *p, const PGresult *r)
+/* Stores in temp.fleet_missing the local sources whose ids r lists (its first column), then
+ * weighs them all in one statement (one per source cost twice as much): their results, and
+ * their stored bytes, those of a file kept in chunks counted as its size, which they do not
+ * exceed (summing the chunks' lengths cost more than the rest of the comparison). */
+static int store_missing(struct push *p, const PGresult *r)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_lacking VALUES (?)", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_missing (id) VALUES (?)", -1, &st, NULL) !=
         SQLITE_OK)
         return local_error(p, "cannot compare the sources");
     int rc = 0;
     for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_text(st, 1, PQgetvalue(r, i, 0), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 1, strtoll(PQgetvalue(r, i, 0), NULL, 10));
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = local_error(p, "cannot compare the sources");
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    return rc;
+    return rc ? -1
+              : local_exec(p, "UPDATE temp.fleet_missing AS m SET results = (SELECT count(*) "
+                              "FROM run JOIN result r ON r.run_id = run.id WHERE run.source_id = "
+                              "m.id), bytes = (SELECT coalesce(length(s.raw), s.size_bytes) FROM "
+                              "source_file s WHERE s.id = m.id)");
 }
 
-/* Fills temp.fleet_missing with the local sources the server lacks (one round trip: every
- * local hash is copied to the server, which answers with those it lacks), each with its
- * results and stored bytes: those of a file kept in chunks are counted as its size, which
- * they do not exceed (summing the chunks' lengths cost more than the rest of the comparison). */
+/* Fills temp.fleet_missing with the local sources the server lacks: every local hash is
+ * copied to the server with its local id, and the server answers with the ids of those it
+ * lacks (one round trip, and no hash looked up again here). */
 static int find_missing(struct push *p)
 {
     size_t hashes;
-    enum pg_type *types = column_types(p, "local_hash", "sha256");
-    int rc = types ? copy_table(p, "SELECT sha256 FROM source_file", "local_hash", "sha256", types,
-                                &hashes)
+    enum pg_type *types = column_types(p, "local_hash", "sha256, id");
+    int rc = types ? copy_table(p, "SELECT sha256, id FROM source_file", "local_hash", "sha256, id",
+                                types, &hashes)
                    : -1;
     free(types);
     PGresult *r = rc ? NULL
-                     : PQexec(p->c, "SELECT sha256 FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
+                     : PQexec(p->c, "SELECT id FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
     if (rc == 0)
-        rc = store_lacking(p, r);
+        rc = store_missing(p, r);
     PQclear(r);
-    return rc ? -1
-              : local_exec(p,
-                           "INSERT INTO temp.fleet_missing SELECT s.id, (SELECT count(*) FROM "
-                           "run JOIN result r ON r.run_id = run.id WHERE run.source_id = s.id), "
-                           "coalesce(length(s.raw), s.size_bytes) FROM temp.fleet_lacking l CROSS "
-                           "JOIN source_file s ON s.sha256 = l.sha256");
+    return rc;
 }
 
 /* Cuts the missing sources, in the order of their ids, into batches of whole files. */
@@ -937,7 +936,7 @@ int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet
         sqlite3_finalize(st);
         counts->present = local - missing_count(&p);
     }
-    sqlite3_exec(p.h, drop_missing_tables_sql, NULL, NULL, NULL);
+    sqlite3_exec(p.h, drop_missing_table_sql, NULL, NULL, NULL);
     if (!sqlite3_get_autocommit(p.h))
         sqlite3_exec(p.h, "COMMIT", NULL, NULL, NULL);
     PQfinish(p.c); /* the push's lock goes with its session */
