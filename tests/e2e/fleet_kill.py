@@ -2,8 +2,10 @@
 only whole files on the server, and the next push completes it. The warehouse holds 3,500 fio
 JSON files made by bench/gen.py from the real runs of tests/fixtures/fleet (job names made
 unique), so the push takes several batches. Files and results per source are counted with
-python's sqlite3 on the local warehouse and psql on the server."""
-import glob, os, signal, subprocess, sys, tempfile, time
+python's sqlite3 on the local warehouse and psql on the server. The same warehouse pushed whole
+by 1 and by 3 workers (batches sent at once) gives the server its sources, runs and results in
+the local order (the ids of a batch are taken after those of the batches before it)."""
+import glob, os, signal, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -35,6 +37,28 @@ def kill_after_first_batch(srv, db):
     return stored
 
 
+# each source, run and result in the order of its ids, by what identifies it across warehouses
+ORDER_SQL = {"source": "SELECT s.sha256 FROM source_file s ORDER BY s.id",
+             "run": "SELECT s.sha256 FROM run JOIN source_file s ON s.id = run.source_id "
+                    "ORDER BY run.id",
+             "result": "SELECT s.sha256 || ' ' || r.job FROM result r JOIN run ON run.id = "
+                       "r.run_id JOIN source_file s ON s.id = run.source_id ORDER BY r.id"}
+
+
+def test_order(srv, db):
+    with sqlite3.connect(db) as h:
+        local = {what: [row[0] for row in h.execute(sql)] for what, sql in ORDER_SQL.items()}
+    for jobs in ("1", "3"):
+        name = "order%s" % jobs
+        srv.psql("CREATE DATABASE " + name)
+        p = bdb.run(db, "push", "--jobs", jobs, srv.url(db=name))
+        t.eq(p.returncode, 0, "push -j %s: %s" % (jobs, p.stderr))
+        for what, sql in ORDER_SQL.items():
+            got = srv.psql(sql, db=name).stdout.split("\n")[:-1]
+            t.ok(got == local[what], "push -j %s: the server's %ss in the local order (%d of %d)"
+                 % (jobs, what, len(got), len(local[what])))
+
+
 def main():
     src = os.environ.get("SRCDIR", ".")
     with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
@@ -59,6 +83,7 @@ def main():
         t.ok(p.stderr.startswith("pushed %d sources" % (FILES - len(after_kill))),
              "push after the kill sends the rest: %r" % p.stderr)
         t.eq(server_results(srv), local, "results per file after the second push")
+        test_order(srv, db)
     return t.done()
 
 

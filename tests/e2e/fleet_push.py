@@ -4,7 +4,7 @@ the union (each source once, with every result, tag, histogram, series and chunk
 per source with python's sqlite3 on the local files and psql on the server; each mount once, with
 its options) and the second round sends nothing. A relabel made after a push is pushed as label
 changes, once, also after benchdb rm renumbered the results of the run. A file another host
-stores while a push runs is left out of it whole. A server that is down, a bad URL and a
+stores while a push waits for its turn is left out of it whole. A server that is down, a bad URL and a
 database that is not a warehouse are clear errors (exit status 1)."""
 import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
@@ -14,7 +14,7 @@ from checks import Checks
 
 t = Checks("fleet_push")
 PORT = 55431
-PUSH_LOCK = 7461626863686463  # fleet/push.c's: the lock a push's batch holds to its commit
+PUSH_LOCK = 7461626863686463  # fleet/push.c's: the lock a push holds from its start to its end
 
 
 def server_by_source(srv, table, key):
@@ -113,9 +113,8 @@ def wait_for(srv, sql, db, what):
 
 
 def test_race(srv, a, b):
-    """Another host stores one of b's files while b's push runs (after b found it missing):
-    b's batch waits for the lock the other push holds (docs/fleet.md), then leaves that file
-    out whole and sends the rest."""
+    """Another host stores one of b's files while b's push starts: b's push waits for the lock
+    the other push holds (docs/fleet.md), then finds that file stored and sends the rest."""
     srv.psql("CREATE DATABASE race")
     p = bdb.run(a, "push", srv.url(db="race"))
     t.eq(p.returncode, 0, "push a: " + p.stderr)

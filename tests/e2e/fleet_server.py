@@ -5,7 +5,7 @@ the relabel block grants it) and a read role for `benchdb query` (run on the ser
 with a timeout). The views hold every result and every logged point (checked against the fio
 log itself); every query of docs/grafana-dashboard.json runs; docs/export.md's CSV commands
 load the export verbatim."""
-import json, os, re, sqlite3, subprocess, sys, tempfile
+import hashlib, json, os, re, sqlite3, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -31,7 +31,7 @@ def test_roles(srv, a, b):
     url = lambda user: srv.url(user, "bench")
     p = bdb.run(a, "push", url("bench_owner"))
     t.eq(p.returncode, 0, "the owner's first push: " + p.stderr)
-    grants, relabel_grants = doc_blocks("fleet.md", "sql")
+    grants, relabel_grants, _ = doc_blocks("fleet.md", "sql")
     srv.psql(grants, db="bench")
     p = bdb.run(b, "push", url("bench_push"))
     t.eq(p.returncode, 0, "push as bench_push: " + p.stderr)
@@ -49,6 +49,42 @@ def test_roles(srv, a, b):
          "relabel pushed with the grant: %r" % p.stderr)
     got = srv.psql("SELECT count(*) FROM result WHERE storage_class = 'ssd'", db="bench")
     t.eq(got.stdout.strip(), "4", "results relabelled on the server")
+
+
+STORED_RUNS_TRIGGER = (
+    "CREATE TABLE run_stored (n int); CREATE FUNCTION note_run() RETURNS trigger LANGUAGE "
+    "plpgsql SECURITY DEFINER AS $$BEGIN INSERT INTO run_stored VALUES (1); RETURN NULL; END$$; "
+    "CREATE TRIGGER note_run AFTER INSERT ON run FOR EACH STATEMENT EXECUTE FUNCTION note_run()")
+
+
+def test_key_checks(srv, b):
+    """The server checks each pushed row's foreign keys (triggers) until docs/fleet.md's grant
+    lets bench_push set session_replication_role, and not after: a trigger of the test's own,
+    counting the statements that store runs, fires for a push before the grant and not after.
+    Either way the file is stored whole."""
+    url = srv.url("bench_push", "bench")
+    srv.psql(STORED_RUNS_TRIGGER, db="bench")
+    set_grant = doc_blocks("fleet.md", "sql")[2]
+    for name, grant, fired in (("bs_range.json", None, 1), ("bs_mixed_differ.json", set_grant, 0)):
+        if grant:
+            srv.psql(grant, db="bench")
+        path = os.path.join(SRC, "tests", "fixtures", "fio_json", name)
+        p = bdb.run(b, "import", "--host", "c", path)
+        t.eq(p.returncode, 0, "import %s: %s" % (name, p.stderr))
+        srv.psql("TRUNCATE run_stored", db="bench")
+        p = bdb.run(b, "push", url)
+        t.ok(p.returncode == 0 and p.stderr.startswith("pushed 1 source"),
+             "push of %s as bench_push: %r" % (name, p.stderr))
+        got = srv.psql("SELECT count(*) FROM run_stored", db="bench").stdout.strip()
+        t.eq(got, str(fired), "%s: statements storing runs that fired a trigger (%s the grant)"
+             % (name, "after" if grant else "before"))
+        sha = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        want = fleet.rows_by_source([b], "result", "result")[sha]
+        got = srv.psql(fleet.per_source_sql("result", "result").replace(
+            "GROUP BY", "WHERE s.sha256 = '%s' GROUP BY" % sha), db="bench").stdout.strip()
+        t.eq(got, "%s|%d" % (sha, want), name + ": its results on the server")
+    srv.psql("DROP TRIGGER note_run ON run; DROP FUNCTION note_run(); DROP TABLE run_stored",
+             db="bench")
 
 
 def test_query(srv, union, a):
@@ -121,6 +157,7 @@ def main():
         srv.psql("CREATE ROLE bench_owner LOGIN")
         srv.psql("CREATE DATABASE bench OWNER bench_owner")
         test_roles(srv, a, b)
+        test_key_checks(srv, b)
         by_source = fleet.rows_by_source([a, b], "result", "result")
         union = (sum(by_source.values()), len(by_source))
         test_query(srv, union, a)
