@@ -4,7 +4,8 @@ the union (each source once, with every result, tag, histogram, series and chunk
 per source with python's sqlite3 on the local files and psql on the server; each mount once, with
 its options) and the second round sends nothing. A relabel made after a push is pushed as label
 changes, once, also after benchdb rm renumbered the results of the run. A file another host
-stores while a push waits for its turn is left out of it whole. A server that is down, a bad URL and a
+stores while a push waits for its turn is left out of it whole. A server of an older schema is
+upgraded by a push. A server that is down, a bad URL and a
 database that is not a warehouse are clear errors (exit status 1)."""
 import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
@@ -166,6 +167,28 @@ def test_errors(srv, a, tmp):
     t.ok(p.returncode == 2 and "expected a postgresql:// URL" in p.stderr, "not a URL: %r" % p.stderr)
 
 
+def test_upgrade(srv, a):
+    """A server whose warehouse is of the first two migrations (schema/pg/, applied with psql as
+    an older benchdb left them) is upgraded by a push to the number of migrations in schema/pg/,
+    and the push then stores the files whole."""
+    srv.psql("CREATE DATABASE old")
+    pgdir = os.path.join(os.environ.get("SRCDIR", "."), "schema", "pg")
+    migrations = sorted(f for f in os.listdir(pgdir) if f.endswith(".sql"))
+    for name in migrations[:2]:
+        srv.psql(open(os.path.join(pgdir, name)).read(), db="old")
+    srv.psql("INSERT INTO benchdb_meta VALUES ('schema_version', '2')", db="old")
+    p = bdb.run(a, "push", srv.url(db="old"))
+    t.eq(p.returncode, 0, "push to a server of schema version 2: " + p.stderr)
+    got = srv.psql("SELECT value FROM benchdb_meta WHERE key = 'schema_version'", db="old")
+    t.eq(got.stdout.strip(), str(len(migrations)), "the server's schema version after the push")
+    got = srv.psql("SELECT indexname FROM pg_indexes WHERE indexname IN ('result_class', "
+                   "'result_host', 'run_started') ORDER BY 1", db="old")
+    t.eq(got.stdout.split(), ["run_started"], "indexes after migration 3")
+    lines = srv.psql(fleet.per_source_sql("result", "result"), db="old").stdout.split()
+    t.eq({s: int(n) for s, n in (line.split("|") for line in lines)},
+         fleet.rows_by_source([a], "result", "result"), "results per source after the upgrade")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
         a, b = fleet.make_hosts(tmp, t)
@@ -174,6 +197,7 @@ def main():
         test_race(srv, a, b)
         test_relabel_after_rm(srv, tmp)
         test_errors(srv, a, tmp)
+        test_upgrade(srv, a)
     return t.done()
 
 
