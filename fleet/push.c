@@ -32,29 +32,25 @@ enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define MAP_RESULT "temp.fleet_map_result"
 #define MAP_MOUNT  "temp.fleet_map_mount"
 
-/* A row's ordinal among its parent's rows, by id: counted on the index of the parent column (a
- * window function's row_number() sorted every row of a batch, all columns, a second time: it
- * was most of the local work on results) */
-#define ORDINAL(table, parent)                                                                     \
-    "(SELECT count(*) FROM " table " x WHERE x." parent " = t." parent " AND x.id <= t.id)"
-
 /* The tables pushed, in foreign-key order: the map that gives their own ids the server's
- * (NULL: none, or the server gives them), the ordinal that identifies a row among its
- * parent's (NULL: none), and the column of the parent whose map picks the batch's rows when
- * they have no map of their own. */
+ * (NULL: none, or the server gives them), the column of the parent whose map picks the batch's
+ * rows, and whether the server numbers each row among its parent's (the column "ordinal", by
+ * id: counted here as the rows come, grouped by parent; a window function's row_number(), then
+ * a count on the parent's index, did the same work again in SQL for every row). */
 enum { T_SOURCE, T_CHUNK, T_MOUNT, T_MOUNT_OPTION, T_RUN, T_RESULT, T_TAG, T_HISTOGRAM, T_SERIES };
 static const struct push_table {
-    const char *table, *map, *ordinal, *parent;
+    const char *table, *map, *parent;
+    int ordinal;
 } push_tables[] = {
-    [T_SOURCE] = {"source_file", MAP_SOURCE, NULL, NULL},
-    [T_CHUNK] = {"source_chunk", NULL, NULL, "source_id"},
-    [T_MOUNT] = {"mount", NULL, NULL, NULL},
-    [T_MOUNT_OPTION] = {"mount_option", NULL, NULL, NULL},
-    [T_RUN] = {"run", MAP_RUN, ORDINAL("run", "source_id"), NULL},
-    [T_RESULT] = {"result", MAP_RESULT, ORDINAL("result", "run_id"), NULL},
-    [T_TAG] = {"tag", NULL, NULL, "result_id"},
-    [T_HISTOGRAM] = {"histogram", NULL, NULL, "result_id"},
-    [T_SERIES] = {"series", NULL, NULL, "result_id"},
+    [T_SOURCE] = {"source_file", MAP_SOURCE, NULL, 0},
+    [T_CHUNK] = {"source_chunk", NULL, "source_id", 0},
+    [T_MOUNT] = {"mount", NULL, NULL, 0},
+    [T_MOUNT_OPTION] = {"mount_option", NULL, NULL, 0},
+    [T_RUN] = {"run", MAP_RUN, "source_id", 1},
+    [T_RESULT] = {"result", MAP_RESULT, "run_id", 1},
+    [T_TAG] = {"tag", NULL, "result_id", 0},
+    [T_HISTOGRAM] = {"histogram", NULL, "result_id", 0},
+    [T_SERIES] = {"series", NULL, "result_id", 0},
 };
 #define N_PUSH_TABLES (sizeof(push_tables) / sizeof(push_tables[0]))
 
@@ -189,10 +185,11 @@ static enum pg_type *column_types(struct push *p, const char *table, const char 
 /* Appends the current row of st as a tuple of COPY's binary format, each value in its server
  * column's type; -1 after a message for a value of another kind (a warehouse edited by
  * hand: the server would have refused its text too). */
-static int copy_row(struct push *p, sqlite3_stmt *st, const enum pg_type *types, struct buf *out)
+static int copy_row(struct push *p, sqlite3_stmt *st, const enum pg_type *types, int64_t ordinal,
+                    struct buf *out)
 {
     int n = sqlite3_column_count(st);
-    pg_copy_tuple(out, n);
+    pg_copy_tuple(out, n + (ordinal > 0));
     for (int i = 0; i < n; i++) {
         int kind = sqlite3_column_type(st, i);
         sqlite3_int64 v = kind == SQLITE_INTEGER ? sqlite3_column_int64(st, i) : 0;
@@ -215,18 +212,23 @@ static int copy_row(struct push *p, sqlite3_stmt *st, const enum pg_type *types,
                 sqlite3_column_name(st, i), pg_types[types[i]].name,
                 (const char *)sqlite3_column_text(st, i));
     }
+    if (ordinal > 0)
+        pg_copy_int(out, ordinal, types[n] == PG_INT8 ? 8 : 4);
     return 0;
 }
 
 /* COPYs the rows of a local SELECT into the server's table (cols, of types), sending them in
  * pieces of COPY_PIECE bytes as they are read (a batch's stored bytes may exceed what one call
- * takes); *rows counts them. No rows: no COPY. 0, or -1 after a message. */
+ * takes); *rows counts them. With parent_col >= 0, each row ends with its ordinal among the
+ * rows of its value of that column (the rows come grouped by it, in the order of their ids).
+ * No rows: no COPY. 0, or -1 after a message. */
 enum { COPY_PIECE = 1 << 20 };
 static int copy_table(struct push *p, const char *sql, const char *table, const char *cols,
-                      const enum pg_type *types, size_t *rows)
+                      const enum pg_type *types, int parent_col, size_t *rows)
 {
     sqlite3_stmt *st;
     *rows = 0;
+    int64_t parent = 0, ordinal = 0;
     if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
     struct buf out = BUF_INIT, target = BUF_INIT;
@@ -239,7 +241,12 @@ static int copy_table(struct push *p, const char *sql, const char *table, const 
         }
         if (!(*rows)++)
             pg_copy_header(&out);
-        if (copy_row(p, st, types, &out)) {
+        if (parent_col >= 0) { /* the rows come grouped by parent, each group by id */
+            int64_t of = sqlite3_column_int64(st, parent_col);
+            ordinal = *rows > 1 && of == parent ? ordinal + 1 : 1;
+            parent = of;
+        }
+        if (copy_row(p, st, types, ordinal, &out)) {
             rc = -1;
             break;
         }
@@ -271,18 +278,20 @@ static const struct rekey *rekey_of(const char *column)
     return NULL;
 }
 
-/* The map whose rows drive the local SELECT of table t's rows: its own, else its parent's,
- * NULL for none (the mounts: a few rows, chosen by a condition). */
+/* The map whose rows drive the local SELECT of table t's rows: its parent's (the rows then come
+ * grouped by parent, each group in id order: the parent column's index), else its own, NULL
+ * for none (the mounts: a few rows, chosen by a condition). */
 static const struct rekey *driving_map(const struct push_table *t, struct rekey *own)
 {
     *own = (struct rekey){"id", t->map, "own", "JOIN"};
-    return t->map ? own : t->parent ? rekey_of(t->parent) : NULL;
+    return t->parent ? rekey_of(t->parent) : t->map ? own : NULL;
 }
 
 /* The local SELECT of table t's rows with the server's ids: the row's own through the table's
- * map, the others through rekeys, the ordinal last; where: a further condition, or NULL. The
- * batch's map drives the join (CROSS JOIN fixes SQLite's join order: it would scan the whole
- * table once per batch otherwise), so a batch costs what its rows do. */
+ * map, the others through rekeys; where: a further condition, or NULL. The batch's map drives
+ * the join (CROSS JOIN fixes SQLite's join order: it would scan the whole table once per batch
+ * otherwise), so a batch costs what its rows do. A table numbered among its parent's rows is
+ * read in that order (which the parent's index gives: no sort). */
 static void local_select(const struct push_table *t, const char *local_cols, const char *where,
                          struct buf *sql)
 {
@@ -310,12 +319,25 @@ static void local_select(const struct push_table *t, const char *local_cols, con
             buf_addf(sql, "t.%s", col);
         buf_adds(sql, *c ? ", " : "");
     }
-    if (t->ordinal)
-        buf_addf(sql, ", %s", t->ordinal);
     buf_addf(sql, " FROM %s", from.data);
     if (where)
         buf_addf(sql, " WHERE %s", where);
+    if (t->ordinal)
+        buf_addf(sql, " ORDER BY %s.local, t.id", drive->alias);
     buf_release(&from);
+}
+
+/* The position of column name in list ("a, b, c"), -1 if absent. */
+static int column_index(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (int k = 0; *list; k++) {
+        size_t n = strcspn(list, ",");
+        if (n == len && !strncmp(list, name, n))
+            return k;
+        list += n + (list[n] == ',' ? 2 : 0);
+    }
+    return -1;
 }
 
 /* COPYs the batch's rows of table i into target on the server (the table, or its staging
@@ -325,7 +347,8 @@ static int send_table(struct push *p, size_t i, const char *target, const char *
     const struct push_table *t = &push_tables[i];
     struct buf sql = BUF_INIT;
     local_select(t, p->plan->cols[i].data, where, &sql);
-    int rc = copy_table(p, sql.data, target, p->plan->sent[i].data, p->plan->types[i], rows);
+    int rc = copy_table(p, sql.data, target, p->plan->sent[i].data, p->plan->types[i],
+                        t->ordinal ? column_index(p->plan->cols[i].data, t->parent) : -1, rows);
     buf_release(&sql);
     return rc;
 }
@@ -754,7 +777,7 @@ static int find_missing(struct push *p)
     int rc = types ? copy_table(p,
                                 "SELECT sha256, id, coalesce(length(raw), size_bytes) FROM "
                                 "source_file",
-                                "local_hash", "sha256, id, bytes", types, &hashes)
+                                "local_hash", "sha256, id, bytes", types, -1, &hashes)
                    : -1;
     free(types);
     PGresult *r = rc ? NULL
@@ -866,7 +889,7 @@ static int push_labels(struct push *p)
     enum pg_type *types = NULL;
     int rc = pg_exec(p->c, "BEGIN; " STAGE_LABEL_SQL, WHO, "cannot push the label changes", p->d) ||
              !(types = column_types(p, "stage_label", STAGE_LABEL_COLS)) ||
-             copy_table(p, local_labels_sql, "stage_label", STAGE_LABEL_COLS, types, &rows) ||
+             copy_table(p, local_labels_sql, "stage_label", STAGE_LABEL_COLS, types, -1, &rows) ||
              (rows && pg_exec(p->c, apply_labels_sql, WHO, "cannot push the label changes", p->d));
     free(types);
     if (rc == 0 && !rows) {
