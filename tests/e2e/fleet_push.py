@@ -167,6 +167,37 @@ def test_errors(srv, a, tmp):
     t.ok(p.returncode == 2 and "expected a postgresql:// URL" in p.stderr, "not a URL: %r" % p.stderr)
 
 
+ORDINAL_FILES = ["notes/composed.md", "bonnie/disk-x2.csv", "fio_json/two_jobs_fsync.json"]
+
+
+def test_ordinals(srv, tmp):
+    """Each run and result on the server is numbered among its parent's rows in the order of its
+    local id (ranks computed here with python's sqlite3), with files of several runs (a note
+    quoting three outputs) and of many results per run (bonnie++, two fio jobs)."""
+    db = os.path.join(tmp, "ordinals.sqlite")
+    fx = os.environ.get("FIXTURES", "tests/fixtures")
+    p = bdb.run(db, "import", *[os.path.join(fx, f) for f in ORDINAL_FILES])
+    t.eq(p.returncode, 0, "import: " + p.stderr)
+    want = []
+    with sqlite3.connect(db) as h:
+        for source, sha in h.execute("SELECT id, sha256 FROM source_file ORDER BY id").fetchall():
+            runs = [r[0] for r in h.execute("SELECT id FROM run WHERE source_id = ? ORDER BY id",
+                                            (source,))]
+            for run_rank, run in enumerate(runs, 1):
+                rows = h.execute("SELECT coalesce(job, '-'), coalesce(direction, '-') FROM "
+                                 "result WHERE run_id = ? ORDER BY id", (run,)).fetchall()
+                want += ["%s|%d|%d|%s|%s" % (sha, run_rank, rank, job, d)
+                         for rank, (job, d) in enumerate(rows, 1)]
+    t.ok(len(want) > 2 * len(ORDINAL_FILES), "results to number: %d" % len(want))
+    srv.psql("CREATE DATABASE ordinals")
+    p = bdb.run(db, "push", srv.url(db="ordinals"))
+    t.eq(p.returncode, 0, "push: " + p.stderr)
+    got = srv.psql("SELECT s.sha256, run.ordinal, r.ordinal, coalesce(r.job, '-'), "
+                   "coalesce(r.direction, '-') FROM result r JOIN run ON run.id = r.run_id JOIN "
+                   "source_file s ON s.id = run.source_id", db="ordinals").stdout.split("\n")[:-1]
+    t.eq(sorted(got), sorted(want), "the server's ordinals of runs and results")
+
+
 def test_upgrade(srv, a):
     """A server whose warehouse is of the first two migrations (schema/pg/, applied with psql as
     an older benchdb left them) is upgraded by a push to the number of migrations in schema/pg/,
@@ -198,6 +229,7 @@ def main():
         test_relabel_after_rm(srv, tmp)
         test_errors(srv, a, tmp)
         test_upgrade(srv, a)
+        test_ordinals(srv, tmp)
     return t.done()
 
 
