@@ -736,24 +736,25 @@ static int setup_session(struct push *p)
 {
     int rc = pg_exec(p->c,
                      "SELECT pg_advisory_lock(" PUSH_LOCK ");"
-                     "CREATE TEMP TABLE local_hash (sha256 text, id bigint, bytes bigint)",
+                     "CREATE TEMP TABLE local_hash (sha256 text, id bigint)",
                      WHO, "cannot set up the push", p->d) ||
              find_sequences(p);
     return rc ? -1 : local_exec(p, missing_table_sql);
 }
 
-/* Stores in temp.fleet_missing the local sources r lists (id, stored bytes), then counts
- * their results in one statement (one per source cost twice as much). */
+/* Stores in temp.fleet_missing the local sources whose ids r lists (its first column), then
+ * weighs them all in one statement (one per source cost twice as much): their results, and
+ * their stored bytes, those of a file kept in chunks counted as its size, which they do not
+ * exceed (summing the chunks' lengths cost more than the rest of the comparison). */
 static int store_missing(struct push *p, const PGresult *r)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_missing (id, bytes) VALUES (?, ?)", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_missing (id) VALUES (?)", -1, &st, NULL) !=
+        SQLITE_OK)
         return local_error(p, "cannot compare the sources");
     int rc = 0;
     for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
         sqlite3_bind_int64(st, 1, strtoll(PQgetvalue(r, i, 0), NULL, 10));
-        sqlite3_bind_int64(st, 2, strtoll(PQgetvalue(r, i, 1), NULL, 10));
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = local_error(p, "cannot compare the sources");
         sqlite3_reset(st);
@@ -762,27 +763,25 @@ static int store_missing(struct push *p, const PGresult *r)
     return rc ? -1
               : local_exec(p, "UPDATE temp.fleet_missing AS m SET results = (SELECT count(*) "
                               "FROM run JOIN result r ON r.run_id = run.id WHERE run.source_id = "
-                              "m.id)");
+                              "m.id), bytes = (SELECT coalesce(length(s.raw), s.size_bytes) FROM "
+                              "source_file s WHERE s.id = m.id)");
 }
 
 /* Fills temp.fleet_missing with the local sources the server lacks: every local hash is
- * copied to the server with its local id and stored bytes (read with the hash: a second pass
- * over the sources cost more than the rest of the comparison; those of a file kept in chunks
- * are counted as its size, which they do not exceed), and the server answers with the ids
- * and bytes of those it lacks: one round trip, and no hash looked up again here. */
+ * copied to the server with its local id (both read from the hash's index, not from the
+ * sources' rows: a push that finds little missing reads little), and the server answers with
+ * the ids of those it lacks (one round trip, and no hash looked up again here). */
 static int find_missing(struct push *p)
 {
     size_t hashes;
-    enum pg_type *types = column_types(p, "local_hash", "sha256, id, bytes");
-    int rc = types ? copy_table(p,
-                                "SELECT sha256, id, coalesce(length(raw), size_bytes) FROM "
-                                "source_file",
-                                "local_hash", "sha256, id, bytes", types, -1, &hashes)
+    enum pg_type *types = column_types(p, "local_hash", "sha256, id");
+    int rc = types ? copy_table(p, "SELECT sha256, id FROM source_file", "local_hash", "sha256, id",
+                                types, -1, &hashes)
                    : -1;
     free(types);
     PGresult *r = rc ? NULL
-                     : PQexec(p->c, "SELECT id, bytes FROM local_hash l WHERE NOT EXISTS "
-                                    "(SELECT 1 FROM source_file s WHERE s.sha256 = l.sha256)");
+                     : PQexec(p->c, "SELECT id FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
+                                    "FROM source_file s WHERE s.sha256 = l.sha256)");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
     if (rc == 0)
