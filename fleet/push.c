@@ -79,11 +79,11 @@ struct push_plan {
     struct buf sent[N_PUSH_TABLES];     /* the server's columns sent: the local ones, the ordinal */
     enum pg_type *types[N_PUSH_TABLES]; /* their types on the server */
     char *seq[N_SEQ];
-    int64_t *sources;  /* the local ids of the sources to send, ascending */
-    size_t *batch_end; /* batch k is sources[batch_end[k - 1] .. batch_end[k]) */
-    size_t batches;
+    int64_t *sources; /* the local ids of the sources to send, ascending */
+    size_t n_sources;
     pthread_mutex_t mutex;
     pthread_cond_t turn; /* signalled when reserved grows or failed is set */
+    size_t cut;          /* sources[0 .. cut) are in the batches workers have taken */
     size_t taken;        /* the batches workers have taken */
     size_t reserved;     /* the batches whose ids are reserved: they are reserved in order */
     int failed;          /* a worker failed: the others stop */
@@ -97,6 +97,8 @@ struct push {
     PGconn *c;
     struct diag *d;
     struct push_plan *plan;
+    size_t first, end;   /* a worker's: its batch is sources[first .. end) */
+    sqlite3_stmt *weigh; /* a worker's: a source's results and stored bytes */
 };
 
 static int local_error(struct push *p, const char *what)
@@ -485,8 +487,8 @@ static int push_mounts(struct push *p)
                : 0;
 }
 
-/* Fills temp.fleet_batch with batch k's sources, and empties the maps of the batch before. */
-static int fill_batch(struct push *p, size_t k)
+/* Fills temp.fleet_batch with the batch's sources, and empties the maps of the batch before. */
+static int fill_batch(struct push *p)
 {
     const struct push_plan *plan = p->plan;
     if (local_exec(p, "DELETE FROM temp.fleet_batch; DELETE FROM " MAP_SOURCE
@@ -497,7 +499,7 @@ static int fill_batch(struct push *p, size_t k)
         SQLITE_OK)
         return local_error(p, "cannot read the warehouse");
     int rc = 0;
-    for (size_t i = k ? plan->batch_end[k - 1] : 0; rc == 0 && i < plan->batch_end[k]; i++) {
+    for (size_t i = p->first; rc == 0 && i < p->end; i++) {
         sqlite3_bind_int64(ins, 1, plan->sources[i]);
         if (sqlite3_step(ins) != SQLITE_DONE)
             rc = local_error(p, "cannot read the warehouse");
@@ -575,7 +577,7 @@ static void tally(struct push_plan *plan, size_t sources, size_t runs, size_t re
 static int push_batch(struct push *p, size_t k)
 {
     size_t sources, runs, results, rows;
-    int rc = fill_batch(p, k) || pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
+    int rc = fill_batch(p) || pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
              reserve_batch(p, k, &runs, &results) ||
              send_table(p, T_SOURCE, "source_file", NULL, &sources) ||
              send_table(p, T_CHUNK, "source_chunk", NULL, &rows) || push_mounts(p);
@@ -662,6 +664,12 @@ static int open_worker(struct push *p, struct db **db)
     p->h = db_handle(*db);
     if (local_exec(p, "BEGIN") || local_exec(p, batch_tables_sql))
         return -1;
+    if (sqlite3_prepare_v2(p->h,
+                           "SELECT (SELECT count(*) FROM run JOIN result r ON r.run_id = run.id "
+                           "WHERE run.source_id = s.id), coalesce(length(s.raw), s.size_bytes) "
+                           "FROM source_file s WHERE s.id = ?",
+                           -1, &p->weigh, NULL) != SQLITE_OK)
+        return local_error(p, "cannot read the warehouse");
     p->c = pg_connect(p->plan->url, 0, WHO, p->d);
     /* a batch lost to a server crash after its commit returned is sent again by the next
      * push (the server lacks its sha256s), so the push need not wait for each flush */
@@ -671,12 +679,39 @@ static int open_worker(struct push *p, struct db **db)
                : -1;
 }
 
-static int take_batch(struct push_plan *plan, size_t *k)
+/* Adds to *results and *bytes what source id weighs: its results, and its stored bytes (those
+ * of a file kept in chunks counted as its size, which they do not exceed: summing the chunks'
+ * lengths cost more than the rest of the weighing). */
+static int weigh(struct push *p, int64_t id, int64_t *results, int64_t *bytes)
 {
+    sqlite3_bind_int64(p->weigh, 1, id);
+    int rc = sqlite3_step(p->weigh);
+    if (rc == SQLITE_ROW) {
+        *results += sqlite3_column_int64(p->weigh, 0);
+        *bytes += sqlite3_column_int64(p->weigh, 1);
+    }
+    sqlite3_reset(p->weigh);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : local_error(p, "cannot read the warehouse");
+}
+
+/* Takes the next batch, k: the next sources, up to BATCH_FILES of them or fewer holding
+ * BATCH_RESULTS results or BATCH_BYTES stored bytes. Each worker weighs the sources of the
+ * batches it takes, so the weighing is not a stage of its own before any is sent. 1 when there
+ * is one, 0 when none is left, -1 after a message. */
+static int take_batch(struct push *p, size_t *k)
+{
+    struct push_plan *plan = p->plan;
     pthread_mutex_lock(&plan->mutex);
-    int more = !plan->failed && plan->taken < plan->batches;
-    if (more)
+    int more = !plan->failed && plan->cut < plan->n_sources;
+    if (more) {
         *k = plan->taken++;
+        p->first = p->end = plan->cut;
+        int64_t results = 0, bytes = 0;
+        while (more > 0 && p->end < plan->n_sources && p->end - p->first < BATCH_FILES &&
+               results < BATCH_RESULTS && bytes < BATCH_BYTES)
+            more = weigh(p, plan->sources[p->end++], &results, &bytes) ? -1 : 1;
+        plan->cut = p->end;
+    }
     pthread_mutex_unlock(&plan->mutex);
     return more;
 }
@@ -686,21 +721,24 @@ static void *work(void *arg)
     struct push_worker *w = arg;
     struct push *p = &w->p;
     struct db *db = NULL;
-    int rc = open_worker(p, &db);
+    int rc = open_worker(p, &db), more;
     size_t k;
-    while (rc == 0 && take_batch(p->plan, &k))
-        rc = push_batch(p, k);
+    while (rc == 0 && (more = take_batch(p, &k)) != 0)
+        rc = more < 0 ? -1 : push_batch(p, k);
     if (rc)
         fail(p->plan);
+    sqlite3_finalize(p->weigh);
     PQfinish(p->c);
     db_close(db);
     return NULL;
 }
 
-/* Sends the planned batches with up to jobs workers; says their messages. */
+/* Sends the missing sources with up to jobs workers (no more than the batches they make at
+ * least); says their messages. */
 static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
 {
-    size_t n = jobs < plan->batches ? jobs : plan->batches, started = 0;
+    size_t batches = (plan->n_sources + BATCH_FILES - 1) / BATCH_FILES;
+    size_t n = jobs < batches ? jobs : batches, started = 0;
     struct push_worker *w = xcalloc(n ? n : 1, sizeof(*w));
     for (; started < n; started++) {
         w[started].d = (struct diag){keep_said, &w[started], 0, 0, 0};
@@ -724,50 +762,26 @@ static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
     return plan->failed ? -1 : 0;
 }
 
-/* The push's own local temporary table: the sources to send, with what they weigh (the
- * batches are cut by it). */
-static const char missing_table_sql[] =
-    "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY, results INTEGER, bytes INTEGER)";
-static const char drop_missing_table_sql[] = "DROP TABLE IF EXISTS temp.fleet_missing";
-
 /* The push's session on the server: its turn among the pushes, its temporary table of the
- * local hashes (no key: the comparison reads it once), the sequences; and the local table. */
+ * local hashes (no key: the comparison reads it once), the sequences. */
 static int setup_session(struct push *p)
 {
-    int rc = pg_exec(p->c,
-                     "SELECT pg_advisory_lock(" PUSH_LOCK ");"
-                     "CREATE TEMP TABLE local_hash (sha256 text, id bigint)",
-                     WHO, "cannot set up the push", p->d) ||
-             find_sequences(p);
-    return rc ? -1 : local_exec(p, missing_table_sql);
+    return pg_exec(p->c,
+                   "SELECT pg_advisory_lock(" PUSH_LOCK ");"
+                   "CREATE TEMP TABLE local_hash (sha256 text, id bigint)",
+                   WHO, "cannot set up the push", p->d) ||
+                   find_sequences(p)
+               ? -1
+               : 0;
 }
 
-/* Stores in temp.fleet_missing the local sources whose ids r lists (its first column), then
- * weighs them all in one statement (one per source cost twice as much): their results, and
- * their stored bytes, those of a file kept in chunks counted as its size, which they do not
- * exceed (summing the chunks' lengths cost more than the rest of the comparison). */
-static int store_missing(struct push *p, const PGresult *r)
+static int ascending(const void *a, const void *b)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_missing (id) VALUES (?)", -1, &st, NULL) !=
-        SQLITE_OK)
-        return local_error(p, "cannot compare the sources");
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-        sqlite3_bind_int64(st, 1, strtoll(PQgetvalue(r, i, 0), NULL, 10));
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = local_error(p, "cannot compare the sources");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return rc ? -1
-              : local_exec(p, "UPDATE temp.fleet_missing AS m SET results = (SELECT count(*) "
-                              "FROM run JOIN result r ON r.run_id = run.id WHERE run.source_id = "
-                              "m.id), bytes = (SELECT coalesce(length(s.raw), s.size_bytes) FROM "
-                              "source_file s WHERE s.id = m.id)");
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
-/* Fills temp.fleet_missing with the local sources the server lacks: every local hash is
+/* Lists the local sources the server lacks, by id, ascending: every local hash is
  * copied to the server with its local id (both read from the hash's index, not from the
  * sources' rows: a push that finds little missing reads little), and the server answers with
  * the ids of those it lacks (one round trip, and no hash looked up again here). */
@@ -784,43 +798,16 @@ static int find_missing(struct push *p)
                                     "FROM source_file s WHERE s.sha256 = l.sha256)");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
-    if (rc == 0)
-        rc = store_missing(p, r);
+    if (rc == 0) {
+        struct push_plan *plan = p->plan;
+        plan->n_sources = (size_t)PQntuples(r);
+        plan->sources = xmalloc((plan->n_sources ? plan->n_sources : 1) * sizeof(int64_t));
+        for (size_t i = 0; i < plan->n_sources; i++)
+            plan->sources[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+        qsort(plan->sources, plan->n_sources, sizeof(int64_t), ascending);
+    }
     PQclear(r);
     return rc;
-}
-
-/* Cuts the missing sources, in the order of their ids, into batches of whole files. */
-static int plan_batches(struct push *p)
-{
-    struct push_plan *plan = p->plan;
-    sqlite3_stmt *sel;
-    if (sqlite3_prepare_v2(p->h, "SELECT id, results, bytes FROM temp.fleet_missing ORDER BY id",
-                           -1, &sel, NULL) != SQLITE_OK)
-        return local_error(p, "cannot read the warehouse");
-    size_t n = 0, a_sources = 0, a_ends = 0;
-    int64_t files = 0, results = 0, bytes = 0;
-    int step;
-    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-        if (files == BATCH_FILES || results >= BATCH_RESULTS || bytes >= BATCH_BYTES) {
-            ALLOC_GROW(plan->batch_end, plan->batches + 1, a_ends);
-            plan->batch_end[plan->batches++] = n;
-            files = results = bytes = 0;
-        }
-        ALLOC_GROW(plan->sources, n + 1, a_sources);
-        plan->sources[n++] = sqlite3_column_int64(sel, 0);
-        results += sqlite3_column_int64(sel, 1);
-        bytes += sqlite3_column_int64(sel, 2);
-        files++;
-    }
-    sqlite3_finalize(sel);
-    if (step != SQLITE_DONE)
-        return local_error(p, "cannot read the warehouse");
-    if (files) {
-        ALLOC_GROW(plan->batch_end, plan->batches + 1, a_ends);
-        plan->batch_end[plan->batches++] = n;
-    }
-    return 0;
 }
 
 /* Every local label change of a stored result, with the content key of its result (source
@@ -909,15 +896,6 @@ static int push_labels(struct push *p)
     return rc;
 }
 
-static size_t missing_count(struct push *p)
-{
-    sqlite3_stmt *st;
-    sqlite3_prepare_v2(p->h, "SELECT count(*) FROM temp.fleet_missing", -1, &st, NULL);
-    size_t n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return n;
-}
-
 static int push_all(struct push *p, unsigned jobs)
 {
     struct push_plan *plan = p->plan;
@@ -929,10 +907,10 @@ static int push_all(struct push *p, unsigned jobs)
         if (!(plan->types[i] = column_types(p, push_tables[i].table, plan->sent[i].data)))
             return -1;
     }
-    if (setup_session(p) || find_missing(p) || plan_batches(p))
+    if (setup_session(p) || find_missing(p))
         return -1;
     if (plan->progress && plan->progress->start)
-        plan->progress->start(plan->progress->ctx, missing_count(p));
+        plan->progress->start(plan->progress->ctx, plan->n_sources);
     /* the label changes are read after the workers' rows: a relabel made during the push is
      * not undone by the older current value of this connection's snapshot */
     return run_workers(plan, jobs, p->d) || local_exec(p, "COMMIT; BEGIN") ? -1 : push_labels(p);
@@ -958,9 +936,8 @@ int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet
         sqlite3_prepare_v2(p.h, "SELECT count(*) FROM source_file", -1, &st, NULL);
         size_t local = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
         sqlite3_finalize(st);
-        counts->present = local - missing_count(&p);
+        counts->present = local - plan.n_sources;
     }
-    sqlite3_exec(p.h, drop_missing_table_sql, NULL, NULL, NULL);
     if (!sqlite3_get_autocommit(p.h))
         sqlite3_exec(p.h, "COMMIT", NULL, NULL, NULL);
     PQfinish(p.c); /* the push's lock goes with its session */
@@ -972,7 +949,6 @@ int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet
     for (int i = 0; i < N_SEQ; i++)
         free(plan.seq[i]);
     free(plan.sources);
-    free(plan.batch_end);
     pthread_mutex_destroy(&plan.mutex);
     pthread_cond_destroy(&plan.turn);
     return rc;
