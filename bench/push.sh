@@ -4,10 +4,11 @@
 # a throwaway PostgreSQL server (tests/tools/pg.py) with `benchdb push`, against loading the
 # same results with psql's \copy from the CSV export into the table `export --format pg-ddl`
 # prints (docs/export.md). Each is timed 5 times into a fresh database, interleaved; after each
-# run its database is vacuumed and the server checkpointed, untimed, so that no run pays for the
-# autovacuum or the writes of the one before it. The median counts. The exports are made beforehand and not timed. $BENCHDB (default build/benchdb) is
-# the binary measured. Prints the machine, the times and the ratio; work files live in a
-# directory under $TMPDIR, removed on exit.
+# run its database is vacuumed and the server checkpointed, untimed, so that no run pays for
+# the autovacuum or the writes of the one before it. The median counts. The exports are made
+# beforehand and not timed. $BENCHDB (default build/benchdb) is the binary measured. Prints the
+# machine, the times and the ratio; work files live in a directory under $TMPDIR, removed on
+# exit.
 set -eu
 cd "$(dirname "$0")/.."
 want=${1:-100000}
