@@ -733,6 +733,16 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* 1 when a worker before worker i said line. */
+static int said_before(const struct push_worker *w, size_t i, const char *line)
+{
+    for (size_t k = 0; k < i; k++)
+        for (size_t j = 0; j < w[k].n_said; j++)
+            if (!strcmp(w[k].said[j].line, line))
+                return 1;
+    return 0;
+}
+
 /* Sends the missing sources with up to jobs workers (no more than the batches they make at
  * least); says their messages. */
 static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
@@ -750,12 +760,15 @@ static int run_workers(struct push_plan *plan, unsigned jobs, struct diag *d)
             break;
         }
     }
-    for (size_t i = 0; i < started; i++) {
+    for (size_t i = 0; i < started; i++)
         pthread_join(w[i].thread, NULL);
-        for (size_t j = 0; j < w[i].n_said; j++) {
-            diag_replay(d, w[i].said[j].level, w[i].said[j].line);
+    for (size_t i = 0; i < started; i++)
+        for (size_t j = 0; j < w[i].n_said; j++)
+            if (!said_before(w, i, w[i].said[j].line)) /* one lost server, said once */
+                diag_replay(d, w[i].said[j].level, w[i].said[j].line);
+    for (size_t i = 0; i < started; i++) {
+        for (size_t j = 0; j < w[i].n_said; j++)
             free(w[i].said[j].line);
-        }
         free(w[i].said);
     }
     free(w);

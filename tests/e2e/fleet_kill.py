@@ -1,10 +1,13 @@
 """fleet_kill.py: a push killed with SIGKILL midway (after its first batch committed) leaves
 only whole files on the server, and the next push completes it. The warehouse holds 3,500 fio
 JSON files made by bench/gen.py from the real runs of tests/fixtures/fleet (job names made
-unique), so the push takes several batches. Files and results per source are counted with
-python's sqlite3 on the local warehouse and psql on the server. The same warehouse pushed whole
-by 1 and by 3 workers (batches sent at once) gives the server its sources, runs and results in
-the local order (the ids of a batch are taken after those of the batches before it)."""
+unique), so the push takes several batches, each slowed by a trigger of the test's (so that
+the push is midway for a while, whatever the machine's speed). Files and results per source
+are counted with python's sqlite3 on the local warehouse and psql on the server. The same
+warehouse pushed whole by 1 and by 3 workers (batches sent at once) gives the server its
+sources, runs and results in the local order (the ids of a batch are taken after those of the
+batches before it). A push whose server stops midway fails with clear errors, and the next
+one completes it."""
 import glob, os, signal, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -16,25 +19,69 @@ PORT = 55433
 FILES = 3500
 
 
-def server_results(srv):
+# Each batch's COPY into source_file sleeps (a trigger enabled ALWAYS fires for a push's rows too,
+# docs/fleet.md): the push is midway for a while whatever the machine's speed.
+SLOW_BATCHES = (
+    "CREATE FUNCTION slow_batch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN PERFORM "
+    "pg_sleep(0.2); RETURN NULL; END$$; CREATE TRIGGER slow_batch AFTER INSERT ON source_file "
+    "FOR EACH STATEMENT EXECUTE FUNCTION slow_batch(); ALTER TABLE source_file ENABLE ALWAYS "
+    "TRIGGER slow_batch")
+
+
+def slow_warehouse(srv, db):
+    """Creates the warehouse schema in db as a push would (schema/pg/, in order), with
+    SLOW_BATCHES."""
+    pgdir = os.path.join(os.environ.get("SRCDIR", "."), "schema", "pg")
+    migrations = sorted(f for f in os.listdir(pgdir) if f.endswith(".sql"))
+    for name in migrations:
+        srv.psql(open(os.path.join(pgdir, name)).read(), db=db)
+    srv.psql("INSERT INTO benchdb_meta VALUES ('schema_version', '%d')" % len(migrations), db=db)
+    srv.psql(SLOW_BATCHES, db=db)
+
+
+def wait_stored(srv, db, push):
+    """Polls until the server holds some of push's files (or push ended)."""
+    stored, deadline = 0, time.monotonic() + 120
+    while not stored and push.poll() is None and time.monotonic() < deadline:
+        stored = int(srv.psql("SELECT count(*) FROM source_file", db=db).stdout)
+        time.sleep(0.01)
+
+
+def server_results(srv, db="postgres"):
     lines = srv.psql("SELECT s.sha256, count(r.id) FROM source_file s LEFT JOIN run ON "
                      "run.source_id = s.id LEFT JOIN result r ON r.run_id = run.id "
-                     "GROUP BY s.sha256").stdout.split()
+                     "GROUP BY s.sha256", db=db).stdout.split()
     return {sha: int(n) for sha, n in (line.split("|") for line in lines)}
 
 
 def kill_after_first_batch(srv, db):
-    """Starts a push and kills it once the server holds some of its files: the count then."""
+    """Starts a push and kills it once the server holds some of its files."""
     push = subprocess.Popen([bdb.BENCHDB, "--db", db, "push", srv.url()],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    stored, deadline = 0, time.monotonic() + 120
-    while not stored and push.poll() is None and time.monotonic() < deadline:
-        got = srv.psql("SELECT count(*) FROM source_file", check=False)  # once created
-        stored = int(got.stdout) if got.returncode == 0 else 0
-        time.sleep(0.01)
+    wait_stored(srv, "postgres", push)
     push.send_signal(signal.SIGKILL)
     push.wait()
-    return stored
+
+
+def test_server_lost(srv, db, local):
+    """The server stopped (immediately) while a push's workers send their batches: the push
+    ends with exit status 1 and errors naming the lost connection, nothing else; once the
+    server is back, the next push completes it, every file whole."""
+    srv.psql("CREATE DATABASE lost")
+    slow_warehouse(srv, "lost")
+    push = subprocess.Popen([bdb.BENCHDB, "--db", db, "push", "--jobs", "3", srv.url(db="lost")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_stored(srv, "lost", push)
+    srv.stop()
+    err = push.communicate(timeout=120)[1]
+    errors = [line for line in err.splitlines() if not line.startswith("WARNING:")]
+    t.ok(push.returncode == 1 and errors and all(
+        line.startswith("benchdb push: error: ") and "server closed the connection" in line
+        for line in errors), "push whose server stopped: status %d, %r" % (push.returncode, err))
+    srv.resume()
+    p = bdb.run(db, "push", srv.url(db="lost"))
+    t.eq(p.returncode, 0, "push once the server is back: " + p.stderr)
+    t.eq(server_results(srv, "lost"), local, "results per file after the server came back")
 
 
 # each source, run and result in the order of its ids, by what identifies it across warehouses
@@ -72,6 +119,7 @@ def main():
         t.eq(p.returncode, 0, "import: " + p.stderr[-300:])
         local = fleet.rows_by_source([db], "result", "result")
         t.eq(len(local), FILES, "files imported")
+        slow_warehouse(srv, "postgres")
         kill_after_first_batch(srv, db)
         after_kill = server_results(srv)
         t.ok(0 < len(after_kill) < FILES, "killed midway: %d of %d files on the server"
@@ -84,6 +132,7 @@ def main():
              "push after the kill sends the rest: %r" % p.stderr)
         t.eq(server_results(srv), local, "results per file after the second push")
         test_order(srv, db)
+        test_server_lost(srv, db, local)
     return t.done()
 
 

@@ -48,6 +48,10 @@ class Server:
     def start(self):
         self._as_owner(os.path.join(self.bin, "initdb"), "-A", "trust", "-U", SUPERUSER, "-E",
                        "UTF8", "--locale=C", "--no-sync", "-D", self.data)
+        self.resume()
+
+    def resume(self):
+        """Starts the server on its data directory (again, after stop)."""
         opts = "-k %s -c listen_addresses= -p %d -F" % (self.dir, self.port)
         self._as_owner(os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-o", opts, "-w", "-l",
                        os.path.join(self.dir, "server.log"), "start")
