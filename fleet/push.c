@@ -11,7 +11,6 @@
  * paired by their options. A push killed midway leaves whole files behind it. */
 #include "fleet_private.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -23,7 +22,7 @@
 #define WHO "benchdb push"
 
 /* A batch is this many files, or fewer files holding this many results or stored bytes (a
- * transaction and its staged rows stay of a bounded size). */
+ * transaction stays of a bounded size, and a killed push loses little). */
 enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define BATCH_BYTES (64 << 20)
 
