@@ -274,6 +274,15 @@ static int copy_table(struct push *p, const char *sql, const char *table, const 
     return rc;
 }
 
+/* The next column of a list "a, b, c" at *list: its length; *list moves past it and its ", ". */
+static size_t next_column(const char **list)
+{
+    const char *c = *list;
+    size_t n = strcspn(c, ",");
+    *list = c + n + (c[n] == ',' ? 2 : 0);
+    return n;
+}
+
 static const struct rekey *rekey_of(const char *column)
 {
     for (size_t i = 0; i < sizeof(rekeys) / sizeof(rekeys[0]); i++)
@@ -310,9 +319,9 @@ static void local_select(const struct push_table *t, const char *local_cols, con
     char col[128];
     buf_adds(sql, "SELECT ");
     for (const char *c = local_cols; *c;) {
-        size_t n = strcspn(c, ",");
-        snprintf(col, sizeof(col), "%.*s", (int)n, c);
-        c += n + (c[n] == ',' ? 2 : 0);
+        const char *name = c;
+        size_t n = next_column(&c);
+        snprintf(col, sizeof(col), "%.*s", (int)n, name);
         const struct rekey *k = !strcmp(col, "id") && t->map ? &own : rekey_of(col);
         if (k) {
             buf_addf(sql, "%s.server", k->alias);
@@ -336,10 +345,9 @@ static int column_index(const char *list, const char *name)
 {
     size_t len = strlen(name);
     for (int k = 0; *list; k++) {
-        size_t n = strcspn(list, ",");
-        if (n == len && !strncmp(list, name, n))
+        const char *at = list;
+        if (next_column(&list) == len && !strncmp(at, name, len))
             return k;
-        list += n + (list[n] == ',' ? 2 : 0);
     }
     return -1;
 }
@@ -427,10 +435,10 @@ static int reserve_ids(struct push *p, int seq, const char *sql, const char *map
 static void columns_but_id(const char *list, struct buf *out)
 {
     for (const char *c = list; *c;) {
-        size_t n = strcspn(c, ",");
-        if (n != 2 || strncmp(c, "id", 2))
-            buf_addf(out, "%s%.*s", out->len ? ", " : "", (int)n, c);
-        c += n + (c[n] == ',' ? 2 : 0);
+        const char *name = c;
+        size_t n = next_column(&c);
+        if (n != 2 || strncmp(name, "id", 2))
+            buf_addf(out, "%s%.*s", out->len ? ", " : "", (int)n, name);
     }
 }
 
@@ -790,12 +798,6 @@ static int setup_session(struct push *p)
                : 0;
 }
 
-static int ascending(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Lists the local sources the server lacks, by id, ascending: every local hash is
  * copied to the server with its local id (both read from the hash's index, not from the
  * sources' rows: a push that finds little missing reads little), and the server answers with
@@ -810,7 +812,7 @@ static int find_missing(struct push *p)
     free(types);
     PGresult *r = rc ? NULL
                      : PQexec(p->c, "SELECT id FROM local_hash l WHERE NOT EXISTS (SELECT 1 "
-                                    "FROM source_file s WHERE s.sha256 = l.sha256)");
+                                    "FROM source_file s WHERE s.sha256 = l.sha256) ORDER BY id");
     if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
         rc = pg_error(p->c, WHO, "cannot compare the sources", p->d);
     if (rc == 0) {
@@ -819,7 +821,6 @@ static int find_missing(struct push *p)
         plan->sources = xmalloc((plan->n_sources ? plan->n_sources : 1) * sizeof(int64_t));
         for (size_t i = 0; i < plan->n_sources; i++)
             plan->sources[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-        qsort(plan->sources, plan->n_sources, sizeof(int64_t), ascending);
     }
     PQclear(r);
     return rc;
