@@ -29,13 +29,8 @@ SLOW_BATCHES = (
 
 
 def slow_warehouse(srv, db):
-    """Creates the warehouse schema in db as a push would (schema/pg/, in order), with
-    SLOW_BATCHES."""
-    pgdir = os.path.join(os.environ.get("SRCDIR", "."), "schema", "pg")
-    migrations = sorted(f for f in os.listdir(pgdir) if f.endswith(".sql"))
-    for name in migrations:
-        srv.psql(open(os.path.join(pgdir, name)).read(), db=db)
-    srv.psql("INSERT INTO benchdb_meta VALUES ('schema_version', '%d')" % len(migrations), db=db)
+    """Creates the warehouse schema in db as a push would, with SLOW_BATCHES."""
+    fleet.apply_migrations(srv, db)
     srv.psql(SLOW_BATCHES, db=db)
 
 

@@ -203,15 +203,11 @@ def test_upgrade(srv, a):
     an older benchdb left them) is upgraded by a push to the number of migrations in schema/pg/,
     and the push then stores the files whole."""
     srv.psql("CREATE DATABASE old")
-    pgdir = os.path.join(os.environ.get("SRCDIR", "."), "schema", "pg")
-    migrations = sorted(f for f in os.listdir(pgdir) if f.endswith(".sql"))
-    for name in migrations[:2]:
-        srv.psql(open(os.path.join(pgdir, name)).read(), db="old")
-    srv.psql("INSERT INTO benchdb_meta VALUES ('schema_version', '2')", db="old")
+    migrations = fleet.apply_migrations(srv, "old", 2)
     p = bdb.run(a, "push", srv.url(db="old"))
     t.eq(p.returncode, 0, "push to a server of schema version 2: " + p.stderr)
     got = srv.psql("SELECT value FROM benchdb_meta WHERE key = 'schema_version'", db="old")
-    t.eq(got.stdout.strip(), str(len(migrations)), "the server's schema version after the push")
+    t.eq(got.stdout.strip(), str(migrations), "the server's schema version after the push")
     got = srv.psql("SELECT count(*) FROM pg_indexes WHERE indexname IN ('result_class', "
                    "'result_host')", db="old")
     t.eq(got.stdout.strip(), "0", "the indexes migration 3 drops")

@@ -34,6 +34,19 @@ def make_hosts(tmp, checks):
     return a, b
 
 
+def apply_migrations(srv, db, count=None):
+    """Creates the warehouse schema in db as a push would, from the first count (all by
+    default) of schema/pg/'s migrations applied in order with psql, and records that version;
+    returns how many migrations schema/pg/ holds."""
+    pgdir = os.path.join(os.environ.get("SRCDIR", "."), "schema", "pg")
+    migrations = sorted(f for f in os.listdir(pgdir) if f.endswith(".sql"))
+    applied = migrations[:count]
+    for name in applied:
+        srv.psql(open(os.path.join(pgdir, name)).read(), db=db)
+    srv.psql("INSERT INTO benchdb_meta VALUES ('schema_version', '%d')" % len(applied), db=db)
+    return len(migrations)
+
+
 def per_source_sql(table, key):
     """SQL giving (sha256, number of rows of table) per source: key "result" counts results,
     "result_id" rows of table whose result_id is one of the source's results, "source_id" rows
