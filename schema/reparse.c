@@ -171,15 +171,63 @@ static const char runs_changed_sql[] =
     "SELECT (SELECT count(*) FROM (" RUN_DETAILS ":old EXCEPT " RUN_DETAILS ":new)) + "
     "(SELECT count(*) FROM (" RUN_DETAILS ":new EXCEPT " RUN_DETAILS ":old))";
 
-static const char metrics_added_sql[] =
-    "SELECT count(*) FROM temp.reparse_pair p JOIN metric m ON m.result_id = p.new_id "
-    "WHERE NOT EXISTS (SELECT 1 FROM metric x WHERE x.result_id = p.old_id AND x.name = m.name)";
-static const char metrics_removed_sql[] =
-    "SELECT count(*) FROM temp.reparse_pair p JOIN metric m ON m.result_id = p.old_id "
-    "WHERE NOT EXISTS (SELECT 1 FROM metric x WHERE x.result_id = p.new_id AND x.name = m.name)";
-static const char metrics_changed_sql[] =
-    "SELECT count(*) FROM temp.reparse_pair p JOIN metric m ON m.result_id = p.new_id "
-    "JOIN metric x ON x.result_id = p.old_id AND x.name = m.name WHERE x.value IS NOT m.value";
+/* The metrics of a paired result that only b has, given as the result's aliases: its columns
+ * (a NULL column is no metric) and the keys of its metrics_extra. */
+#define EXTRA_ONLY_IN(b, a)                                                                        \
+    "(SELECT count(*) FROM json_each(" b ".metrics_extra) j WHERE NOT EXISTS (SELECT 1 FROM "      \
+    "json_each(" a ".metrics_extra) x WHERE x.key = j.key))"
+#define EXTRA_CHANGED                                                                              \
+    "(SELECT count(*) FROM json_each(n.metrics_extra) j JOIN json_each(o.metrics_extra) x ON "     \
+    "x.key = j.key WHERE CAST(x.value AS REAL) IS NOT CAST(j.value AS REAL))"
+
+enum metric_change { ADDED, REMOVED, CHANGED };
+
+/* One column's term of a count of metric changes: 1 or 0 (never NULL, which would void the
+ * sum), o the old result and n the new. */
+static void add_term(struct buf *sql, enum metric_change k, const char *col)
+{
+    if (k == ADDED)
+        buf_addf(sql, " + (o.%s IS NULL AND n.%s IS NOT NULL)", col, col);
+    else if (k == REMOVED)
+        buf_addf(sql, " + (o.%s IS NOT NULL AND n.%s IS NULL)", col, col);
+    else
+        buf_addf(sql, " + (o.%s IS NOT n.%s AND o.%s IS NOT NULL AND n.%s IS NOT NULL)", col, col,
+                 col, col);
+}
+
+/* The metrics added, removed and changed between the paired results, as the metric view holds
+ * them (a REAL column of result that is not NULL, or a key of metrics_extra), compared column
+ * by column. Joined to the pairs, the view (a UNION of one SELECT per column) was built whole
+ * for each query, which made reparse read every stored result once per source. */
+static int count_metrics(struct db *db, struct reparse_counts *c, struct diag *d)
+{
+    if (wide_load(db, d))
+        return -1;
+    struct buf sql = BUF_INIT;
+    static const char *const extra[] = {[ADDED] = EXTRA_ONLY_IN("n", "o"),
+                                        [REMOVED] = EXTRA_ONLY_IN("o", "n"),
+                                        [CHANGED] = EXTRA_CHANGED};
+    buf_adds(&sql, "SELECT ");
+    for (enum metric_change k = ADDED; k <= CHANGED; k++) {
+        buf_addf(&sql, "%scoalesce(sum(%s", k ? ", " : "", extra[k]);
+        for (size_t i = 0; i < db->wide.n; i++)
+            add_term(&sql, k, db->wide.names[i]);
+        buf_adds(&sql, "), 0)");
+    }
+    buf_adds(&sql, " FROM temp.reparse_pair p JOIN result o ON o.id = p.old_id JOIN result n ON "
+                   "n.id = p.new_id");
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, sql.data);
+    if (sql_step(st, &rc)) {
+        c->metrics_added = (size_t)sqlite3_column_int64(st, 0);
+        c->metrics_removed = (size_t)sqlite3_column_int64(st, 1);
+        c->metrics_changed = (size_t)sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    buf_release(&sql);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 static const char tags_added_sql[] =
     "SELECT count(*) FROM temp.reparse_pair p JOIN tag t ON t.result_id = p.new_id "
     "WHERE NOT EXISTS (SELECT 1 FROM tag x WHERE x.result_id = p.old_id AND x.key = t.key)";
@@ -219,7 +267,8 @@ static size_t count(struct db *db, int *rc, const char *sql, int64_t old_id, int
     return (size_t)run_on_sources(db, rc, sql, old_id, new_id); /* never negative */
 }
 
-static int compare(struct db *db, int64_t old_id, int64_t new_id, struct reparse_counts *c)
+static int compare(struct db *db, int64_t old_id, int64_t new_id, struct reparse_counts *c,
+                   struct diag *d)
 {
     int rc = SQLITE_OK;
     sql_exec(db->h, &rc,
@@ -231,11 +280,8 @@ static int compare(struct db *db, int64_t old_id, int64_t new_id, struct reparse
     c->results_after = count(db, &rc, RESULTS_OF(":new"), old_id, new_id);
     c->results_changed = count(db, &rc, changed_sql, old_id, new_id);
     c->runs_changed = count(db, &rc, runs_changed_sql, old_id, new_id);
-    c->metrics_added = count(db, &rc, metrics_added_sql, old_id, new_id);
-    c->metrics_removed = count(db, &rc, metrics_removed_sql, old_id, new_id);
-    c->metrics_changed = count(db, &rc, metrics_changed_sql, old_id, new_id);
     c->tags_added = count(db, &rc, tags_added_sql, old_id, new_id);
-    if (rc != SQLITE_OK)
+    if (rc != SQLITE_OK || count_metrics(db, c, d))
         return -1;
     c->results_added = c->results_after - paired;
     c->results_removed = c->results_before - paired;
@@ -252,7 +298,7 @@ int db_reparse_finish(struct db *db, const struct db_stored *s, struct reparse_c
     sqlite3_stmt *st = sql_prepare(db->h, &rc, "SELECT id FROM source_file WHERE sha256 = :sha256");
     sql_bind_text(st, &rc, ":sha256", s->sha256);
     int64_t new_id = sql_int_result(st, &rc); /* 0: not found (ids start at 1) */
-    int bad = rc != SQLITE_OK || new_id == 0 || compare(db, s->id, new_id, c);
+    int bad = rc != SQLITE_OK || new_id == 0 || compare(db, s->id, new_id, c, d);
     for (size_t i = 0; !bad && c->changed && i < sizeof(carry_sql) / sizeof(carry_sql[0]); i++) {
         run_on_sources(db, &rc, carry_sql[i], s->id, new_id);
         bad = rc != SQLITE_OK;

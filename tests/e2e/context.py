@@ -199,10 +199,13 @@ def check_reparse(db):
     t.ok(all(line.endswith("unchanged (1 results)") for line in out.splitlines()), out)
     # Damage the derived data of one relabelled result; reparse must restore it from raw.
     rid = [r["result_id"] for r in before if r["storage_class"] == "nfs-csi"][0]
-    sql(db, "UPDATE result SET iops = NULL, bw_bytes_s = 1 WHERE id = ?", rid)
+    # one metric lost (iops), one changed (bw), two that the file has not (an iperf column,
+    # a member of metrics_extra)
+    sql(db, "UPDATE result SET iops = NULL, bw_bytes_s = 1, loss_pct = 5, metrics_extra = "
+            "json_set(coalesce(metrics_extra, '{}'), '$.bogus', 1) WHERE id = ?", rid)
     rc, out, err = bdb.call(db, "reparse", "--where", "storage_class=nfs-csi")
     t.eq(rc, 0, "reparse after damage " + err)
-    t.ok("1 added, 0 removed, 1 changed" in out, "reparse reports the change: " + out)
+    t.ok("1 added, 2 removed, 1 changed" in out, "reparse reports the change: " + out)
     t.eq(without_ids(bdb.export(db, t)), without_ids(before), "restored, labels and tags kept")
     t.eq(sql(db, "SELECT field, old_value, new_value FROM label_history"), hist,
          "history kept")
