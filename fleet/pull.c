@@ -2,7 +2,8 @@
  * SQLite warehouse of the current schema, which the read commands then query as they query a
  * local one: their SQL stays one dialect, and a report from the server is byte for byte the
  * report from a local warehouse holding the same rows (docs/fleet.md). The sources' stored
- * bytes stay on the server: no read command needs them. */
+ * bytes (and the dictionaries they are compressed against) stay on the server: no read
+ * command needs them. */
 #include "fleet_private.h"
 
 #include <sqlite3.h>
@@ -22,6 +23,7 @@ static const struct skipped {
     const char *table, *column, *stand_in;
 } skipped[] = {
     {"source_file", "raw", "NULL::bytea"},
+    {"source_file", "raw_dict", "NULL::bigint"},
 };
 
 /* With a --since/--until range, the rows a read command may need: those of the runs started in

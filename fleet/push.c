@@ -7,8 +7,9 @@
  * server: the server stores one batch while the next is read). Per batch, the server's ids
  * for its sources, runs and results are reserved (nextval, the batches in their order), local
  * maps (local id -> server id) give every row read its server ids, and the rows are COPYed
- * (binary) straight into their tables. Only mounts, shared between files, are staged and
- * paired by their options. A push killed midway leaves whole files behind it. */
+ * (binary) straight into their tables. Only the rows shared between files are staged and
+ * paired by their content: mounts by their options, compression dictionaries by their sha256.
+ * A push killed midway leaves whole files behind it. */
 #include "fleet_private.h"
 
 #include <pthread.h>
@@ -30,17 +31,30 @@ enum { BATCH_FILES = 1000, BATCH_RESULTS = 50000 };
 #define MAP_RUN    "temp.fleet_map_run"
 #define MAP_RESULT "temp.fleet_map_result"
 #define MAP_MOUNT  "temp.fleet_map_mount"
+#define MAP_DICT   "temp.fleet_map_dict"
 
 /* The tables pushed, in foreign-key order: the map that gives their own ids the server's
  * (NULL: none, or the server gives them), the column of the parent whose map picks the batch's
  * rows, and whether the server numbers each row among its parent's (the column "ordinal", by
  * id: counted here as the rows come, grouped by parent; a window function's row_number(), then
  * a count on the parent's index, did the same work again in SQL for every row). */
-enum { T_SOURCE, T_CHUNK, T_MOUNT, T_MOUNT_OPTION, T_RUN, T_RESULT, T_TAG, T_HISTOGRAM, T_SERIES };
+enum {
+    T_DICT,
+    T_SOURCE,
+    T_CHUNK,
+    T_MOUNT,
+    T_MOUNT_OPTION,
+    T_RUN,
+    T_RESULT,
+    T_TAG,
+    T_HISTOGRAM,
+    T_SERIES
+};
 static const struct push_table {
     const char *table, *map, *parent;
     int ordinal;
 } push_tables[] = {
+    [T_DICT] = {"raw_dict", NULL, NULL, 0},
     [T_SOURCE] = {"source_file", MAP_SOURCE, NULL, 0},
     [T_CHUNK] = {"source_chunk", NULL, "source_id", 0},
     [T_MOUNT] = {"mount", NULL, NULL, 0},
@@ -54,14 +68,14 @@ static const struct push_table {
 #define N_PUSH_TABLES (sizeof(push_tables) / sizeof(push_tables[0]))
 
 /* A column holding a local id is given the server's through its table's map. The inner joins
- * keep only the rows whose parent is mapped: the batch's (mount_id may be NULL: a LEFT JOIN). */
+ * keep only the rows whose parent is mapped: the batch's (mount_id and raw_dict may be NULL: a
+ * LEFT JOIN). */
 static const struct rekey {
     const char *column, *map, *alias, *join;
 } rekeys[] = {
-    {"source_id", MAP_SOURCE, "ms", "JOIN"},
-    {"run_id", MAP_RUN, "mr", "JOIN"},
-    {"result_id", MAP_RESULT, "mres", "JOIN"},
-    {"mount_id", MAP_MOUNT, "mm", "LEFT JOIN"},
+    {"source_id", MAP_SOURCE, "ms", "JOIN"},   {"run_id", MAP_RUN, "mr", "JOIN"},
+    {"result_id", MAP_RESULT, "mres", "JOIN"}, {"mount_id", MAP_MOUNT, "mm", "LEFT JOIN"},
+    {"raw_dict", MAP_DICT, "md", "LEFT JOIN"},
 };
 
 /* The server's column types that a push sends, in COPY's binary format. */
@@ -293,7 +307,7 @@ static const struct rekey *rekey_of(const char *column)
 
 /* The map whose rows drive the local SELECT of table t's rows: its parent's (the rows then come
  * grouped by parent, each group in id order: the parent column's index), else its own, NULL
- * for none (the mounts: a few rows, chosen by a condition). */
+ * for none (mounts, dictionaries: a few rows, chosen by a condition). */
 static const struct rekey *driving_map(const struct push_table *t, struct rekey *own)
 {
     *own = (struct rekey){"id", t->map, "own", "JOIN"};
@@ -442,28 +456,48 @@ static void columns_but_id(const char *list, struct buf *out)
     }
 }
 
-/* Stores the staged mounts the server lacks (a mount is known by its options) and maps every
- * staged one to the server's. */
-static int store_mounts(struct push *p)
+/* Stores the rows of table i staged in stage_<table> that the server lacks (a row shared
+ * between files is known by its key column: a mount by its options, a dictionary by its
+ * sha256), and maps every staged one to the server's. */
+static int store_shared(struct push *p, size_t i, const char *key, const char *map)
 {
-    struct buf cols = BUF_INIT, sql = BUF_INIT;
-    columns_but_id(p->plan->cols[T_MOUNT].data, &cols);
-    buf_addf(&sql,
-             "INSERT INTO mount (%s) SELECT %s FROM stage_mount ORDER BY id ON CONFLICT DO "
-             "NOTHING",
-             cols.data, cols.data);
+    const char *table = push_tables[i].table;
+    struct buf cols = BUF_INIT, sql = BUF_INIT, pair = BUF_INIT;
+    columns_but_id(p->plan->cols[i].data, &cols);
+    buf_addf(&sql, "INSERT INTO %s (%s) SELECT %s FROM stage_%s ORDER BY id ON CONFLICT DO NOTHING",
+             table, cols.data, cols.data, table);
+    buf_addf(&pair, "SELECT s.id, m.id FROM stage_%s s JOIN %s m USING (%s)", table, table, key);
     PGresult *r = NULL;
     int rc = pg_exec(p->c, sql.data, WHO, "cannot store the pushed rows", p->d) ||
-                     !(r = server_rows(p,
-                                       "SELECT s.id, m.id FROM stage_mount s JOIN mount m "
-                                       "USING (options)",
-                                       "cannot store the pushed rows"))
+                     !(r = server_rows(p, pair.data, "cannot store the pushed rows"))
                  ? -1
-                 : store_map(p, MAP_MOUNT, NULL, r);
+                 : store_map(p, map, NULL, r);
     PQclear(r);
     buf_release(&cols);
     buf_release(&sql);
+    buf_release(&pair);
     return rc;
+}
+
+/* Sends the dictionaries of the batch's sources that this push has not mapped yet: before the
+ * sources, which point at them. */
+static int push_dicts(struct push *p)
+{
+    if (local_exec(p, "DELETE FROM temp.fleet_new_dict; INSERT INTO temp.fleet_new_dict "
+                      "SELECT DISTINCT s.raw_dict FROM temp.fleet_batch b CROSS JOIN source_file s "
+                      "ON s.id = b.id WHERE s.raw_dict IS NOT NULL AND s.raw_dict NOT IN (SELECT "
+                      "local FROM " MAP_DICT ")"))
+        return -1;
+    if (sqlite3_changes(p->h) == 0)
+        return 0;
+    size_t rows;
+    return pg_exec(p->c, "CREATE TEMP TABLE stage_raw_dict (LIKE raw_dict) ON COMMIT DROP", WHO,
+                   "cannot store the pushed rows", p->d) ||
+                   send_table(p, T_DICT, "stage_raw_dict",
+                              "t.id IN (SELECT id FROM temp.fleet_new_dict)", &rows) ||
+                   store_shared(p, T_DICT, "sha256", MAP_DICT)
+               ? -1
+               : 0;
 }
 
 /* Sends the mounts of the batch's results that this push has not mapped yet, then the options
@@ -486,7 +520,7 @@ static int push_mounts(struct push *p)
                    WHO, "cannot store the pushed rows", p->d) ||
                    send_table(p, T_MOUNT, "stage_mount",
                               "t.id IN (SELECT id FROM temp.fleet_new_mount)", &rows) ||
-                   store_mounts(p) ||
+                   store_shared(p, T_MOUNT, "options", MAP_MOUNT) ||
                    send_table(p, T_MOUNT_OPTION, "stage_mount_option",
                               "t.mount_id IN (SELECT id FROM temp.fleet_new_mount)", &rows) ||
                    pg_exec(p->c,
@@ -588,7 +622,7 @@ static int push_batch(struct push *p, size_t k)
 {
     size_t sources, runs, results, rows;
     int rc = fill_batch(p) || pg_exec(p->c, "BEGIN", WHO, "cannot start a batch", p->d) ||
-             reserve_batch(p, k, &runs, &results) ||
+             reserve_batch(p, k, &runs, &results) || push_dicts(p) ||
              send_table(p, T_SOURCE, "source_file", NULL, &sources) ||
              send_table(p, T_CHUNK, "source_chunk", NULL, &rows) || push_mounts(p);
     for (size_t i = T_RUN; rc == 0 && i < N_PUSH_TABLES; i++)
@@ -626,7 +660,9 @@ static const char batch_tables_sql[] =
     "CREATE TEMP TABLE fleet_map_run(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_result(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
     "CREATE TEMP TABLE fleet_map_mount(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
-    "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);";
+    "CREATE TEMP TABLE fleet_new_mount(id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE fleet_map_dict(local INTEGER PRIMARY KEY, server INTEGER NOT NULL);"
+    "CREATE TEMP TABLE fleet_new_dict(id INTEGER PRIMARY KEY);";
 
 /* A worker: its own connections to the warehouse and to the server, its messages kept for the
  * push to say (in the order of the workers). */

@@ -83,7 +83,7 @@ static void pack_chunk(struct chunk_packer *p)
     struct import_stream *in = p->in;
     sha256_update(&in->sha, in->chunk, in->len);
     if (in->di)
-        p->packed = raw_pack(&p->packer, in->chunk, in->len);
+        p->packed = raw_pack(&p->packer, NULL, in->chunk, in->len);
 }
 
 static void *pack_chunks(void *arg)

@@ -109,9 +109,11 @@ int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d);
 void attach_file_drop(struct attach_registry *reg);
 
 struct workers;
-/* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files (parallel.c). */
-struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
-                              size_t n);
+/* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files, and packing
+ * their bytes against dicts (NULL: none), which must not change until workers_stop
+ * (parallel.c). */
+struct workers *workers_start(const struct import_options *o, const struct raw_dicts *dicts,
+                              int verbose, char *const *paths, size_t n);
 /* Waits for paths[i] (taken in order). */
 struct parsed *workers_take(struct workers *w, size_t i);
 /* The writer is done with p: its slot takes the next file. */

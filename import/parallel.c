@@ -34,6 +34,7 @@ struct workers {
     int waiting;  /* workers waiting for room */
     int stop;
     const struct import_options *o;
+    const struct raw_dicts *dicts; /* the warehouse's compression dictionaries */
     int verbose;
     char *const *paths;
     size_t n;
@@ -108,13 +109,15 @@ static int read_whole(struct parsed *p, const char *path)
 }
 
 /* The hash and stored form of a file the writer will store, with the packer of this worker. */
-static void prepare_bytes(struct parsed *p, struct raw_packer **packer)
+static void prepare_bytes(struct parsed *p, struct raw_packer **packer,
+                          const struct raw_dicts *dicts)
 {
     sha256_hex(p->src.data, p->src.len, p->pre.sha);
-    p->pre.raw = (struct raw_blob){NULL, 0, NULL};
+    p->pre.raw = (struct raw_blob){NULL, 0, NULL, 0};
     if (p->src.len > DB_CHUNK_BYTES)
         return;
-    struct raw_blob b = raw_pack(packer, p->src.data, p->src.len);
+    struct raw_blob b =
+        raw_pack(packer, raw_dict_find(dicts, p->imp->name), p->src.data, p->src.len);
     if (b.data != p->src.data) {
         /* the packer's output is overwritten by the next file: the slot keeps a copy */
         buf_add(&p->packed, b.data, b.len);
@@ -148,7 +151,7 @@ static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
     p->rc = p->imp->parse(&p->src, &p->a, &sink, &d);
     p->state = PARSED_DONE;
     if (p->rc == 0)
-        prepare_bytes(p, packer);
+        prepare_bytes(p, packer, w->dicts);
 }
 
 /* A slot's buffer up to this size is kept for its next file: allocating a fresh one per file
@@ -228,14 +231,15 @@ static void *work(void *arg)
     return NULL;
 }
 
-struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
-                              size_t n)
+struct workers *workers_start(const struct import_options *o, const struct raw_dicts *dicts,
+                              int verbose, char *const *paths, size_t n)
 {
     struct workers *w = xcalloc(1, sizeof(*w));
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->ready, NULL);
     pthread_cond_init(&w->room, NULL);
     w->o = o;
+    w->dicts = dicts;
     w->verbose = verbose;
     w->paths = paths;
     w->n = n;

@@ -284,6 +284,13 @@ static int flush_batch(struct import_session *s, int force)
     return rc > 0 ? 0 : -2;
 }
 
+/* The last batch committed, then the dictionaries trained that the files stored call for
+ * (rawstore.c); 0 or -2, as flush_batch. */
+static int end_batches(struct import_session *s)
+{
+    return flush_batch(s, 1) || db_raw_train(s->db, s->d) ? -2 : 0;
+}
+
 /* store() with the labels of the sidecar sc under the command-line ones. */
 static int store_with_sidecar(struct import_session *s, const struct sidecar *sc,
                               const struct importer *imp, const struct source *src,
@@ -437,7 +444,7 @@ struct import_session *import_session_start(struct db *db, const struct import_o
                                  .attach = attach_if_logs(paths, n)};
     /* a dry run prints as it parses: it stays serial */
     if (o->jobs > 1 && n > 1 && !o->dry_run)
-        s->workers = workers_start(o, d->verbose, paths, n);
+        s->workers = workers_start(o, db ? db_raw_dicts(db) : NULL, d->verbose, paths, n);
     return s;
 }
 
@@ -466,7 +473,7 @@ enum import_outcome import_session_end(struct import_session *s, int failed)
         workers_stop(s->workers);
     s->workers = NULL;
     if (s->db && !failed)
-        rc = flush_batch(s, 1);
+        rc = end_batches(s);
     return rc ? IMPORT_FAILED_DB : IMPORT_STORED;
 }
 
@@ -488,7 +495,7 @@ enum import_outcome import_store(struct db *db, const struct import_options *o,
     struct live_parse lp = {imp, src, NULL};
     struct producer parse = {run_live, &lp};
     int rc = store(&s, &o->labels, imp, src, NULL, &parse, NULL);
-    if (flush_batch(&s, 1))
+    if (end_batches(&s))
         rc = -2;
     buf_release(&s.said);
     return outcome(rc);

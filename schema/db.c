@@ -209,6 +209,7 @@ void db_close(struct db *db)
     sql_cache_free(db);
     wide_release(&db->wide);
     raw_packer_free(db->packer);
+    db_raw_dicts_release(db);
     sqlite3_close(db->h);
     free(db->path);
     free(db);
@@ -462,9 +463,10 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     int whole = src->data && src->len <= DB_CHUNK_BYTES;
     sqlite3_stmt *st = sql_cached(db, &rc,
                                   "INSERT INTO source_file(path, sha256, format, "
-                                  "importer_version, imported_at, size_bytes, raw, raw_codec) "
-                                  "VALUES (:path, :sha256, :format, :importer_version, "
-                                  ":imported_at, :size_bytes, :raw, :raw_codec)");
+                                  "importer_version, imported_at, size_bytes, raw, raw_codec, "
+                                  "raw_dict) VALUES (:path, :sha256, :format, "
+                                  ":importer_version, :imported_at, :size_bytes, :raw, "
+                                  ":raw_codec, :raw_dict)");
     if (rc == SQLITE_OK) {
         sql_bind_text(st, &rc, ":path", src->path);
         /* the transaction holds the write lock: no other file can have this placeholder */
@@ -474,9 +476,14 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         sql_bind_text(st, &rc, ":imported_at", imported_at);
         sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
         if (whole) {
-            struct raw_blob b = packed ? *packed : raw_pack(&db->packer, src->data, src->len);
+            struct raw_blob b = packed
+                                    ? *packed
+                                    : raw_pack(&db->packer, raw_dict_find(db_raw_dicts(db), format),
+                                               src->data, src->len);
             sql_bind_blob(st, &rc, ":raw", b.data, b.len);
             sql_bind_text(st, &rc, ":raw_codec", b.codec);
+            if (b.dict)
+                sql_bind_int(st, &rc, ":raw_dict", b.dict);
         }
         sql_step_done(st, &rc);
     }
@@ -525,7 +532,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
 
 int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
 {
-    struct raw_blob b = raw_pack(&imp->db->packer, data, len);
+    struct raw_blob b = raw_pack(&imp->db->packer, NULL, data, len);
     return db_import_add_packed_chunk(imp, &b, len);
 }
 

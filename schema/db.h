@@ -82,19 +82,33 @@ int db_source_find(struct db *db, const char *sha256, char **path, struct diag *
 /* Files over this size are stored in pieces of it (table source_chunk). */
 enum { DB_CHUNK_BYTES = 4 << 20 };
 
-/* A source's bytes as stored (rawstore.c, schema/0003_raw.sql), packed by raw_pack. */
+/* A source's bytes as stored (rawstore.c, schema/0003_raw.sql, 0006_raw_dict.sql), packed by
+ * raw_pack. */
 struct raw_packer; /* a compression context and its output: one per thread that packs */
-/* Bytes to store and their codec (NULL: as they are). */
+struct raw_dict;   /* a format's compression dictionary, ready to compress with */
+struct raw_dicts;  /* a warehouse's, one per format: read-only, shared by the packing threads */
+/* Bytes to store, their codec (NULL: as they are) and dictionary (raw_dict.id; 0: none). */
 struct raw_blob {
     const void *data;
     size_t len;
     const char *codec;
+    int64_t dict;
 };
-/* The stored form of len bytes at data: compressed when that makes them smaller, else
- * themselves. Never fails. The result points into data or into *p (created on first use),
- * valid until the next call. */
-struct raw_blob raw_pack(struct raw_packer **p, const void *data, size_t len);
+/* The stored form of len bytes at data: compressed (against dict, unless NULL) when that makes
+ * them smaller, else themselves. Never fails. The result points into data or into *p (created
+ * on first use), valid until the next call. */
+struct raw_blob raw_pack(struct raw_packer **p, const struct raw_dict *dict, const void *data,
+                         size_t len);
 void raw_packer_free(struct raw_packer *p);
+/* The dictionaries of db, read on first use and kept until db_raw_train changes them; NULL
+ * when they cannot be read (bytes are then stored without one). */
+const struct raw_dicts *db_raw_dicts(struct db *db);
+/* The dictionary of a format's files in dicts (which may be NULL), or NULL. */
+const struct raw_dict *raw_dict_find(const struct raw_dicts *dicts, const char *format);
+/* Trains a dictionary for each format that has none and enough files stored whole without one
+ * (rawstore.c), and repacks those files against it where that makes them smaller, in one
+ * transaction; call it between batches, with no thread packing. 0, or -1 after a message. */
+int db_raw_train(struct db *db, struct diag *d);
 
 /* Starts storing one file: its provenance row and, when src->data is set, its bytes (packed
  * here, or given already packed when they fit one row, src->len <= DB_CHUNK_BYTES). A file

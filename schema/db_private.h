@@ -29,6 +29,7 @@ struct db {
     size_t ncache, acache;
     struct wide_columns wide;
     struct raw_packer *packer; /* compresses sources' bytes (rawstore.c); NULL until used */
+    struct raw_dicts *dicts;   /* db_raw_dicts(); NULL until used */
     int in_batch;              /* a batch transaction is open (db_file_begin) */
     double batch_started;
     double batch_seconds;              /* how long the open batch runs (batch_seconds()) */
@@ -67,7 +68,9 @@ int wide_index(const struct wide_columns *w, const char *name);
 void wide_release(struct wide_columns *w);
 
 /* ---- rawstore.c: a source's bytes as stored (schema/0003_raw.sql) ---- */
-/* struct raw_blob, raw_pack, raw_packer_free: db.h (import's workers pack ahead) */
+/* struct raw_blob, raw_pack, raw_packer_free, db_raw_dicts: db.h (import's workers pack ahead) */
+/* Frees db's dictionaries (db_raw_dicts reads them again). */
+void db_raw_dicts_release(struct db *db);
 /* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
 typedef int raw_each_fn(void *ctx, const void *data, size_t len);
 /* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:

@@ -1,8 +1,8 @@
 /* merge.c: copying another warehouse's sources (those whose content is not stored here) with
  * everything that hangs off them. Ids are re-keyed by adding this warehouse's largest id, so
  * the copy keeps the other's structure without a lookup per row; mounts are shared by their
- * canonical option string. A source stored in both is left alone (a differing label is a
- * warning), which makes merging idempotent. */
+ * canonical option string, compression dictionaries by their content. A source stored in both is
+ * left alone (a differing label is a warning), which makes merging idempotent. */
 #include "db_private.h"
 
 #include <stdio.h>
@@ -26,6 +26,7 @@ static const struct rekey {
     {"source_chunk", "source_id", "source_id + :source_offset"},
     {"result", "id", "id + :result_offset"},
     {"result", "run_id", "run_id + :run_offset"},
+    {"source_file", "raw_dict", "(SELECT new_id FROM temp.merge_dict WHERE old_id = raw_dict)"},
     {"result", "mount_id", "(SELECT new_id FROM temp.merge_mount WHERE old_id = mount_id)"},
     {"label_history", "id", NULL},
     {NULL, "result_id", "result_id + :result_offset"},
@@ -53,6 +54,7 @@ static const char *const setup_sql =
     "CREATE TEMP TABLE merge_src(id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE merge_result(id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE merge_mount(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
+    "CREATE TEMP TABLE merge_dict(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
     "INSERT INTO temp.merge_src SELECT id FROM " OTHER ".source_file "
     " WHERE sha256 NOT IN (SELECT sha256 FROM main.source_file);"
     "INSERT INTO temp.merge_result SELECT r.id FROM " OTHER ".result r JOIN " OTHER ".run ON "
@@ -63,11 +65,17 @@ static const char *const setup_sql =
     "INSERT INTO temp.merge_mount SELECT o.id, m.id FROM " OTHER ".mount o "
     " JOIN main.mount m ON m.options = o.options;"
     "INSERT OR IGNORE INTO main.mount_option(mount_id, key, value) SELECT mm.new_id, o.key, "
-    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;";
+    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;"
+    "INSERT OR IGNORE INTO main.raw_dict(sha256, format, bytes) SELECT sha256, format, bytes "
+    " FROM " OTHER ".raw_dict WHERE id IN (SELECT raw_dict FROM " OTHER ".source_file "
+    " WHERE id IN (SELECT id FROM temp.merge_src)) ORDER BY id;"
+    "INSERT INTO temp.merge_dict SELECT o.id, m.id FROM " OTHER ".raw_dict o "
+    " JOIN main.raw_dict m ON m.sha256 = o.sha256;";
 
 static const char *const cleanup_sql = "DROP TABLE IF EXISTS temp.merge_src;"
                                        "DROP TABLE IF EXISTS temp.merge_result;"
-                                       "DROP TABLE IF EXISTS temp.merge_mount;";
+                                       "DROP TABLE IF EXISTS temp.merge_mount;"
+                                       "DROP TABLE IF EXISTS temp.merge_dict;";
 
 static const char *rekey_expr(const char *table, const char *column, int *omit)
 {

@@ -256,8 +256,8 @@ static const char *const carry_sql[] = {
     "WHERE label_history.result_id = p.old_id",
     "INSERT INTO baseline_result(baseline_id, result_id) SELECT b.baseline_id, p.new_id "
     "FROM temp.reparse_pair p JOIN baseline_result b ON b.result_id = p.old_id",
-    "UPDATE source_file SET (raw, raw_codec) = (SELECT raw, raw_codec FROM source_file "
-    "WHERE id = :old) WHERE id = :new",
+    "UPDATE source_file SET (raw, raw_codec, raw_dict) = (SELECT raw, raw_codec, raw_dict FROM "
+    "source_file WHERE id = :old) WHERE id = :new",
     "UPDATE source_chunk SET source_id = :new WHERE source_id = :old",
     "DELETE FROM source_file WHERE id = :old",
 };

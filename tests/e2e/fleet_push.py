@@ -5,8 +5,9 @@ per source with python's sqlite3 on the local files and psql on the server; each
 its options) and the second round sends nothing. A relabel made after a push is pushed as label
 changes, once, also after benchdb rm renumbered the results of the run. A file another host
 stores while a push waits for its turn is left out of it whole. A server of an older schema is
-upgraded by a push. A server that is down, a bad URL and a
-database that is not a warehouse are clear errors (exit status 1)."""
+upgraded by a push. A compression dictionary goes to the server once, and the sources stored
+against it decode there. A server that is down, a bad URL and a database that is not a
+warehouse are clear errors (exit status 1)."""
 import hashlib, os, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -216,6 +217,44 @@ def test_upgrade(srv, a):
          fleet.rows_by_source([a], "result", "result"), "results per source after the upgrade")
 
 
+def test_dictionaries(srv, tmp):
+    """256 real dd outputs give dd a compression dictionary (schema/0006_raw_dict.sql); pushed,
+    the server holds it once (also after a second host's copy of it is pushed), and every
+    source's bytes, read with psql, decode against the server's dictionary (by the zstd
+    program) to the bytes of the file (python's sha256)."""
+    d = os.path.join(tmp, "dd")
+    os.makedirs(d)
+    files = bdb.dd_outputs(d, 256)
+    one, other = os.path.join(tmp, "dd1.sqlite"), os.path.join(tmp, "dd2.sqlite")
+    t.eq(bdb.call(one, "import", *files)[0], 0, "import of 256 dd outputs")
+    t.eq(bdb.call(other, "import", *files[:255])[0], 0, "the second host: 255 of them")
+    t.eq(bdb.call(other, "merge", one)[0], 0, "and a merge of the first host's")
+    (local,) = bdb.sql_rows(one, "SELECT sha256 FROM raw_dict")
+    srv.psql("CREATE DATABASE dicts")
+    for db in (one, other, one):
+        p = bdb.run(db, "push", srv.url(db="dicts"))
+        t.eq(p.returncode, 0, "push of %s: %s" % (os.path.basename(db), p.stderr))
+    got = srv.psql("SELECT format || '|' || sha256 FROM raw_dict", db="dicts").stdout.split()
+    t.eq(got, ["dd|" + local[0]], "the server's dictionaries: dd's, once")
+    rows = srv.psql("SELECT s.sha256, encode(s.raw, 'hex'), coalesce(s.raw_codec, ''), "
+                    "coalesce(encode(d.bytes, 'hex'), '') FROM source_file s LEFT JOIN raw_dict "
+                    "d ON d.id = s.raw_dict", db="dicts").stdout.split()
+    by_dict = sum(1 for r in rows if r.split("|")[3])
+    t.eq(by_dict, bdb.sql_rows(one, "SELECT count(*) FROM source_file WHERE raw_dict IS NOT "
+                                    "NULL")[0][0], "sources stored against it on the server")
+    bad = []
+    for row in rows:
+        sha, raw, codec, dictionary = row.split("|")
+        try:
+            data = bdb.decode(bytes.fromhex(raw), codec or None,
+                              bytes.fromhex(dictionary) if dictionary else None)
+        except subprocess.CalledProcessError:
+            data = None
+        if data is None or hashlib.sha256(data).hexdigest() != sha:
+            bad.append(sha)
+    t.eq((len(rows), bad), (256, []), "every source on the server decodes to its file's bytes")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
         a, b = fleet.make_hosts(tmp, t)
@@ -226,6 +265,7 @@ def main():
         test_errors(srv, a, tmp)
         test_upgrade(srv, a)
         test_ordinals(srv, tmp)
+        test_dictionaries(srv, tmp)
     return t.done()
 
 

@@ -120,34 +120,57 @@ def dry_run(path, *opts):
     return p, parse_records(p.stdout)
 
 
-def _decode(data, codec):
-    """Stored bytes as the file had them: codec NULL is as is, 'zstd' one zstd frame (decoded
-    by the zstd program, independently of benchdb)."""
+def decode(data, codec, dictionary=None):
+    """Stored bytes as the file had them: codec NULL is as is, 'zstd' one zstd frame, against
+    dictionary (bytes) when given (decoded by the zstd program, independently of benchdb)."""
+    import tempfile
     if codec is None:
+        assert dictionary is None, "a dictionary for bytes stored as they are"
         return bytes(data)
     assert codec == "zstd", "unknown codec %r" % codec
-    return subprocess.run(["zstd", "-d", "-c", "-q"], input=bytes(data), capture_output=True,
-                          check=True).stdout
+    with tempfile.NamedTemporaryFile(prefix="bdb-dict-") as f:
+        args = ["zstd", "-d", "-c", "-q"]
+        if dictionary is not None:
+            f.write(dictionary)
+            f.flush()
+            args += ["-D", f.name]
+        return subprocess.run(args, input=bytes(data), capture_output=True, check=True).stdout
 
 
 def stored_bytes(db, source_id):
-    """The bytes of source id as the warehouse stores them (schema/0003_raw.sql), decoded: its
-    raw, or its chunks in seq order; read with python's sqlite3."""
+    """The bytes of source id as the warehouse stores them (schema/0003_raw.sql,
+    0006_raw_dict.sql), decoded: its raw (against its dictionary when it has one), or its
+    chunks in seq order; read with python's sqlite3."""
     import sqlite3
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     try:
         cols = {r[1] for r in con.execute("PRAGMA table_info(source_file)")}
         codec = "raw_codec" if "raw_codec" in cols else "NULL"
-        raw = con.execute("SELECT raw, %s FROM source_file WHERE id = ?" % codec,
+        dict_sql = ("(SELECT bytes FROM raw_dict WHERE id = raw_dict)" if "raw_dict" in cols
+                    else "NULL")
+        raw = con.execute("SELECT raw, %s, %s FROM source_file WHERE id = ?" % (codec, dict_sql),
                           (source_id,)).fetchone()
         if raw[0] is not None:
-            return _decode(*raw)
+            return decode(*raw)
         codec = "codec" if "raw_codec" in cols else "NULL"
         rows = con.execute("SELECT data, %s FROM source_chunk WHERE source_id = ? ORDER BY seq"
                            % codec, (source_id,))
-        return b"".join(_decode(data, c) for data, c in rows)
+        return b"".join(decode(data, c) for data, c in rows)
     finally:
         con.close()
+
+
+def dd_outputs(directory, n):
+    """n real GNU dd outputs, made here: one file per run of `dd if=/dev/zero of=/dev/null
+    bs=1k count=N`, N = 1 .. n (each reports its own counts, time and rate); their paths."""
+    paths = []
+    for i in range(1, n + 1):
+        path = os.path.join(directory, "dd-%03d.txt" % i)
+        with open(path, "wb") as f:
+            subprocess.run(["dd", "if=/dev/zero", "of=/dev/null", "bs=1k", "count=%d" % i],
+                           stderr=f, check=True, env=dict(os.environ, LC_ALL="C"))
+        paths.append(path)
+    return paths
 
 
 def sql_rows(db, sql, *args):
