@@ -1,15 +1,23 @@
 """Truncated input never stores a different number.
 
 Every fixture under tests/fixtures/<dir>/ (every importer's) is cut at each 10 % of its size
-(10 % ... 90 %) and the cut copy imported, with the format the whole file was imported as, into
-a fresh warehouse. The import must either
-- fail with a located error: exit status 1, `NAME:LINE:` in stderr, nothing stored; or
+(10 % ... 90 %) and the cut copy imported, with the format the whole file was imported as. The
+import of a cut copy must either
+- fail with a located error: `NAME:LINE:` in stderr, nothing stored; or
 - succeed with every value it stores equal to the value of the same result (same job,
   direction, host, peer and part) imported from the whole file. A value left unknown is no
   different number; an error code is (0 stored for a run that failed).
 A fixture is skipped when the whole file is rejected: it is one that is meant to be (a tool's
 failure output), and a cut copy of it has nothing to compare with. The expected values are the
 whole file's import, not benchdb's output for the cut copy.
+
+benchdb imports each file of an import in a transaction of its own, so few imports do: all the
+whole files with one `benchdb import` into one warehouse, then the cut copies of all fixtures
+of one format with one more into a fresh one (and one more for a copy with the same content as
+another's, which benchdb would skip as stored); stored results are told apart by their source.
+That import's exit status must be 1 when a copy is rejected, else 0. When it crashes or hangs,
+each fixture's cut copies are imported again with one import of their own, which names the
+fixture (and its exit status must be 0 or 1).
 
 The cut copy keeps the file's name (fio logs tell their kind by it), each in a directory of its
 own. Failures are reported per importer; every importer must pass."""
@@ -105,42 +113,117 @@ def check_cut(what, path, err, rows, whole_rows):
     return ["%s: rejected, but %s" % (what, "; ".join(bad))] if bad else []
 
 
-def check_fixture(path):
-    """(importer, fixture, its failures, or None when the whole file is rejected)."""
-    data, name = open(path, "rb").read(), os.path.basename(path)
+def by_source(rows):
+    """{source path: its exported rows}."""
+    out = {}
+    for r in rows:
+        out.setdefault(r["source"], []).append(r)
+    return out
+
+
+def import_whole(paths):
+    """{fixture: (the format it imported as, its rows), or None when the whole file is rejected}:
+    every fixture imported with one `benchdb import` into one fresh warehouse; a fixture it
+    neither imported nor rejected with an error (the same content as another fixture, or one
+    after a crash) is imported again alone."""
     with tempfile.TemporaryDirectory(prefix="bdb-trunc-") as tmp:
-        rc, err, _, whole_rows = import_copies([(name, data)], None, tmp)
-    m = IMPORTED_AS.search(err)
-    if rc != 0 or not m:
-        return None, path, None
-    fmt = m.group(1)
-    fracs = [f for f in CUTS if fmt not in LINE_SERIES or data[int(len(data) * f) - 1] != 10]
-    cuts = [data[:int(len(data) * frac)] for frac in fracs]
-    with tempfile.TemporaryDirectory(prefix="bdb-trunc-") as tmp:
-        rc, err, paths, rows = import_copies([(name, c) for c in cuts], fmt, tmp)
+        rc, err, copies, rows = import_copies(
+            [(os.path.basename(p), open(p, "rb").read()) for p in paths], None, tmp)
+    rows = by_source(rows)
+    outcome = {}
+    for path, copy in zip(paths, copies):
+        m = re.search(r"(^|\n)%s: %s" % (re.escape(copy), IMPORTED_AS.pattern), err)
+        error = re.search(r"(^|\n)%s:[^\n]*error: " % re.escape(copy), err)
+        if m and not error:
+            outcome[path] = m.group(2), rows.get(copy, [])
+        elif error:
+            outcome[path] = None
+        else:
+            with tempfile.TemporaryDirectory(prefix="bdb-trunc-") as tmp:
+                rc, err1, _, rows1 = import_copies([(os.path.basename(path),
+                                                     open(path, "rb").read())], None, tmp)
+            m = IMPORTED_AS.search(err1)
+            outcome[path] = (m.group(1), rows1) if rc == 0 and m else None
+    return outcome
+
+
+def distinct(copies):
+    """copies ((fixture, what, name, bytes)) in as few lists as keep equal contents apart
+    (benchdb skips a content already stored: cuts of two fixtures can be equal)."""
+    lists, seen = [], []
+    for c in copies:
+        k = next((k for k, contents in enumerate(seen) if c[3] not in contents), len(lists))
+        if k == len(lists):
+            lists.append([])
+            seen.append(set())
+        lists[k].append(c)
+        seen[k].add(c[3])
+    return lists
+
+
+def check_cuts(task):
+    """task: (format, [(fixture, the whole file's rows)] of fixtures imported whole as format).
+    Their cut copies imported with the format, all with one `benchdb import` into one fresh
+    warehouse (one more for a copy equal to another): ([(fixture, its failures)], the failures
+    of those imports as a whole). When one crashes or hangs, each fixture's cut copies are
+    imported again on their own, to name the fixture."""
+    fmt, fixtures = task
+    copies = []
+    for path, _ in fixtures:
+        data, name = open(path, "rb").read(), os.path.basename(path)
+        fracs = [f for f in CUTS if fmt not in LINE_SERIES or data[int(len(data) * f) - 1] != 10]
+        for frac in fracs:
+            cut = data[:int(len(data) * frac)]
+            copies.append((path, "%s cut at %d%% (%d of %d bytes)" % (
+                name, round(frac * 100), len(cut), len(data)), name, cut))
+    whole = dict(fixtures)
+    failures, bad = {path: [] for path, _ in fixtures}, []
+    for batch in distinct(copies):
+        with tempfile.TemporaryDirectory(prefix="bdb-trunc-") as tmp:
+            rc, err, paths, rows = import_copies([(c[2], c[3]) for c in batch], fmt, tmp)
+        what = "%s: the %d cut copies of %d fixtures in one import" % (
+            fmt, len(batch), len({c[0] for c in batch}))
+        if rc not in (0, 1) and len(fixtures) > 1:
+            alone = [check_cuts((fmt, [f])) for f in fixtures]
+            return ([f for fs, _ in alone for f in fs],
+                    ["%s: %s" % (what, "exit status %d" % rc if rc is not None else err)] +
+                    [b for _, bs in alone for b in bs])
+        name = os.path.basename(fixtures[0][0])
         if rc is None:
-            return fmt, path, ["%s: %s" % (name, err)]
-        failures = [] if rc in (0, 1) else ["%s: exit status %d" % (name, rc)]
-        for frac, cut, cut_path in zip(fracs, cuts, paths):
-            what = "%s cut at %d%% (%d of %d bytes)" % (name, round(frac * 100), len(cut),
-                                                        len(data))
-            failures += check_cut(what, cut_path, err, rows, whole_rows)
-        rejected = any("rejected" in f or "results stored" in f for f in failures)
+            return [(fixtures[0][0], ["%s: %s" % (name, err)])], []
+        if rc not in (0, 1):
+            failures[fixtures[0][0]].append("%s: exit status %d" % (name, rc))
+        rows, rejected = by_source(rows), False
+        for (path, cut_what, _, _), cut_path in zip(batch, paths):
+            fs = check_cut(cut_what, cut_path, err, rows.get(cut_path, []), whole[path])
+            rejected |= any("rejected" in f or "results stored" in f for f in fs)
+            failures[path] += fs
         if rc != (1 if rejected or re.search(r": error: ", err) else 0):
-            failures.append("%s: exit status %d for these cut copies" % (name, rc))
-    return fmt, path, failures
+            if len(fixtures) > 1:
+                bad.append("%s: exit status %d for these cut copies" % (what, rc))
+            else:
+                failures[fixtures[0][0]].append("%s: exit status %d for these cut copies" % (
+                    name, rc))
+    return [(path, failures[path]) for path, _ in fixtures], bad
 
 
 def main():
     t = Checks("truncation")
-    with multiprocessing.Pool(2) as pool:
-        outcomes = pool.map(check_fixture, list(fixtures()), chunksize=1)
-    per_importer = {}
-    for fmt, path, failures in outcomes:
-        if failures is None:
+    whole = import_whole(list(fixtures()))
+    per_importer, tasks = {}, {}
+    for path, outcome in whole.items():
+        if outcome is None:
             print("skipped %s: the whole file is rejected" % os.path.relpath(path, FIXTURES))
-            continue
-        per_importer.setdefault(fmt, []).append((path, failures))
+        else:
+            tasks.setdefault(outcome[0], []).append((path, outcome[1]))
+    # the largest format first: two imports at a time, each parsing on every CPU
+    tasks = sorted(tasks.items(), key=lambda kv: -sum(os.path.getsize(p) for p, _ in kv[1]))
+    with multiprocessing.Pool(2) as pool:
+        outcomes = pool.map(check_cuts, tasks, chunksize=1)
+    for (fmt, _), (per_fixture, bad) in zip(tasks, outcomes):
+        per_importer[fmt] = per_fixture
+        for b in bad:
+            t.ok(not b, b)
     for fmt in sorted(per_importer):
         for path, fs in per_importer[fmt]:
             name = os.path.relpath(path, FIXTURES)
