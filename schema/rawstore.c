@@ -137,9 +137,10 @@ const struct raw_dicts *db_raw_dicts(struct db *db)
 }
 
 /* Decodes n stored bytes of codec (against dictionary dict of dict_len bytes when that is not
- * NULL) into dst, which holds exactly len; 0 or -1. */
-static int raw_unpack(const char *codec, const void *blob, size_t n, const void *dict,
-                      size_t dict_len, char *dst, size_t len)
+ * NULL) into dst, which holds exactly len, with *dctx (created on first use: a context is
+ * over 100 KiB, which malloc maps and unmaps each time); 0 or -1. */
+static int raw_unpack(ZSTD_DCtx **dctx, const char *codec, const void *blob, size_t n,
+                      const void *dict, size_t dict_len, char *dst, size_t len)
 {
     if (!codec) {
         if (n != len || dict)
@@ -147,12 +148,10 @@ static int raw_unpack(const char *codec, const void *blob, size_t n, const void 
         memcpy(dst, blob, n);
         return 0;
     }
-    if (strcmp(codec, "zstd"))
+    if (strcmp(codec, "zstd") || (!*dctx && !(*dctx = ZSTD_createDCtx())))
         return -1;
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    size_t got = dctx ? ZSTD_decompress_usingDict(dctx, dst, len, blob, n, dict, dict_len) : 0;
-    ZSTD_freeDCtx(dctx);
-    return dctx && !ZSTD_isError(got) && got == len ? 0 : -1;
+    size_t got = ZSTD_decompress_usingDict(*dctx, dst, len, blob, n, dict, dict_len);
+    return !ZSTD_isError(got) && got == len ? 0 : -1;
 }
 
 int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void *ctx)
@@ -170,6 +169,7 @@ int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void
     if (rc == 0)
         sqlite3_bind_int64(st, 1, id);
     char *piece = NULL;
+    ZSTD_DCtx *dctx = NULL;
     while (rc == 0) {
         int s = sqlite3_step(st);
         if (s != SQLITE_ROW) {
@@ -186,12 +186,13 @@ int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void
             break;
         }
         piece = xrealloc(piece, (size_t)len + 1);
-        if (raw_unpack((const char *)sqlite3_column_text(st, 1), blob, n, dict, dict_len, piece,
-                       (size_t)len) ||
+        if (raw_unpack(&dctx, (const char *)sqlite3_column_text(st, 1), blob, n, dict, dict_len,
+                       piece, (size_t)len) ||
             each(ctx, piece, (size_t)len))
             rc = 1;
     }
     free(piece);
+    ZSTD_freeDCtx(dctx);
     sqlite3_finalize(st);
     return rc;
 }
@@ -274,55 +275,57 @@ static int64_t store_dict(sqlite3 *h, const char *format, const void *dict, size
     return rc == SQLITE_OK ? id : 0;
 }
 
-/* Repacking one file: its stored length, and the statement that rewrites it. */
+/* What a repack did: the stored bytes of the files it read, before and after. */
 struct repack {
-    const struct raw_dict *dict;
-    struct raw_packer *packer;
-    sqlite3_stmt *update;
-    int64_t id;
-    size_t stored, before, after;
+    size_t before, after;
 };
 
-static int repack_one(void *ctx, const void *data, size_t len)
-{
-    struct repack *r = ctx;
-    struct raw_blob b = raw_pack(&r->packer, r->dict, data, len);
-    r->before += r->stored;
-    if (!b.dict || b.len >= r->stored) {
-        r->after += r->stored;
-        return 0;
-    }
-    r->after += b.len;
-    sqlite3_bind_blob(r->update, 1, b.data, (int)b.len, SQLITE_STATIC);
-    sqlite3_bind_int64(r->update, 2, b.dict);
-    sqlite3_bind_int64(r->update, 3, r->id);
-    int s = sqlite3_step(r->update);
-    sqlite3_reset(r->update);
-    return s == SQLITE_DONE ? 0 : -1;
-}
-
-/* Rewrites each of ids against dict where that makes it smaller; 0, or -1 (SQLite's message;
- * a file whose stored bytes do not decode is left as it is: reparse reports it). */
+/* Rewrites each of t's files against dict where that makes it smaller; 0, or -1 (SQLite's
+ * message; a file whose stored bytes do not decode is left as it is: reparse reports it).
+ * Two statements prepared once, not raw_each per file: preparing its query was most of the
+ * time. */
 static int repack(sqlite3 *h, const struct raw_dict *dict, const struct training *t,
                   struct repack *r)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *len = sql_prepare(h, &rc, "SELECT length(raw) FROM source_file WHERE id = ?");
-    r->update = sql_prepare(
+    sqlite3_stmt *read =
+        sql_prepare(h, &rc, "SELECT raw, raw_codec, size_bytes FROM source_file WHERE id = ?");
+    sqlite3_stmt *update = sql_prepare(
         h, &rc, "UPDATE source_file SET raw = ?1, raw_codec = 'zstd', raw_dict = ?2 WHERE id = ?3");
-    r->dict = dict;
+    struct raw_packer *packer = NULL;
+    ZSTD_DCtx *dctx = NULL;
+    struct buf plain = BUF_INIT;
     for (size_t k = 0; rc == SQLITE_OK && k < t->n; k++) {
-        r->id = t->ids[k];
-        sqlite3_bind_int64(len, 1, r->id);
-        if (sql_step(len, &rc))
-            r->stored = (size_t)sqlite3_column_int64(len, 0);
-        sqlite3_reset(len);
-        if (rc == SQLITE_OK && raw_each(h, "main", r->id, repack_one, r) < 0)
-            rc = SQLITE_ERROR;
+        sqlite3_bind_int64(read, 1, t->ids[k]);
+        if (!sql_step(read, &rc)) {
+            sqlite3_reset(read);
+            continue;
+        }
+        size_t stored = (size_t)sqlite3_column_bytes(read, 0);
+        sqlite3_int64 len = sqlite3_column_int64(read, 2);
+        buf_reset(&plain);
+        buf_grow(&plain, len > 0 ? (size_t)len : 0);
+        int decoded = len >= 0 && raw_unpack(&dctx, (const char *)sqlite3_column_text(read, 1),
+                                             sqlite3_column_blob(read, 0), stored, NULL, 0,
+                                             plain.data, (size_t)len) == 0;
+        sqlite3_reset(read);
+        struct raw_blob b = decoded ? raw_pack(&packer, dict, plain.data, (size_t)len)
+                                    : (struct raw_blob){NULL, stored, NULL, 0};
+        r->before += stored;
+        r->after += b.dict && b.len < stored ? b.len : stored;
+        if (!b.dict || b.len >= stored)
+            continue;
+        sqlite3_bind_blob(update, 1, b.data, (int)b.len, SQLITE_STATIC);
+        sqlite3_bind_int64(update, 2, b.dict);
+        sqlite3_bind_int64(update, 3, t->ids[k]);
+        sql_step(update, &rc);
+        sqlite3_reset(update);
     }
-    sqlite3_finalize(len);
-    sqlite3_finalize(r->update);
-    raw_packer_free(r->packer);
+    sqlite3_finalize(read);
+    sqlite3_finalize(update);
+    raw_packer_free(packer);
+    ZSTD_freeDCtx(dctx);
+    buf_release(&plain);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
