@@ -2,17 +2,30 @@
 """gen.py: inputs for bench/run.sh, made from real fio outputs.
   gen.py files DIR N BASE...  N fio JSON files: copies of the bases with the job names made
                               unique (so content hashes differ)
+  gen.py varied DIR N BASE... the same, with every number of two or more digits redrawn but its
+                              first digit (so each file differs from the others as a fleet's
+                              runs do: in every measured value, not only in a name)
   gen.py log PATH MB SRC      a fio log of about MB megabytes: SRC's lines repeated with times
                               that keep increasing"""
-import os, re, sys
+import os, random, re, sys
 
 
-def files(out, n, bases):
+def redraw(text, rng):
+    """Each number after a key (`: 123`) of two or more digits, its digits but the first
+    redrawn: the same magnitude, another value."""
+    return re.sub(rb"(?<=: )(\d)(\d+)", lambda m: m.group(1) + bytes(
+        rng.choice(b"0123456789") for _ in m.group(2)), text)
+
+
+def files(out, n, bases, varied=False):
     os.makedirs(out, exist_ok=True)
     data = [open(b, "rb").read() for b in bases]
+    rng = random.Random(17)
     for i in range(n):
         text = re.sub(rb'("jobname" : ")([^"]*)"', lambda m: m.group(1) + m.group(2) +
                       b"-%d\"" % i, data[i % len(data)])
+        if varied:
+            text = redraw(text, rng)
         with open(os.path.join(out, "f%06d.json" % i), "wb") as f:
             f.write(text)
 
@@ -29,7 +42,7 @@ def log(out, mb, src):
             rep += 1
 
 
-if sys.argv[1] == "files":
-    files(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+if sys.argv[1] in ("files", "varied"):
+    files(sys.argv[2], int(sys.argv[3]), sys.argv[4:], sys.argv[1] == "varied")
 else:
     log(sys.argv[2], int(sys.argv[3]), sys.argv[4])

@@ -19,12 +19,12 @@ fx=tests/fixtures/fio_json
 bases="$fx/two_jobs_fsync.json $fx/unified_mixed.json"
 
 # results per generated file, from a sample of the same bases
-/usr/bin/python3 bench/gen.py files "$work/sample" 20 $bases
+/usr/bin/python3 bench/gen.py varied "$work/sample" 20 $bases
 "$benchdb" --db "$work/sample.sqlite" import "$work"/sample/*.json 2>/dev/null
 per=$(sqlite3 "$work/sample.sqlite" "SELECT count(*) / 20.0 FROM result")
 n=$(/usr/bin/python3 -c "import math; print(math.ceil($want / $per))")
 echo "push.sh: $n files of $per results each" >&2
-/usr/bin/python3 bench/gen.py files "$work/json" "$n" $bases
+/usr/bin/python3 bench/gen.py varied "$work/json" "$n" $bases
 find "$work/json" -name '*.json' | sort | xargs "$benchdb" --db "$work/host.sqlite" import \
     >/dev/null 2>&1
 "$benchdb" --db "$work/host.sqlite" export --format pg-ddl -o "$work/results.sql"
