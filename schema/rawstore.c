@@ -275,9 +275,10 @@ static int64_t store_dict(sqlite3 *h, const char *format, const void *dict, size
     return rc == SQLITE_OK ? id : 0;
 }
 
-/* What a repack did: the stored bytes of the files it read, before and after. */
+/* What training did for a format: its dictionary's size (0: none), the files it was
+ * trained on, and the files repacked with their stored bytes before and after. */
 struct repack {
-    size_t before, after;
+    size_t dict_len, samples, files, before, after;
 };
 
 /* Rewrites each of t's files against dict where that makes it smaller; 0, or -1 (SQLite's
@@ -329,27 +330,23 @@ static int repack(sqlite3 *h, const struct raw_dict *dict, const struct training
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Trains format's dictionary and repacks its files, inside the caller's transaction. */
-static int train_format(struct db *db, const char *format, struct diag *d)
+/* Trains format's dictionary and repacks its files, inside the caller's transaction; *r says
+ * what it did. */
+static int train_format(struct db *db, const char *format, struct repack *r)
 {
     struct training t = {.samples = BUF_INIT};
     void *bytes = NULL;
-    size_t len = 0;
     int64_t id = 0;
-    struct repack r = {0};
     int rc = gather(db->h, format, &t);
-    if (rc == 0 && (len = train(&t, &bytes)) > 0) {
+    if (rc == 0 && (r->dict_len = train(&t, &bytes)) > 0) {
         db_raw_dicts_release(db);
-        const struct raw_dict *dict = (id = store_dict(db->h, format, bytes, len))
+        const struct raw_dict *dict = (id = store_dict(db->h, format, bytes, r->dict_len))
                                           ? raw_dict_find(db_raw_dicts(db), format)
                                           : NULL;
-        rc = dict && dict->id == id ? repack(db->h, dict, &t, &r) : -1;
+        rc = dict && dict->id == id ? repack(db->h, dict, &t, r) : -1;
+        r->samples = t.n_samples;
+        r->files = t.n;
     }
-    if (rc == 0 && len && d->verbose)
-        diag_note(d,
-                  "%s: trained a %zu-byte dictionary on %zu files; %zu files repacked: %zu "
-                  "bytes stored, from %zu",
-                  format, len, t.n_samples, t.n, r.after, r.before);
     free(bytes);
     free(t.ids);
     free(t.sizes);
@@ -375,18 +372,27 @@ int db_raw_train(struct db *db, struct diag *d)
     }
     sqlite3_finalize(st);
     int failed = rc != SQLITE_OK, said = 0;
+    struct repack *done = xcalloc(n ? n : 1, sizeof(*done));
     if (!failed && n) {
         said = failed = db_begin(db, d) != 0;
         for (size_t i = 0; !failed && i < n; i++)
-            failed = train_format(db, formats[i], d) != 0;
+            failed = train_format(db, formats[i], &done[i]) != 0;
         if (failed && !said)
             db_rollback(db);
         else if (!failed)
             said = failed = db_commit(db, d) != 0;
     }
+    /* once per format and warehouse, and it makes this import take longer: said */
+    for (size_t i = 0; !failed && i < n; i++)
+        if (done[i].dict_len)
+            diag_note(d,
+                      "%s: %zu stored files compressed against a dictionary trained on %zu of "
+                      "them: %zu bytes, from %zu",
+                      formats[i], done[i].files, done[i].samples, done[i].after, done[i].before);
     for (size_t i = 0; i < n; i++)
         free(formats[i]);
     free(formats);
+    free(done);
     if (failed)
         db_raw_dicts_release(db);
     if (failed && !said)

@@ -5,7 +5,8 @@ GNU dd outputs made here, one per run of `dd if=/dev/zero of=/dev/null bs=1k cou
 of their own barely shortens.
 - 255 files: no dictionary (a format gets one when 256 of its files are stored without one);
 - the 256th, imported on its own: dd's dictionary; every file it shortens is stored against it
-  (the rest as before): none grows, and together they shrink by more than a quarter;
+  (the rest as before): none grows, and together they shrink by more than a quarter; that
+  import says so in one note (the files, and the bytes they now take), the others in none;
 - every source decodes, by the zstd program with the dictionary python read, to the bytes of
   its file (python's sha256);
 - a file imported afterwards is stored against the dictionary at once;
@@ -44,20 +45,21 @@ def check_decodes(db, what):
 def import_ok(db, *paths):
     code, out, err = bdb.call(db, "import", *paths)
     t.eq(code, 0, "import of %d dd outputs: %s" % (len(paths), err[-300:]))
+    return [line for line in err.splitlines() if ": note: " in line]
 
 
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-dict-") as tmp:
         files = bdb.dd_outputs(tmp, MIN_FILES + 1)
         db = os.path.join(tmp, "dd.sqlite")
-        import_ok(db, *files[:MIN_FILES - 1])
+        t.eq(import_ok(db, *files[:MIN_FILES - 1]), [], "%d files: no note" % (MIN_FILES - 1))
         t.eq(rows(db, "SELECT count(*) FROM raw_dict"), [(0,)],
              "%d files: no dictionary yet" % (MIN_FILES - 1))
         t.eq(rows(db, "SELECT count(*) FROM source_file WHERE raw_dict IS NOT NULL"), [(0,)],
              "and no file stored against one")
         before = dict(rows(db, "SELECT id, length(raw) FROM source_file"))
 
-        import_ok(db, files[MIN_FILES - 1])
+        notes = import_ok(db, files[MIN_FILES - 1])
         dicts = rows(db, "SELECT id, format, sha256, bytes FROM raw_dict")
         t.eq([(d[1]) for d in dicts], ["dd"], "the %dth file: a dictionary for dd" % MIN_FILES)
         if len(dicts) != 1:
@@ -76,8 +78,13 @@ def main():
              "the first %d files take under three quarters of the room: %d bytes, from %d" %
              (MIN_FILES - 1, sum(after[sid] for sid in before), sum(before.values())))
         check_decodes(db, "after training")
+        stored = rows(db, "SELECT sum(length(raw)) FROM source_file")[0][0]
+        want = ("benchdb: note: dd: %d stored files compressed against a dictionary trained on %d "
+                "of them: %d bytes, from " % (MIN_FILES, MIN_FILES, stored))
+        t.ok(len(notes) == 1 and notes[0].startswith(want),
+             "the import that trains says so once: %r (want %r...)" % (notes, want))
 
-        import_ok(db, files[MIN_FILES])
+        t.eq(import_ok(db, files[MIN_FILES]), [], "the next import: no note")
         t.eq(rows(db, "SELECT raw_dict FROM source_file WHERE path = ?", files[MIN_FILES]),
              [(did,)], "a file imported afterwards is stored against the dictionary")
         t.eq(rows(db, "SELECT count(*) FROM raw_dict"), [(1,)], "and no second dictionary")
