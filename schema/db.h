@@ -100,7 +100,7 @@ struct raw_blob {
 struct raw_blob raw_pack(struct raw_packer **p, const struct raw_dict *dict, const void *data,
                          size_t len);
 void raw_packer_free(struct raw_packer *p);
-/* The dictionaries of db, read on first use and kept until db_raw_train changes them; NULL
+/* The dictionaries of db, read on first use and kept until db_raw_train changes them; none
  * when they cannot be read (bytes are then stored without one). */
 const struct raw_dicts *db_raw_dicts(struct db *db);
 /* The dictionary of a format's files in dicts (which may be NULL), or NULL. */
