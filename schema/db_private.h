@@ -77,5 +77,11 @@ typedef int raw_each_fn(void *ctx, const void *data, size_t len);
  * its raw, or its chunks in order. 0; 1 when the stored bytes do not decode (or each
  * stopped); -1 when the database cannot be read (sqlite3_errmsg says why). */
 int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void *ctx);
+/* The same for many sources: one reader of schema's bytes (NULL when its query cannot be
+ * prepared: sqlite3_errmsg says why), raw_read as raw_each for each source, then close. */
+struct raw_reader;
+struct raw_reader *raw_reader_open(sqlite3 *h, const char *schema);
+int raw_read(struct raw_reader *r, int64_t id, raw_each_fn *each, void *ctx);
+void raw_reader_close(struct raw_reader *r);
 
 #endif

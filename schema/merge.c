@@ -151,11 +151,11 @@ static int hash_piece(void *ctx, const void *data, size_t len)
 
 /* Hashes the stored bytes of the other's source id (raw, or its chunks in order, decoded)
  * into hex; 0, 1 when they do not decode, -1 when they cannot be read. */
-static int hash_stored(sqlite3 *h, int64_t id, char hex[65])
+static int hash_stored(struct raw_reader *reader, int64_t id, char hex[65])
 {
     struct sha256 sha;
     sha256_init(&sha);
-    int rc = raw_each(h, OTHER, id, hash_piece, &sha);
+    int rc = raw_read(reader, id, hash_piece, &sha);
     sha256_final(&sha, hex);
     return rc;
 }
@@ -170,10 +170,13 @@ static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
                                    "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id "
                                    "IN (SELECT id FROM temp.merge_src) ORDER BY id");
     int forged = 0;
+    struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, OTHER) : NULL;
+    if (!reader)
+        rc = SQLITE_ERROR;
     while (sql_step(st, &rc)) {
         char got[65];
         const char *want = (const char *)sqlite3_column_text(st, 2);
-        int undecodable = hash_stored(h, sqlite3_column_int64(st, 0), got);
+        int undecodable = hash_stored(reader, sqlite3_column_int64(st, 0), got);
         if (undecodable < 0)
             rc = SQLITE_ERROR;
         else if (undecodable) {
@@ -189,6 +192,7 @@ static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
             forged = 1;
         }
     }
+    raw_reader_close(reader);
     sqlite3_finalize(st);
     return rc == SQLITE_OK ? forged : -1;
 }

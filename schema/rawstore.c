@@ -154,7 +154,16 @@ static int raw_unpack(ZSTD_DCtx **dctx, const char *codec, const void *blob, siz
     return !ZSTD_isError(got) && got == len ? 0 : -1;
 }
 
-int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void *ctx)
+/* What reads sources' bytes: the query and the decompression context kept from one source to
+ * the next (preparing the query and making a context per source was a sixth of a merge), and
+ * the buffer of the last piece. */
+struct raw_reader {
+    sqlite3_stmt *st;
+    ZSTD_DCtx *dctx;
+    char *piece;
+};
+
+struct raw_reader *raw_reader_open(sqlite3 *h, const char *schema)
 {
     struct buf sql = BUF_INIT;
     buf_addf(&sql,
@@ -164,12 +173,20 @@ int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void
              "%s.source_chunk WHERE source_id = ?1 ORDER BY seq)",
              schema, schema, schema);
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : -1;
+    int ok = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK;
     buf_release(&sql);
-    if (rc == 0)
-        sqlite3_bind_int64(st, 1, id);
-    char *piece = NULL;
-    ZSTD_DCtx *dctx = NULL;
+    if (!ok)
+        return NULL;
+    struct raw_reader *r = xcalloc(1, sizeof(*r));
+    r->st = st;
+    return r;
+}
+
+int raw_read(struct raw_reader *r, int64_t id, raw_each_fn *each, void *ctx)
+{
+    sqlite3_stmt *st = r->st;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = 0;
     while (rc == 0) {
         int s = sqlite3_step(st);
         if (s != SQLITE_ROW) {
@@ -185,15 +202,31 @@ int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void
             rc = 1;
             break;
         }
-        piece = xrealloc(piece, (size_t)len + 1);
-        if (raw_unpack(&dctx, (const char *)sqlite3_column_text(st, 1), blob, n, dict, dict_len,
-                       piece, (size_t)len) ||
-            each(ctx, piece, (size_t)len))
+        r->piece = xrealloc(r->piece, (size_t)len + 1);
+        if (raw_unpack(&r->dctx, (const char *)sqlite3_column_text(st, 1), blob, n, dict, dict_len,
+                       r->piece, (size_t)len) ||
+            each(ctx, r->piece, (size_t)len))
             rc = 1;
     }
-    free(piece);
-    ZSTD_freeDCtx(dctx);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
+    return rc;
+}
+
+void raw_reader_close(struct raw_reader *r)
+{
+    if (!r)
+        return;
+    sqlite3_finalize(r->st);
+    ZSTD_freeDCtx(r->dctx);
+    free(r->piece);
+    free(r);
+}
+
+int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void *ctx)
+{
+    struct raw_reader *r = raw_reader_open(h, schema);
+    int rc = r ? raw_read(r, id, each, ctx) : -1;
+    raw_reader_close(r);
     return rc;
 }
 
@@ -235,10 +268,14 @@ static int gather(sqlite3 *h, const char *format, struct training *t)
     sqlite3_finalize(st);
     size_t want = t->n < DICT_SAMPLES ? t->n : DICT_SAMPLES;
     t->sizes = xcalloc(want ? want : 1, sizeof(*t->sizes));
+    struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
+    if (!reader)
+        rc = SQLITE_ERROR;
     /* spread over the ids: a warehouse's first files need not be like its later ones */
     for (size_t k = 0; rc == SQLITE_OK && k < want; k++)
-        if (raw_each(h, "main", t->ids[k * t->n / want], add_sample, t) < 0)
+        if (raw_read(reader, t->ids[k * t->n / want], add_sample, t) < 0)
             rc = SQLITE_ERROR;
+    raw_reader_close(reader);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
@@ -281,52 +318,64 @@ struct repack {
     size_t dict_len, samples, files, before, after;
 };
 
+/* Repacking one file: the dictionary, the statement that rewrites the file, and the file's id
+ * and stored length; failed: a rewrite failed (raw_read takes any stop for bytes that do not
+ * decode). */
+struct repacking {
+    const struct raw_dict *dict;
+    struct raw_packer *packer;
+    sqlite3_stmt *update;
+    int64_t id;
+    size_t stored;
+    struct repack *r;
+    int failed;
+};
+
+static int repack_one(void *ctx, const void *data, size_t len)
+{
+    struct repacking *p = ctx;
+    struct raw_blob b = raw_pack(&p->packer, p->dict, data, len);
+    int smaller = b.dict && b.len < p->stored;
+    p->r->before += p->stored;
+    p->r->after += smaller ? b.len : p->stored;
+    if (!smaller)
+        return 0;
+    sqlite3_bind_blob(p->update, 1, b.data, (int)b.len, SQLITE_STATIC);
+    sqlite3_bind_int64(p->update, 2, b.dict);
+    sqlite3_bind_int64(p->update, 3, p->id);
+    p->failed = sqlite3_step(p->update) != SQLITE_DONE;
+    sqlite3_reset(p->update);
+    return p->failed ? -1 : 0;
+}
+
 /* Rewrites each of t's files against dict where that makes it smaller; 0, or -1 (SQLite's
- * message; a file whose stored bytes do not decode is left as it is: reparse reports it).
- * Two statements prepared once, not raw_each per file: preparing its query was most of the
- * time. */
+ * message; a file whose stored bytes do not decode is left as it is: reparse reports it). */
 static int repack(sqlite3 *h, const struct raw_dict *dict, const struct training *t,
                   struct repack *r)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *read =
-        sql_prepare(h, &rc, "SELECT raw, raw_codec, size_bytes FROM source_file WHERE id = ?");
-    sqlite3_stmt *update = sql_prepare(
-        h, &rc, "UPDATE source_file SET raw = ?1, raw_codec = 'zstd', raw_dict = ?2 WHERE id = ?3");
-    struct raw_packer *packer = NULL;
-    ZSTD_DCtx *dctx = NULL;
-    struct buf plain = BUF_INIT;
+    sqlite3_stmt *len = sql_prepare(h, &rc, "SELECT length(raw) FROM source_file WHERE id = ?");
+    struct repacking p = {
+        .dict = dict,
+        .update = sql_prepare(h, &rc,
+                              "UPDATE source_file SET raw = ?1, raw_codec = 'zstd', raw_dict = ?2 "
+                              "WHERE id = ?3"),
+        .r = r};
+    struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
+    if (!reader)
+        rc = SQLITE_ERROR;
     for (size_t k = 0; rc == SQLITE_OK && k < t->n; k++) {
-        sqlite3_bind_int64(read, 1, t->ids[k]);
-        if (!sql_step(read, &rc)) {
-            sqlite3_reset(read);
-            continue;
-        }
-        size_t stored = (size_t)sqlite3_column_bytes(read, 0);
-        sqlite3_int64 len = sqlite3_column_int64(read, 2);
-        buf_reset(&plain);
-        buf_grow(&plain, len > 0 ? (size_t)len : 0);
-        int decoded = len >= 0 && raw_unpack(&dctx, (const char *)sqlite3_column_text(read, 1),
-                                             sqlite3_column_blob(read, 0), stored, NULL, 0,
-                                             plain.data, (size_t)len) == 0;
-        sqlite3_reset(read);
-        struct raw_blob b = decoded ? raw_pack(&packer, dict, plain.data, (size_t)len)
-                                    : (struct raw_blob){NULL, stored, NULL, 0};
-        r->before += stored;
-        r->after += b.dict && b.len < stored ? b.len : stored;
-        if (!b.dict || b.len >= stored)
-            continue;
-        sqlite3_bind_blob(update, 1, b.data, (int)b.len, SQLITE_STATIC);
-        sqlite3_bind_int64(update, 2, b.dict);
-        sqlite3_bind_int64(update, 3, t->ids[k]);
-        sql_step(update, &rc);
-        sqlite3_reset(update);
+        p.id = t->ids[k];
+        sqlite3_bind_int64(len, 1, p.id);
+        p.stored = sql_step(len, &rc) ? (size_t)sqlite3_column_int64(len, 0) : 0;
+        sqlite3_reset(len);
+        if (rc == SQLITE_OK && (raw_read(reader, p.id, repack_one, &p) < 0 || p.failed))
+            rc = SQLITE_ERROR;
     }
-    sqlite3_finalize(read);
-    sqlite3_finalize(update);
-    raw_packer_free(packer);
-    ZSTD_freeDCtx(dctx);
-    buf_release(&plain);
+    raw_reader_close(reader);
+    sqlite3_finalize(len);
+    sqlite3_finalize(p.update);
+    raw_packer_free(p.packer);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
