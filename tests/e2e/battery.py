@@ -39,6 +39,14 @@ def sanitizer_report(err):
     return "runtime error" in err or "AddressSanitizer" in err or "LeakSanitizer" in err
 
 
+def crashed(rc, err):
+    """How one benchdb run broke the contract (a hang, a sanitizer report, an exit status but 0
+    or 1), or ""."""
+    return ("hang (no exit within %d s)" % TIMEOUT if rc is None else
+            "sanitizer report: " + err[-2000:] if sanitizer_report(err) else
+            "exit %d (want 0 or 1): %s" % (rc, err[-500:]) if rc not in (0, 1) else "")
+
+
 def located(path):
     return re.compile(r"^%s:\d+(:\d+)?: error: " % re.escape(path), re.M)
 
@@ -67,9 +75,7 @@ def detect(paths):
 
     rc, out, err = run("import", "--dry-run", *paths)
     found = formats(out)
-    bad = ("hang (no exit within %d s)" % TIMEOUT if rc is None else
-           "sanitizer report: " + err[-2000:] if sanitizer_report(err) else
-           "exit %d (want 0 or 1): %s" % (rc, err[-500:]) if rc not in (0, 1) else "")
+    bad = crashed(rc, err)
     for path in paths:
         if path not in found:
             found[path] = formats(run("import", "--dry-run", path)[1]).get(path)
@@ -121,9 +127,7 @@ def check_imports(db, copies, fmt, name):
     paths = [path for _, path, _ in copies]
     rc, out, err = run("--db", db, "import", "--format", fmt, *paths)
     label = "%s (%s, all %d damaged copies in one import)" % (name, fmt, len(copies))
-    crash = ("hang (no exit within %d s)" % TIMEOUT if rc is None else
-             "sanitizer report: " + err[-2000:] if sanitizer_report(err) else
-             "exit %d (want 0 or 1): %s" % (rc, err[-500:]) if rc not in (0, 1) else "")
+    crash = crashed(rc, err)
     if crash:  # name the culprit: each copy alone, as many imports into one fresh database
         one = db + ".one-by-one"
         return ["%s: %s" % (label, crash)] + [
