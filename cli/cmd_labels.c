@@ -8,7 +8,7 @@
 
 static const char usage[] =
     "usage: benchdb labels [KEY] [--where KEY=VALUE]... [--since D] [--until D]\n"
-    "                      [--format table|csv|json|md]\n"
+    "                      [--format table|csv|json|md | -z]\n"
     "\n"
     "List the labels of the stored results, each value with how many results and runs have it:\n"
     "storage classes, hosts, security flavors (sec), mount options (mount:OPTION; a flag such\n"
@@ -18,6 +18,8 @@ static const char usage[] =
     "--format json writes {\"schema\": 1, \"labels\": [...]} (docs/labels.schema.json).\n"
     "\n"
     "  --where KEY=VALUE     count only the results that match (repeatable), as in 'benchdb report'\n"
+    "  -z, --null            for scripts and shell completion: each label as KEY=VALUE (with KEY:\n"
+    "                      VALUE alone) followed by a NUL byte, its bytes exactly as stored\n"
     "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "\n"
@@ -37,6 +39,10 @@ static int take_option(struct labels_cli *o, int c, char *arg)
 {
     if (c == 'f' && parse_table_format(arg, &o->fmt) == 0)
         return 0;
+    if (c == 'z') {
+        o->q.nul = 1;
+        return 0;
+    }
     if (c == 'w')
         return where_option("labels", arg, &o->where) ? BDB_EXIT_USAGE : 0;
     if (time_option("labels", c, arg, &o->dates) == 1)
@@ -51,6 +57,7 @@ static int parse_options(struct app *app, int argc, char **argv, struct labels_c
     static const struct option longopts[] = {
         {"where", required_argument, NULL, 'w'},
         {"format", required_argument, NULL, 'f'},
+        {"null", no_argument, NULL, 'z'},
         {"help", no_argument, NULL, 'h'},
         TIME_LONGOPTS,
         DB_LONGOPT,
@@ -58,7 +65,7 @@ static int parse_options(struct app *app, int argc, char **argv, struct labels_c
     };
     int c;
     optind = 1;
-    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
+    while ((c = next_option(app, argc, argv, "hz", longopts)) != -1) {
         int status = take_option(o, c, optarg);
         if (status)
             return status < 0 ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, status);

@@ -93,10 +93,15 @@ int query_labels(struct db *db, const struct labels_opts *o, enum table_format f
     struct arena a = ARENA_INIT;
     struct binds b = {0};
     struct buf sql = BUF_INIT;
-    buf_adds(&sql, "SELECT key, value, results, runs FROM (");
+    /* -z: what --where (KEY=VALUE; a mount flag: KEY=) or --compare (VALUE) takes */
+    buf_adds(&sql, !o->nul  ? "SELECT key, value, results, runs FROM ("
+                   : o->key ? "SELECT value FROM ("
+                            : "SELECT key || '=' || ifnull(value, '') FROM (");
     int rc = o->key ? key_sql(o, &a, &sql, &b, d) : overview_sql(o, &a, &sql, &b, d);
     buf_adds(&sql, ") ORDER BY ord, key, value");
-    if (rc == 0)
+    if (rc == 0 && o->nul)
+        rc = rows_nul(db, sql.data, b.v, b.n, "labels", out, d);
+    else if (rc == 0)
         rc = rows_list(db, sql.data, b.v, b.n, "labels", fmt, out, d);
     buf_release(&sql);
     free(b.v);

@@ -50,6 +50,7 @@ struct labels_opts {
     const struct kv *where; /* --where filters, as report takes them */
     size_t nwhere;
     const struct time_range *dates; /* NULL: all */
+    int nul; /* each label as KEY=VALUE (with key: VALUE) and a NUL byte, bytes as stored */
 };
 /* Each value of the labels of the results that pass o's filters, as rows key (the --by/--where
  * key: storage-class, host, sec, mount:OPTION, tag:NAME), value, results and runs (how many

@@ -128,6 +128,25 @@ int rows_list(struct db *db, const char *sql, const char *const *params, size_t 
     return rc;
 }
 
+int rows_nul(struct db *db, const char *sql, const char *const *params, size_t nparams,
+             const char *what, struct text_sink *out, struct diag *d)
+{
+    sqlite3 *h = db_handle(db);
+    sqlite3_stmt *st;
+    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
+        return diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
+    int rc, stopped = 0;
+    while (!stopped && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0);
+        stopped = (len && out->write(out->ctx, text, len)) || out->write(out->ctx, "", 1);
+    }
+    if (!stopped && rc != SQLITE_DONE)
+        diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    return stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results)
 {
     buf_addf(sql,

@@ -14,6 +14,11 @@ void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const
  * (query.h's text_sink contract: 0, 1 when out stopped, -1 after "cannot list WHAT: ..."). */
 int rows_list(struct db *db, const char *sql, const char *const *params, size_t nparams,
               const char *what, enum table_format fmt, struct text_sink *out, struct diag *d);
+/* Writes the first column of each row of sql (? parameters bound to params in order) to out,
+ * its bytes as stored and a NUL byte after each (NULL: no bytes), for scripts and shell
+ * completion: no quoting to undo. Same contract as rows_list. */
+int rows_nul(struct db *db, const char *sql, const char *const *params, size_t nparams,
+             const char *what, struct text_sink *out, struct diag *d);
 /* Adds an appendix section whose table is sql's rows (its nparams parameters bound in order),
  * columns named as in the SQL, values as stored. */
 int rows_section(struct db *db, struct report *r, const char *heading, const char *name,

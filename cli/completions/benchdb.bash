@@ -3,35 +3,70 @@
 # `benchdb labels --format csv` lists them: storage classes, hosts, --compare values of the
 # --by key, and --where KEY=VALUE pairs. Installed as share/bash-completion/completions/benchdb.
 
-# The values of one label key (a --by key) in the warehouse (nothing when there is none).
+# Labels come from imported files, sidecars and merged warehouses, so they are data, never
+# code: they are read NUL-separated (`benchdb labels -z`, bytes exact: no CSV to undo) and
+# offered through _benchdb_offer, never through `compgen -W`, which expands its word list
+# (a label `$(cmd)` would run on TAB).
+
+# Sets the array named $1 to the labels of warehouse $2: the values of key $3 (a --by key),
+# or with no key every KEY=VALUE a --where filter takes (a mount flag: KEY=).
 _benchdb_labels()
 {
-    local db=$1 key=$2
+    local -n _benchdb_into=$1
+    local db=$2 key=${3-}
+    _benchdb_into=()
     [ -r "$db" ] || return 0
-    benchdb --db "$db" labels --format csv "$key" 2>/dev/null | tail -n +2 | cut -d, -f2
+    mapfile -d '' _benchdb_into < <(benchdb --db "$db" labels -z ${key:+"$key"} 2>/dev/null </dev/null)
 }
 
-# Every KEY=VALUE a --where filter of command cmd can take (a mount flag: KEY=). relabel, rm,
-# reparse and baseline select with relabel's keys: storage_class, and no mount options.
+# The KEY=VALUE pairs a --where filter of command cmd can take, into the array named $1.
+# relabel, rm, reparse and baseline select with relabel's keys: storage_class, and no mount
+# options.
 _benchdb_where()
 {
-    local db=$1 cmd=$2
-    [ -r "$db" ] || return 0
-    local pairs
-    pairs=$(benchdb --db "$db" labels --format csv 2>/dev/null | tail -n +2 | cut -d, -f1,2 | tr , =)
+    local -n _benchdb_pairs=$1
+    local cmd=$3 pair
+    _benchdb_labels "$1" "$2"
     case $cmd in
-    relabel | rm | reparse | baseline) sed -e 's/^storage-class=/storage_class=/' -e '/^mount:/d' <<<"$pairs" ;;
-    *) printf '%s\n' "$pairs" ;;
+    relabel | rm | reparse | baseline)
+        local -a kept=()
+        for pair in "${_benchdb_pairs[@]}"; do
+            case $pair in
+            mount:*) ;;
+            storage-class=*) kept+=("storage_class=${pair#storage-class=}") ;;
+            *) kept+=("$pair") ;;
+            esac
+        done
+        _benchdb_pairs=("${kept[@]}")
+        ;;
     esac
+}
+
+# COMPREPLY: the words after $1 that start with the word being completed ($cur, as typed or
+# as a shell-quoted prefix), each quoted for the command line (printf %q) so that it reaches
+# benchdb byte for byte. Readline replaces only the text after the last '=' or ':' of the
+# word (both are in COMP_WORDBREAKS), so that part of cur is taken off each reply.
+_benchdb_offer()
+{
+    local word quoted head=
+    COMPREPLY=()
+    for word in "$@"; do
+        printf -v quoted '%q' "$word"
+        [[ $word == "$cur"* || $quoted == "$cur"* ]] && COMPREPLY+=("$quoted")
+    done
+    [[ $cur == *[=:]* ]] && head=${cur%"${cur##*[=:]}"}
+    [ -n "$head" ] && COMPREPLY=("${COMPREPLY[@]#"$head"}")
+    return 0
 }
 
 _benchdb()
 {
     local cur prev words cword
-    _init_completion -n : || return
+    _init_completion -n =: || return
 
     local commands="baseline check export formats help import labels merge push query relabel reparse report rm run runs trend vacuum"
     local db=${BENCHDB_DB:-benchdb.sqlite} cmd="" by=storage-class i
+    local -a labels
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
         --db) db=${words[i + 1]} ;;
@@ -47,11 +82,14 @@ _benchdb()
         _filedir
         return
         ;;
-    --host) COMPREPLY=($(compgen -W "$(_benchdb_labels "$db" host)" -- "$cur")); return ;;
-    --storage-class) COMPREPLY=($(compgen -W "$(_benchdb_labels "$db" storage-class)" -- "$cur")); return ;;
+    --host | --storage-class)
+        _benchdb_labels labels "$db" "${prev#--}"
+        _benchdb_offer "${labels[@]}"
+        return
+        ;;
     --where)
-        COMPREPLY=($(compgen -W "$(_benchdb_where "$db" "$cmd")" -- "$cur"))
-        __ltrim_colon_completions "$cur"
+        _benchdb_where labels "$db" "$cmd"
+        _benchdb_offer "${labels[@]}"
         return
         ;;
     --sec) COMPREPLY=($(compgen -W "sys krb5 krb5i krb5p none" -- "$cur")); return ;;
@@ -101,7 +139,8 @@ _benchdb()
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ $cmd == @(report|check) ]] && [[ " ${words[*]:1:cword-1} " == *" --compare "* ]]; then
-        COMPREPLY=($(compgen -W "$(_benchdb_labels "$db" "$by")" -- "$cur"))
+        _benchdb_labels labels "$db" "$by"
+        _benchdb_offer "${labels[@]}"
     elif [ "$cmd" = labels ]; then
         COMPREPLY=($(compgen -W "storage-class host sec mount: tag: rw bs job tool" -- "$cur"))
         __ltrim_colon_completions "$cur"
