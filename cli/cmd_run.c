@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/arena.h"
 #include "../core/xalloc.h"
@@ -23,9 +24,11 @@ static const char usage[] =
     "tags kernel, os, cmdline and tool_version, and the mount (fs type, source, options, NFS\n"
     "sec, tag mountpoint) of the files and directories the job touches. The output is stored\n"
     "as source 'run:TOOL@TIME' ('run:TOOL@TIME#K' for the K-th of --repeat N). A benchmark that\n"
-    "fails is reported and nothing of that run is imported. Then one line per job and direction\n"
-    "says what the runs measured: the mean IOPS (random I/O) or bandwidth and p99 latency, with\n"
-    "their standard deviation over the runs (n >= 2).\n"
+    "fails, writes more than benchdb holds (256 MiB of what it imports, 16 MiB of the other\n"
+    "stream) or is stopped by a signal sent to benchdb (which sends it on) is reported and\n"
+    "nothing of that run is imported. Then one line per job and direction says what the runs\n"
+    "measured: the mean IOPS (random I/O) or bandwidth and p99 latency, with their standard\n"
+    "deviation over the runs (n >= 2).\n"
     "\n"
     "  --host H              host name (default: this host's)\n"
     "  --storage-class S     storage class\n"
@@ -76,6 +79,32 @@ static int report_failure(struct app *app, const struct run *r, int status, cons
                       r->bench.argv.v[0], status);
 }
 
+/* The benchmark was stopped by benchdb (x says why); its other stream, the messages, are
+ * shown, not the one that went over its limit. An exit status. */
+static int report_stop(struct app *app, const struct run *r, const struct child_run *x,
+                       const struct buf *out, const struct buf *err)
+{
+    const char *tool = r->bench.argv.v[0];
+    if (x->signal) {
+        diag_error(
+            &app->diag,
+            "stopped by signal %d (%s) while '%s' ran, which was stopped too; nothing imported",
+            x->signal, strsignal(x->signal), tool);
+        return 128 + x->signal; /* a shell's status for a command a signal ended */
+    }
+    const struct buf *shown = x->overflow == STDOUT_FILENO ? err : out;
+    fwrite(shown->data, 1, shown->len, stderr);
+    size_t max = r->bench.capture_max[x->overflow == STDERR_FILENO];
+    diag_error(&app->diag,
+               "'%s' wrote more than %zu MiB to its standard %s, the most benchdb holds: it was "
+               "stopped; nothing imported%s",
+               tool, max >> 20, x->overflow == STDOUT_FILENO ? "output" : "error",
+               !strcmp(r->bench.tool, "dd") && x->overflow == STDOUT_FILENO
+                   ? " (give dd of=FILE or of=/dev/null)"
+                   : "");
+    return BDB_EXIT_INPUT;
+}
+
 /* Runs the benchmark (the k-th time of r->repeat) and imports its output; an exit status. */
 static int run_and_import(struct app *app, struct run *r, unsigned k)
 {
@@ -83,19 +112,17 @@ static int run_and_import(struct app *app, struct run *r, unsigned k)
     char when[32];
     now_iso(when);
     const struct benchmark *b = &r->bench;
-    int status = import_execute(b->argv.v, &out, &err);
-    if (status != 0) {
+    struct child_run x = {.max = {b->capture_max[0], b->capture_max[1]}};
+    int status = import_run(b->argv.v, &out, &err, &x);
+    if (x.signal || x.overflow)
+        status = report_stop(app, r, &x, &out, &err);
+    else if (status != 0) {
         report_failure(app, r, status, &out, &err);
         status = BDB_EXIT_INPUT;
     }
     struct buf *result = b->from_stderr ? &err : &out;
-    FILE *f = status == 0 && b->output ? fopen(b->output, "rb") : NULL;
-    if (status == 0 && b->output && (!f || buf_read_file(&file, f))) {
-        diag_error(&app->diag, "cannot read fio output '%s': %s", b->output, strerror(errno));
+    if (status == 0 && b->output && benchmark_read_output(b, &file, &app->diag))
         status = BDB_EXIT_ENV;
-    }
-    if (f)
-        fclose(f);
     if (b->output)
         result = &file;
     struct db *db = NULL;

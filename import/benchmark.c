@@ -1,14 +1,22 @@
 /* benchmark.c: what `benchdb run` knows of a benchmark's command line: the tool (fio, dd,
  * iperf3) and its output format, the options that make it print JSON, and the files and
  * directories the job touches (whose mount is recorded). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/scan.h"
 #include "../core/xalloc.h"
-#include "import.h"
+#include "internal.h"
+
+/* The most of the stream benchdb does not import (dd's standard output, fio's and iperf3's
+ * standard error, or both of fio's with --output) held to show when the benchmark fails. */
+#define RUN_MESSAGES_MAX_MIB 16
 
 static void strv_push(struct strv *s, char *arg)
 {
@@ -23,22 +31,110 @@ struct tool {
     void (*prepare)(struct benchmark *b);
 };
 
-/* The value of option name in arg ("--name=V"), or of the next argument ("--name V"). */
-static const char *opt_value(char *const *argv, size_t i, const char *name, size_t *used)
+/* fio's options that take no value from the argument after them: its own options with
+ * no_argument or optional_argument, and the job options of type FIO_OPT_STR_SET (engines'
+ * included), which it gives optional_argument (fio 3.33 to 3.38: init.c l_opts,
+ * options.c add_to_lopt). Every other option takes one, as --opt=V or as --opt V, with one
+ * dash or two (getopt_long_only). Sorted, for bsearch. */
+static const char *const fio_flags[] = {
+    "append-terse",
+    "blocksize_unaligned",
+    "bs_unaligned",
+    "cmdhelp",
+    "cpuclock-test",
+    "crctest",
+    "dummy",
+    "enghelp",
+    "exitall",
+    "exitall_on_error",
+    "fixedbufs",
+    "group_reporting",
+    "help",
+    "hipri",
+    "libblkio_force_enable_completion_eventfd",
+    "libblkio_write_zeroes_on_trim",
+    "listen",
+    "memcpytest",
+    "merge-blktrace-only",
+    "minimal",
+    "new_group",
+    "no_completion_thread",
+    "norandommap",
+    "parse-only",
+    "pingpong",
+    "prep",
+    "readonly",
+    "refill_buffers",
+    "registerfiles",
+    "server",
+    "showcmd",
+    "sqthread_poll",
+    "stonewall",
+    "thread",
+    "time_based",
+    "userspace_reap",
+    "verify_only",
+    "version",
+    "wait_for_previous",
+    "warnings-fatal",
+    "xnvme_iovec",
+    "zero_buffers",
+};
+
+/* fio's one-letter options that take a value (-o FILE: l_opts' required_argument). */
+static const char fio_short_values[] = "oleFOEdxXapjVDCRILWBHJK";
+
+/* The most of a job file read for its filename= and directory= lines: a job file is a few
+ * lines, so a bigger file where one stands is not one. */
+enum { JOB_FILE_MAX = 1 << 20 };
+
+static int cmp_name(const void *key, const void *elem)
 {
-    const char *a = argv[i];
-    size_t n = strlen(name);
-    if (a[0] != '-' || strncmp(a + 1 + (a[1] == '-'), name, n))
-        return NULL;
-    a += 1 + (a[1] == '-') + n;
-    if (*a == '=') {
-        *used = 1;
-        return a + 1;
+    return strcmp(key, *(const char *const *)elem);
+}
+
+/* One argument of fio's command line, as fio's getopt_long_only reads it. */
+struct fio_arg {
+    const char *name;  /* the option's name (its long name for -o and -F), NULL: a job file */
+    const char *value; /* its value, or the job file; NULL for an option without one */
+    size_t at;         /* the index of the argument holding value */
+};
+
+/* Reads the argument at *i (and the value after it when the option takes one), moving *i
+ * past them: 0 at the end. *ended is set after "--", past which all are job files. */
+static int fio_next_arg(char **a, size_t *i, int *ended, struct fio_arg *out, struct arena *mem)
+{
+    for (;;) {
+        const char *arg = a[*i];
+        if (!arg)
+            return 0;
+        *out = (struct fio_arg){NULL, arg, *i};
+        (*i)++;
+        if (*ended || arg[0] != '-' || !arg[1])
+            return 1;
+        if (!strcmp(arg, "--")) {
+            *ended = 1;
+            continue;
+        }
+        const char *name = arg + 1 + (arg[1] == '-'), *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        int is_short = arg[1] != '-' && n == 1;
+        out->name = arena_strndup(mem, name, n);
+        out->value = eq ? eq + 1 : NULL;
+        if (is_short && *name == 'o')
+            out->name = "output";
+        else if (is_short && *name == 'F')
+            out->name = "output-format";
+        int takes_value =
+            is_short ? strchr(fio_short_values, *name) != NULL
+                     : !bsearch(out->name, fio_flags, sizeof(fio_flags) / sizeof(fio_flags[0]),
+                                sizeof(fio_flags[0]), cmp_name);
+        if (!eq && takes_value && a[*i]) {
+            out->value = a[*i];
+            out->at = (*i)++;
+        }
+        return 1;
     }
-    if (*a || !argv[i + 1])
-        return NULL;
-    *used = 2;
-    return argv[i + 1];
 }
 
 /* Adds each ':'-separated name, relative ones under dir when given (fio's rules). */
@@ -56,19 +152,54 @@ static void add_fio_paths(struct benchmark *r, const char *list, size_t len, con
     }
 }
 
+/* Reads the regular file path of at most max bytes into text: 0; -1 when it cannot be read
+ * (errno set), 1 when it is larger, 2 when it is not a regular file (a device, FIFO or socket
+ * is never read, nor opened: it could block, or never end). */
+static int read_small_file(const char *path, size_t max, struct buf *text)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return -1;
+    if (!S_ISREG(st.st_mode))
+        return 2;
+    if ((uint64_t)st.st_size > max)
+        return 1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fstat(fd, &st) ? -1 : !S_ISREG(st.st_mode) ? 2 : 0;
+    while (rc == 0) {
+        buf_grow(text, 64 << 10);
+        ssize_t n = read(fd, text->data + text->len, 64 << 10);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = n < 0 ? -1 : 0;
+            break;
+        }
+        text->len += (size_t)n;
+        text->data[text->len] = '\0';
+        if (text->len > max)
+            rc = 1; /* it grew */
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
 /* filename= and directory= lines of a fio job file. */
 static void scan_job_file(struct benchmark *r, const char *path)
 {
-    FILE *f = fopen(path, "rb");
     struct buf text = BUF_INIT;
-    if (!f)
+    if (!strcmp(path, "-") || read_small_file(path, JOB_FILE_MAX, &text)) {
+        buf_release(&text); /* fio reads "-" from its standard input */
         return;
-    int bad = buf_read_file(&text, f);
-    fclose(f);
+    }
     struct line_iter it;
     const char *line;
     size_t len;
-    line_iter_init(&it, text.data, bad ? 0 : text.len, 0);
+    line_iter_init(&it, text.data, text.len, 0);
     while (line_iter_next(&it, &line, &len)) {
         const char *p = skip_ws(line), *end = line + len;
         int is_dir = scan_lit(&p, "directory");
@@ -89,28 +220,25 @@ static void prepare_fio(struct benchmark *r)
 {
     char **a = r->argv.v;
     const char *dir = NULL, *format = NULL;
-    size_t format_at = 0, used = 0;
-    for (size_t i = 1; a[i]; i += used) {
-        const char *v;
-        used = 1;
-        if ((v = opt_value(a, i, "output-format", &used))) {
-            format = v;
-            format_at = i + used - 1;
-        } else if ((v = opt_value(a, i, "output", &used))) {
-            r->output = v;
-        } else if ((v = opt_value(a, i, "directory", &used))) {
-            dir = v;
-        } else if (a[i][0] != '-') {
-            scan_job_file(r, a[i]);
-        }
+    size_t format_at = 0, i = 1;
+    int ended = 0;
+    struct fio_arg arg;
+    while (fio_next_arg(a, &i, &ended, &arg, &r->mem)) {
+        if (!arg.name)
+            scan_job_file(r, arg.value);
+        else if (!arg.value)
+            continue;
+        else if (!strcmp(arg.name, "output-format")) {
+            format = arg.value;
+            format_at = arg.at;
+        } else if (!strcmp(arg.name, "output"))
+            r->output = arg.value;
+        else if (!strcmp(arg.name, "directory"))
+            dir = arg.value;
     }
-    for (size_t i = 1; a[i]; i += used) {
-        const char *v = opt_value(a, i, "filename", &used);
-        if (!v)
-            used = 1;
-        else
-            add_fio_paths(r, v, strlen(v), dir);
-    }
+    for (i = 1, ended = 0; fio_next_arg(a, &i, &ended, &arg, &r->mem);)
+        if (arg.name && arg.value && !strcmp(arg.name, "filename"))
+            add_fio_paths(r, arg.value, strlen(arg.value), dir);
     if (dir)
         add_fio_paths(r, dir, strlen(dir), NULL);
     if (!r->paths.n)
@@ -168,6 +296,22 @@ int benchmark_prepare(struct benchmark *b, char *const *argv, size_t argc)
     for (size_t i = 0; i < argc; i++)
         strv_push(&b->argv, argv[i]);
     tool->prepare(b);
+    b->capture_max[0] = b->capture_max[1] = (size_t)RUN_MESSAGES_MAX_MIB << 20;
+    if (!b->output) /* what is imported may be as large as an imported file */
+        b->capture_max[b->from_stderr] = (size_t)HELD_MAX_MIB << 20;
+    return 0;
+}
+
+int benchmark_read_output(const struct benchmark *b, struct buf *out, struct diag *d)
+{
+    int rc = read_small_file(b->output, (size_t)HELD_MAX_MIB << 20, out);
+    if (rc == 1)
+        return diag_error(d, "cannot read fio output '%s': larger than %d MiB", b->output,
+                          HELD_MAX_MIB);
+    if (rc == 2)
+        return diag_error(d, "cannot read fio output '%s': not a regular file", b->output);
+    if (rc)
+        return diag_error(d, "cannot read fio output '%s': %s", b->output, strerror(errno));
     return 0;
 }
 

@@ -48,8 +48,18 @@ void import_session_free(struct import_session *s);
 enum import_outcome import_store(struct db *db, const struct import_options *o,
                                  const struct source *src, struct diag *d);
 
+/* How import_run runs a program, and what happened beside its exit status. */
+struct child_run {
+    size_t max[2]; /* the most of its standard output and error held: past it, the program is
+                      stopped (SIGTERM) and that stream's pipe closed */
+    int overflow;  /* STDOUT_FILENO or STDERR_FILENO when that stream went over its max */
+    int signal;    /* SIGTERM, SIGINT or SIGHUP benchdb received while it ran (sent on to the
+                      program by benchdb unless a terminal sent it to both), else 0 */
+};
 /* Runs argv with standard output and error captured: the exit status, or -1 when it could not
- * be started at all, or the child's 128 + signal (child.c). */
+ * be started at all (errno set), or the child's 128 + signal (child.c). */
+int import_run(char *const *argv, struct buf *out, struct buf *err, struct child_run *x);
+/* import_run for a short output (a tool's --version: 1 MiB of each stream at most). */
 int import_execute(char *const *argv, struct buf *out, struct buf *err);
 
 /* A growable, NULL-terminated argv. */
@@ -59,17 +69,21 @@ struct strv {
 };
 /* What `benchdb run` knows of a benchmark's command line (benchmark.c). */
 struct benchmark {
-    const char *tool;   /* "fio", "dd" or "iperf3" */
-    const char *format; /* the importer of its output */
-    int from_stderr;    /* dd reports on its standard error */
-    struct strv argv;   /* what is executed: the command, asked for JSON where the tool can */
-    struct strv paths;  /* files and directories the job touches */
-    const char *output; /* fio --output FILE, else NULL: the captured stream */
-    struct arena mem;   /* the strings added */
+    const char *tool;      /* "fio", "dd" or "iperf3" */
+    const char *format;    /* the importer of its output */
+    int from_stderr;       /* dd reports on its standard error */
+    struct strv argv;      /* what is executed: the command, asked for JSON where the tool can */
+    struct strv paths;     /* files and directories the job touches */
+    const char *output;    /* fio --output FILE, else NULL: the captured stream */
+    size_t capture_max[2]; /* the most of its standard output and error held (import_run) */
+    struct arena mem;      /* the strings added */
 };
 /* Prepares argv[0..argc) (argv[0] names fio, dd or iperf3, by path or name; the strings are
  * borrowed): 0, or -1 for another program. Zero *b first; benchmark_release it after. */
 int benchmark_prepare(struct benchmark *b, char *const *argv, size_t argc);
+/* Reads fio's --output FILE (a regular file, at most the size of an imported file) into
+ * out: 0, or -1 after a message. */
+int benchmark_read_output(const struct benchmark *b, struct buf *out, struct diag *d);
 void benchmark_release(struct benchmark *b);
 
 /* What `benchdb run` records beside the output it imports (context.c). */
