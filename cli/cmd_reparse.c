@@ -15,7 +15,9 @@ static const char usage[] =
     "importers (the format each file was imported as). Labels set at import or by relabel\n"
     "(host, storage_class, sec, mount, tags) and their history are kept, results matched by\n"
     "job and direction in order. Each source is one transaction; a source whose results come\n"
-    "out the same is left untouched. Prints what changed per source.\n"
+    "out the same is left untouched. Prints what changed per source. A source whose stored\n"
+    "bytes do not decode (damaged, or merged by an older benchdb) is named with the reason and\n"
+    "left as it is, the others reparsed, and the exit status is 1.\n"
     "\n"
     "  --where KEY=VALUE  only sources with a matching result (keys as in 'benchdb relabel')\n"
     "  -h, --help         show this help\n";
@@ -33,13 +35,14 @@ static void report(const struct db_stored *s, const struct reparse_counts *c)
            c->tags_added, c->runs_changed ? ", run details changed" : "");
 }
 
-/* Re-derives one source: IMPORT_STORED (changed or not), IMPORT_REJECTED by the importer,
- * or IMPORT_FAILED_DB. */
+/* Re-derives one source: IMPORT_STORED (changed or not), IMPORT_REJECTED by the importer (or
+ * its stored bytes do not decode), or IMPORT_FAILED_DB. */
 static enum import_outcome reparse_one(struct app *app, struct db *db, int64_t id)
 {
     struct db_stored s;
-    if (db_stored_load(db, id, &s, &app->diag))
-        return IMPORT_FAILED_DB;
+    int loaded = db_stored_load(db, id, &s, &app->diag);
+    if (loaded) /* bytes that do not decode are said, and the other sources reparsed */
+        return loaded > 0 ? IMPORT_REJECTED : IMPORT_FAILED_DB;
     const struct importer *imp = importer_find(s.format);
     struct db_import *di = NULL;
     struct arena a = ARENA_INIT;

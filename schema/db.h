@@ -81,6 +81,16 @@ struct db_import; /* one file being imported, inside a transaction */
 int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d);
 /* Files over this size are stored in pieces of it (table source_chunk). */
 enum { DB_CHUNK_BYTES = 4 << 20 };
+/* The most one stored piece (a source's raw, or one of its chunks) holds, decoded or not: a
+ * file is stored whole up to DB_CHUNK_BYTES, else in chunks of it, so benchdb never writes a
+ * larger one, and the stored-bytes reader refuses a piece that claims more before it takes
+ * memory for it (a zstd frame of 66 KB can decode to 2 GiB). */
+enum { RAW_PIECE_MAX = DB_CHUNK_BYTES };
+/* The largest compression dictionary read (schema/0006_raw_dict.sql): 32 times the 32 KiB
+ * benchdb trains, room for a later version that trains larger ones (zstd's own trainer makes
+ * 110 KiB by default), while loading one to compress with stays about a MiB and a millisecond
+ * per import; a merged 200 MB "dictionary" took 400 MB and 1.5 s at every import. */
+enum { RAW_DICT_MAX = 1 << 20 };
 
 /* A source's bytes as stored (rawstore.c, schema/0003_raw.sql, 0006_raw_dict.sql), packed by
  * raw_pack. */
@@ -100,6 +110,10 @@ struct raw_blob {
 struct raw_blob raw_pack(struct raw_packer **p, const struct raw_dict *dict, const void *data,
                          size_t len);
 void raw_packer_free(struct raw_packer *p);
+/* Why len bytes with hash sha256 (hex, as stored beside them; NULL: not checked) cannot be a
+ * compression dictionary, in why (of n bytes): not a zstd dictionary (its magic number and
+ * id), over RAW_DICT_MAX, or a hash that is not theirs. 0 when they can, else -1. */
+int raw_dict_fault(const void *bytes, size_t len, const char *sha256, char *why, size_t n);
 /* The dictionaries of db, read on first use and kept until db_raw_train changes them; none
  * when they cannot be read (bytes are then stored without one). */
 const struct raw_dicts *db_raw_dicts(struct db *db);
@@ -174,6 +188,9 @@ void db_stored_release(struct db_stored *s);
  * *ids is the caller's to free. 0 or -1. */
 int db_sources_matching(struct db *db, const struct kv *where, size_t n_where, int64_t **ids,
                         size_t *n, struct diag *d);
+/* Loads stored source id into out: 0; 1 when its stored bytes do not decode (an error names
+ * the file and says why; nothing is left to release), -1 when the database cannot be read
+ * (after a message). Sizes are checked before memory is taken (RAW_PIECE_MAX). */
 int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag *d);
 
 /* What reparsing one source changed. */

@@ -82,6 +82,8 @@ int raw_each(sqlite3 *h, const char *schema, int64_t id, raw_each_fn *each, void
 struct raw_reader;
 struct raw_reader *raw_reader_open(sqlite3 *h, const char *schema);
 int raw_read(struct raw_reader *r, int64_t id, raw_each_fn *each, void *ctx);
+/* Why the last raw_read's bytes did not decode ("" when they did, or when each stopped it). */
+const char *raw_reader_why(const struct raw_reader *r);
 void raw_reader_close(struct raw_reader *r);
 
 #endif

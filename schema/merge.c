@@ -65,7 +65,11 @@ static const char *const setup_sql =
     "INSERT INTO temp.merge_mount SELECT o.id, m.id FROM " OTHER ".mount o "
     " JOIN main.mount m ON m.options = o.options;"
     "INSERT OR IGNORE INTO main.mount_option(mount_id, key, value) SELECT mm.new_id, o.key, "
-    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;"
+    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;";
+
+/* The dictionaries of the sources copied, known by their sha256 (once verify_dicts has found
+ * that each hashes to it). */
+static const char *const dict_sql =
     "INSERT OR IGNORE INTO main.raw_dict(sha256, format, bytes) SELECT sha256, format, bytes "
     " FROM " OTHER ".raw_dict WHERE id IN (SELECT raw_dict FROM " OTHER ".source_file "
     " WHERE id IN (SELECT id FROM temp.merge_src)) ORDER BY id;"
@@ -115,12 +119,13 @@ static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Copies every table (after setup_sql); *rows gets the row count per table (copies[]
- * order). */
-static int copy_all(sqlite3 *h, size_t rows[])
+/* Copies every table (after setup_sql and dict_sql); *rows gets the row count per table
+ * (copies[] order), *source_offset what the sources' ids were moved by. */
+static int copy_all(sqlite3 *h, size_t rows[], int64_t *source_offset_out)
 {
     int rc = SQLITE_OK;
     int64_t source_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.source_file");
+    *source_offset_out = source_offset;
     int64_t run_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.run");
     int64_t result_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.result");
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof(copies) / sizeof(copies[0]); i++) {
@@ -149,8 +154,9 @@ static int hash_piece(void *ctx, const void *data, size_t len)
     return 0;
 }
 
-/* Hashes the stored bytes of the other's source id (raw, or its chunks in order, decoded)
- * into hex; 0, 1 when they do not decode, -1 when they cannot be read. */
+/* Hashes the stored bytes of source id of the reader's schema (raw, or its chunks in order,
+ * decoded) into hex; 0, 1 when they do not decode (raw_reader_why says why), -1 when they
+ * cannot be read. */
 static int hash_stored(struct raw_reader *reader, int64_t id, char hex[65])
 {
     struct sha256 sha;
@@ -160,36 +166,80 @@ static int hash_stored(struct raw_reader *reader, int64_t id, char hex[65])
     return rc;
 }
 
+/* What verify_dicts and verify_sources found wrong (each named as it was found). */
+enum { FORGED_SOURCE = 1, FORGED_DICT = 2 };
+
+/* A dictionary is known by its sha256: one that another warehouse's sources point at would be
+ * taken for this warehouse's of the same sha256, whatever its bytes, so each dictionary of a
+ * source about to be copied is hashed, and is to be a zstd dictionary of a sane size
+ * (raw_dict_fault) before it is copied. 0, FORGED_DICT when some are not (each named with a
+ * source that points at it), -1 on a database failure. */
+static int verify_dicts(sqlite3 *h, const char *other_path, struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "WITH used AS (SELECT id, path, raw_dict FROM " OTHER ".source_file WHERE id IN "
+             "(SELECT id FROM temp.merge_src) AND raw_dict IS NOT NULL) SELECT o.id, o.format, "
+             "o.sha256, CASE WHEN length(o.bytes) <= %d THEN o.bytes END, length(o.bytes), "
+             "(SELECT path FROM used WHERE raw_dict = o.id ORDER BY id LIMIT 1), (SELECT count(*) "
+             "FROM used WHERE raw_dict = o.id) FROM " OTHER ".raw_dict o WHERE o.id IN (SELECT "
+             "raw_dict FROM used) ORDER BY o.id",
+             RAW_DICT_MAX);
+    int rc = SQLITE_OK, forged = 0;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql.data);
+    buf_release(&sql);
+    while (sql_step(st, &rc)) {
+        char why[160];
+        const void *bytes = sqlite3_column_blob(st, 3);
+        size_t len = (size_t)sqlite3_column_int64(st, 4);
+        if (!raw_dict_fault(bytes, len, (const char *)sqlite3_column_text(st, 2), why, sizeof(why)))
+            continue;
+        long long others = sqlite3_column_int64(st, 6) - 1;
+        char more[48] = "";
+        if (others > 0)
+            snprintf(more, sizeof(more), " and %lld other%s", others, others == 1 ? "" : "s");
+        diag_error_path(d, other_path, "dictionary %lld (format '%s') of source '%s'%s: %s",
+                        (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
+                        sqlite3_column_text(st, 5), more, why);
+        forged = FORGED_DICT;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? forged : -1;
+}
+
 /* The other warehouse's sha256 decides what is "already imported", so a row whose bytes do
- * not hash to it (forged, or damaged) must not be copied: each source about to be copied is
- * hashed. 0, 1 when some did not match (each named), -1 on a database failure. */
-static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
+ * not hash to it (forged, or damaged) must not be copied: each source copied is read as it
+ * is stored here, against the dictionary it now points at (a dictionary of this warehouse
+ * known by the same sha256), and hashed. 0, FORGED_SOURCE when some did not decode or match
+ * (each named by its path and id in the other), -1 on a database failure. */
+static int verify_sources(sqlite3 *h, const char *other_path, int64_t source_offset, struct diag *d)
 {
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_prepare(h, &rc,
                                    "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id "
                                    "IN (SELECT id FROM temp.merge_src) ORDER BY id");
     int forged = 0;
-    struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, OTHER) : NULL;
+    struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
     if (!reader)
         rc = SQLITE_ERROR;
     while (sql_step(st, &rc)) {
         char got[65];
         const char *want = (const char *)sqlite3_column_text(st, 2);
-        int undecodable = hash_stored(reader, sqlite3_column_int64(st, 0), got);
+        int64_t id = sqlite3_column_int64(st, 0);
+        int undecodable = hash_stored(reader, id + source_offset, got);
         if (undecodable < 0)
             rc = SQLITE_ERROR;
         else if (undecodable) {
-            diag_error_path(d, other_path, "source '%s' (id %lld): its stored bytes do not decode",
-                            sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 0));
-            forged = 1;
+            diag_error_path(d, other_path,
+                            "source '%s' (id %lld): its stored bytes do not decode: %s",
+                            sqlite3_column_text(st, 1), (long long)id, raw_reader_why(reader));
+            forged = FORGED_SOURCE;
         } else if (!want || strcmp(got, want)) {
             diag_error_path(d, other_path,
                             "source '%s' (id %lld): its stored bytes hash to sha256 %.12s..., "
                             "not to the %.12s... stored with it",
-                            sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 0), got,
-                            want ? want : "(none)");
-            forged = 1;
+                            sqlite3_column_text(st, 1), (long long)id, got, want ? want : "(none)");
+            forged = FORGED_SOURCE;
         }
     }
     raw_reader_close(reader);
@@ -197,7 +247,8 @@ static int verify_sources(sqlite3 *h, const char *other_path, struct diag *d)
     return rc == SQLITE_OK ? forged : -1;
 }
 
-/* One row per result of a source stored in both warehouses, with its labels. */
+/* One row per result of a source stored in both warehouses (before this merge copied it),
+ * with its labels. */
 static void labelled_results(struct buf *sql, const char *schema, const char *alias)
 {
     buf_addf(sql,
@@ -208,7 +259,8 @@ static void labelled_results(struct buf *sql, const char *schema, const char *al
              "key)) AS tags FROM %s.result r JOIN %s.run ON run.id = r.run_id "
              "JOIN %s.source_file s ON s.id = run.source_id LEFT JOIN %s.mount m "
              "ON m.id = r.mount_id WHERE s.sha256 IN (SELECT sha256 FROM main.source_file "
-             "INTERSECT SELECT sha256 FROM " OTHER ".source_file))",
+             "INTERSECT SELECT sha256 FROM " OTHER ".source_file EXCEPT SELECT sha256 FROM " OTHER
+             ".source_file WHERE id IN (SELECT id FROM temp.merge_src)))",
              alias, schema, schema, schema, schema, schema);
 }
 
@@ -300,14 +352,26 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
     size_t rows[sizeof(copies) / sizeof(copies[0])] = {0};
     int rc = db_begin(db, d) ? -2 : 0;
     int forged = 0;
-    if (rc == 0 && (sqlite3_exec(db->h, setup_sql, NULL, NULL, NULL) ||
-                    (forged = verify_sources(db->h, other_path, d)) < 0 ||
-                    (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
-                                 copy_all(db->h, rows) || merge_baselines(db->h, other_path, d))) ||
-                    sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
+    int64_t source_offset = 0;
+    /* the copied sources are verified where they are copied to: a failure rolls all back */
+    if (rc == 0 &&
+        (sqlite3_exec(db->h, setup_sql, NULL, NULL, NULL) ||
+         (forged = verify_dicts(db->h, other_path, d)) < 0 ||
+         (!forged && (sqlite3_exec(db->h, dict_sql, NULL, NULL, NULL) ||
+                      copy_all(db->h, rows, &source_offset) ||
+                      (forged = verify_sources(db->h, other_path, source_offset, d)) < 0)) ||
+         (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
+                      merge_baselines(db->h, other_path, d))) ||
+         sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
         diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
                    sqlite3_errmsg(db->h));
         rc = -2;
+    } else if (forged == FORGED_DICT) {
+        rc = diag_error_path(d, other_path,
+                             "nothing merged: a compression dictionary is not a zstd dictionary "
+                             "of at most %d bytes that hashes to its sha256 (forged or damaged "
+                             "warehouse)",
+                             RAW_DICT_MAX);
     } else if (forged) {
         rc = diag_error_path(d, other_path,
                              "nothing merged: a source's bytes do not match its "
@@ -316,6 +380,7 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
     if (rc == 0 && db_commit(db, d))
         rc = -2;
     if (rc) {
+        memset(rows, 0, sizeof(rows)); /* rolled back */
         db_rollback(db);
         sqlite3_exec(db->h, cleanup_sql, NULL, NULL, NULL);
     }

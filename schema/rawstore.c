@@ -8,6 +8,8 @@
  * on the warehouse's own files once it holds DICT_MIN_FILES of them (db_raw_train). */
 #include "db_private.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -110,21 +112,50 @@ void db_raw_dicts_release(struct db *db)
     db->dicts = NULL;
 }
 
+int raw_dict_fault(const void *bytes, size_t len, const char *sha256, char *why, size_t n)
+{
+    char got[65];
+    if (len > RAW_DICT_MAX)
+        snprintf(why, n, "it is %zu bytes, more than the %d a dictionary may hold", len,
+                 RAW_DICT_MAX);
+    else if (!bytes || !ZDICT_getDictID(bytes, len))
+        snprintf(why, n, "it is not a zstd dictionary");
+    else if (sha256 && (sha256_hex(bytes, len, got), strcmp(got, sha256)))
+        snprintf(why, n, "its bytes hash to sha256 %.12s..., not to the %.12s... stored with it",
+                 got, sha256);
+    else
+        return 0;
+    return -1;
+}
+
+/* The bytes of a dictionary column when they are no more than RAW_DICT_MAX (else NULL: length()
+ * reads no bytes, so a "dictionary" of 200 MB is not loaded to be refused), then their length;
+ * a format of buf_addf, given RAW_DICT_MAX. */
+#define DICT_BYTES_SQL(col) "CASE WHEN length(" col ") <= %d THEN " col " END, length(" col ")"
+
 const struct raw_dicts *db_raw_dicts(struct db *db)
 {
     if (db->dicts)
         return db->dicts;
     int rc = SQLITE_OK;
-    /* a merge can bring a second dictionary of a format: the first one stays the one used */
-    sqlite3_stmt *st =
-        sql_prepare(db->h, &rc, "SELECT id, format, bytes FROM raw_dict ORDER BY id");
+    /* a merge can bring a second dictionary of a format: the first one stays the one used; one
+     * that cannot be a dictionary is none (merge refuses them since, reparse says so) */
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT id, format, sha256, " DICT_BYTES_SQL("bytes") " FROM raw_dict ORDER BY id",
+             RAW_DICT_MAX);
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, sql.data);
+    buf_release(&sql);
     struct raw_dicts *dicts = xcalloc(1, sizeof(*dicts));
     while (sql_step(st, &rc)) {
         const char *format = (const char *)sqlite3_column_text(st, 1);
-        if (raw_dict_find(dicts, format))
+        const void *bytes = sqlite3_column_blob(st, 3);
+        size_t len = (size_t)sqlite3_column_int64(st, 4);
+        char why[160];
+        if (raw_dict_find(dicts, format) ||
+            raw_dict_fault(bytes, len, (const char *)sqlite3_column_text(st, 2), why, sizeof(why)))
             continue;
-        ZSTD_CDict *cdict = ZSTD_createCDict(sqlite3_column_blob(st, 2),
-                                             (size_t)sqlite3_column_bytes(st, 2), ZSTD_LEVEL);
+        ZSTD_CDict *cdict = ZSTD_createCDict(bytes, len, ZSTD_LEVEL);
         if (!cdict)
             continue;
         ALLOC_GROW(dicts->v, dicts->n + 1, dicts->alloc);
@@ -136,42 +167,32 @@ const struct raw_dicts *db_raw_dicts(struct db *db)
     return dicts;
 }
 
-/* Decodes n stored bytes of codec (against dictionary dict of dict_len bytes when that is not
- * NULL) into dst, which holds exactly len, with *dctx (created on first use: a context is
- * over 100 KiB, which malloc maps and unmaps each time); 0 or -1. */
-static int raw_unpack(ZSTD_DCtx **dctx, const char *codec, const void *blob, size_t n,
-                      const void *dict, size_t dict_len, char *dst, size_t len)
-{
-    if (!codec) {
-        if (n != len || dict)
-            return -1;
-        memcpy(dst, blob, n);
-        return 0;
-    }
-    if (strcmp(codec, "zstd") || (!*dctx && !(*dctx = ZSTD_createDCtx())))
-        return -1;
-    size_t got = ZSTD_decompress_usingDict(*dctx, dst, len, blob, n, dict, dict_len);
-    return !ZSTD_isError(got) && got == len ? 0 : -1;
-}
-
 /* What reads sources' bytes: the query and the decompression context kept from one source to
- * the next (preparing the query and making a context per source was a sixth of a merge), and
- * the buffer of the last piece. */
+ * the next (preparing the query and making a context per source was a sixth of a merge), the
+ * buffer of the last piece, and why the last source did not decode. */
 struct raw_reader {
     sqlite3_stmt *st;
     ZSTD_DCtx *dctx;
     char *piece;
+    size_t cap;
+    char why[200];
 };
 
 struct raw_reader *raw_reader_open(sqlite3 *h, const char *schema)
 {
     struct buf sql = BUF_INIT;
-    buf_addf(&sql,
-             "SELECT f.raw, f.raw_codec, f.size_bytes, d.bytes FROM %s.source_file f LEFT JOIN "
-             "%s.raw_dict d ON d.id = f.raw_dict WHERE f.id = ?1 AND f.raw IS NOT NULL UNION ALL "
-             "SELECT * FROM (SELECT data, codec, coalesce(size_bytes, length(data)), NULL FROM "
-             "%s.source_chunk WHERE source_id = ?1 ORDER BY seq)",
-             schema, schema, schema);
+    /* each piece: its bytes (NULL when over RAW_PIECE_MAX: not loaded), codec, decoded size,
+     * stored size, then its dictionary's id, bytes (as DICT_BYTES_SQL) and length */
+    buf_addf(
+        &sql,
+        "SELECT CASE WHEN length(f.raw) <= %d THEN f.raw END, f.raw_codec, f.size_bytes, "
+        "length(f.raw), f.raw_dict, " DICT_BYTES_SQL(
+            "d.bytes") " FROM %s.source_file f "
+                       "LEFT JOIN %s.raw_dict d ON d.id = f.raw_dict WHERE f.id = ?1 AND f.raw IS NOT NULL "
+                       "UNION ALL SELECT * FROM (SELECT CASE WHEN length(data) <= %d THEN data END, codec, "
+                       "coalesce(size_bytes, length(data)), length(data), NULL, NULL, NULL FROM "
+                       "%s.source_chunk WHERE source_id = ?1 ORDER BY seq)",
+        RAW_PIECE_MAX, RAW_DICT_MAX, schema, schema, RAW_PIECE_MAX, schema);
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK;
     buf_release(&sql);
@@ -182,30 +203,132 @@ struct raw_reader *raw_reader_open(sqlite3 *h, const char *schema)
     return r;
 }
 
+const char *raw_reader_why(const struct raw_reader *r)
+{
+    return r->why;
+}
+
+/* Decodes the piece of the reader's current row (its k-th, from 1) into r->piece: its length,
+ * or -1 with r->why saying why not. Every size is checked before memory is taken: the decoded
+ * size stored with it (size_bytes, which a forged row can set to anything), the stored size,
+ * the dictionary, and the size the zstd frame itself declares; the output buffer holds no
+ * more than the decoded size, so a frame that decodes to more stops there. */
+static ptrdiff_t unpack_piece(struct raw_reader *r, size_t k)
+{
+    sqlite3_stmt *st = r->st;
+    int has_len = sqlite3_column_type(st, 2) == SQLITE_INTEGER;
+    int has_dict = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    const char *codec = (const char *)sqlite3_column_text(st, 1);
+    sqlite3_int64 len = sqlite3_column_int64(st, 2), stored = sqlite3_column_int64(st, 3);
+    if (!has_len || len < 0 || len > RAW_PIECE_MAX) {
+        snprintf(r->why, sizeof(r->why),
+                 "piece %zu claims %lld bytes once decoded, more than the %d benchdb stores in "
+                 "one",
+                 k, (long long)len, RAW_PIECE_MAX);
+        return -1;
+    }
+    if (stored > RAW_PIECE_MAX) {
+        snprintf(r->why, sizeof(r->why),
+                 "piece %zu is stored in %lld bytes, more than the %d benchdb stores in one", k,
+                 (long long)stored, RAW_PIECE_MAX);
+        return -1;
+    }
+    const void *blob = sqlite3_column_blob(st, 0);
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    const void *dict = NULL;
+    size_t dict_len = 0;
+    if (has_dict) {
+        int dict_found = sqlite3_column_type(st, 6) != SQLITE_NULL;
+        dict = sqlite3_column_blob(st, 5);
+        dict_len = (size_t)sqlite3_column_int64(st, 6);
+        char why[160];
+        if (!dict_found) {
+            snprintf(r->why, sizeof(r->why), "its dictionary (id %lld) is missing",
+                     (long long)sqlite3_column_int64(st, 4));
+            return -1;
+        }
+        if (raw_dict_fault(dict, dict_len, NULL, why, sizeof(why))) {
+            snprintf(r->why, sizeof(r->why), "its dictionary (id %lld): %s",
+                     (long long)sqlite3_column_int64(st, 4), why);
+            return -1;
+        }
+    }
+    if (!codec) {
+        if (has_dict) {
+            snprintf(r->why, sizeof(r->why), "piece %zu is stored as is, yet names a dictionary",
+                     k);
+            return -1;
+        }
+        if ((size_t)len != n) {
+            snprintf(r->why, sizeof(r->why),
+                     "piece %zu is stored as is in %zu bytes, not the %lld stored with it", k, n,
+                     (long long)len);
+            return -1;
+        }
+    } else if (strcmp(codec, "zstd")) {
+        snprintf(r->why, sizeof(r->why), "piece %zu has codec '%s', which benchdb does not write",
+                 k, codec);
+        return -1;
+    } else {
+        unsigned long long declared = ZSTD_getFrameContentSize(blob, n);
+        if (declared == ZSTD_CONTENTSIZE_ERROR) {
+            snprintf(r->why, sizeof(r->why), "piece %zu is not a zstd frame", k);
+            return -1;
+        }
+        unsigned want = dict ? ZDICT_getDictID(dict, dict_len) : 0,
+                 named = ZSTD_getDictID_fromFrame(blob, n);
+        if (named != want) {
+            snprintf(r->why, sizeof(r->why),
+                     "piece %zu is a zstd frame of dictionary id %u, and its dictionary's id "
+                     "is %u",
+                     k, named, want);
+            return -1;
+        }
+        if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != (unsigned long long)len) {
+            snprintf(r->why, sizeof(r->why),
+                     "piece %zu is a zstd frame of %llu bytes, not the %lld stored with it", k,
+                     declared, (long long)len);
+            return -1;
+        }
+    }
+    if ((size_t)len + 1 > r->cap) {
+        r->cap = (size_t)len + 1;
+        free(r->piece);
+        r->piece = xmalloc(r->cap);
+    }
+    if (!codec) {
+        memcpy(r->piece, blob, n);
+        return len;
+    }
+    if (!r->dctx && !(r->dctx = ZSTD_createDCtx())) {
+        snprintf(r->why, sizeof(r->why), "cannot make a zstd decompression context");
+        return -1;
+    }
+    size_t got = ZSTD_decompress_usingDict(r->dctx, r->piece, (size_t)len, blob, n, dict, dict_len);
+    if (ZSTD_isError(got))
+        snprintf(r->why, sizeof(r->why), "piece %zu: zstd: %s", k, ZSTD_getErrorName(got));
+    else if (got != (size_t)len)
+        snprintf(r->why, sizeof(r->why),
+                 "piece %zu decodes to %zu bytes, not the %lld stored "
+                 "with it",
+                 k, got, (long long)len);
+    return !ZSTD_isError(got) && got == (size_t)len ? len : -1;
+}
+
 int raw_read(struct raw_reader *r, int64_t id, raw_each_fn *each, void *ctx)
 {
     sqlite3_stmt *st = r->st;
     sqlite3_bind_int64(st, 1, id);
+    r->why[0] = '\0';
     int rc = 0;
-    while (rc == 0) {
+    for (size_t k = 1; rc == 0; k++) {
         int s = sqlite3_step(st);
         if (s != SQLITE_ROW) {
             rc = s == SQLITE_DONE ? 0 : -1;
             break;
         }
-        sqlite3_int64 len = sqlite3_column_int64(st, 2);
-        const void *blob = sqlite3_column_blob(st, 0);
-        size_t n = (size_t)sqlite3_column_bytes(st, 0);
-        const void *dict = sqlite3_column_blob(st, 3);
-        size_t dict_len = (size_t)sqlite3_column_bytes(st, 3);
-        if (len < 0 || (uint64_t)len > SIZE_MAX - 1) {
-            rc = 1;
-            break;
-        }
-        r->piece = xrealloc(r->piece, (size_t)len + 1);
-        if (raw_unpack(&r->dctx, (const char *)sqlite3_column_text(st, 1), blob, n, dict, dict_len,
-                       r->piece, (size_t)len) ||
-            each(ctx, r->piece, (size_t)len))
+        ptrdiff_t len = unpack_piece(r, k);
+        if (len < 0 || each(ctx, r->piece, (size_t)len))
             rc = 1;
     }
     sqlite3_reset(st);

@@ -4,6 +4,7 @@
  * back, so the warehouse (ids included) stays exactly as it was. */
 #include "db_private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +29,12 @@ static char *column_dup(sqlite3_stmt *st, int col)
     return xstrdup((const char *)sqlite3_column_text(st, col));
 }
 
-/* Where the pieces of a source's bytes go as they are decoded. */
+/* Where the pieces of a source's bytes go as they are decoded: data grows as they come, never
+ * beyond the len bytes the source has, so a size_bytes that claims more than its pieces hold
+ * takes no memory (the reader checks each piece's own size before decoding it). */
 struct assembly {
     char *data;
-    size_t len, at;
+    size_t len, at, cap;
 };
 
 static int assemble(void *ctx, const void *piece, size_t n)
@@ -39,6 +42,11 @@ static int assemble(void *ctx, const void *piece, size_t n)
     struct assembly *a = ctx;
     if (n > a->len - a->at)
         return -1;
+    if (a->at + n + 1 > a->cap) {
+        size_t cap = a->cap * 2 > a->at + n + 1 ? a->cap * 2 : a->at + n + 1;
+        a->cap = cap < a->len + 1 ? cap : a->len + 1;
+        a->data = xrealloc(a->data, a->cap);
+    }
     memcpy(a->data + a->at, piece, n);
     a->at += n;
     return 0;
@@ -58,25 +66,39 @@ int db_stored_load(struct db *db, int64_t id, struct db_stored *out, struct diag
             return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
         return diag_error(d, "database '%s': no source with id %lld", db->path, (long long)id);
     }
-    struct assembly a = {NULL, (size_t)sqlite3_column_int64(st, 4), 0};
-    a.data = xmalloc(a.len + 1);
-    a.data[a.len] = '\0';
+    sqlite3_int64 size = sqlite3_column_int64(st, 4);
+    struct assembly a = {xmalloc(1), size > 0 ? (size_t)size : 0, 0, 1};
     out->id = id;
     out->path = column_dup(st, 0);
     out->sha256 = column_dup(st, 1);
     out->format = column_dup(st, 2);
     out->imported_at = column_dup(st, 3);
-    out->raw = a.data;
-    out->src = (struct source){out->path, a.data, a.len};
     sqlite3_finalize(st);
-    rc = raw_each(db->h, "main", id, assemble, &a);
-    if (rc < 0)
-        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
-    if (rc > 0 || a.at != a.len)
-        return diag_error(d,
-                          "database '%s': the stored bytes of '%s' do not decode to its %zu "
-                          "bytes",
-                          db->path, out->path, a.len);
+    struct raw_reader *reader = raw_reader_open(db->h, "main");
+    rc = reader ? raw_read(reader, id, assemble, &a) : -1;
+    out->raw = a.data;
+    if (rc < 0) {
+        diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+        raw_reader_close(reader);
+        db_stored_release(out);
+        return -1;
+    }
+    char why[240] = "";
+    if (rc > 0)
+        snprintf(why, sizeof(why), "%s",
+                 raw_reader_why(reader)[0] ? raw_reader_why(reader)
+                                           : "its pieces decode to more bytes than it has");
+    else if (size < 0 || a.at != a.len)
+        snprintf(why, sizeof(why), "its pieces decode to %zu bytes, not the %lld stored with it",
+                 a.at, (long long)size);
+    raw_reader_close(reader);
+    if (why[0]) {
+        diag_error_path(d, out->path, "its stored bytes do not decode: %s; left as it is", why);
+        db_stored_release(out);
+        return 1;
+    }
+    a.data[a.at] = '\0';
+    out->src = (struct source){out->path, a.data, a.len};
     return 0;
 }
 

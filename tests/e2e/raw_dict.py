@@ -12,8 +12,8 @@ of their own barely shortens.
 - a file imported afterwards is stored against the dictionary at once;
 - reparse reads every source back to the same results;
 - a merge into a new warehouse brings the dictionary once (a second merge adds nothing) and
-  the merged sources decode there; a dictionary whose bytes are damaged makes the merge name a
-  source that does not decode, and merge nothing.
+  the merged sources decode there; a dictionary whose bytes are damaged makes the merge name it
+  (no longer a zstd dictionary) and a source compressed against it, and merge nothing.
 Env: BENCHDB."""
 import hashlib
 import os
@@ -114,8 +114,9 @@ def main():
         con.close()
         target = os.path.join(tmp, "target.sqlite")
         code, out, err = bdb.call(target, "merge", damaged)
-        t.ok(code != 0 and "do not decode" in err,
-             "a merge whose dictionary is damaged names a source that does not decode: %r" % err)
+        t.ok(code != 0 and "dictionary %d (format 'dd') of source '%s'" % (did, files[0]) in err
+             and "not a zstd dictionary" in err,
+             "a merge whose dictionary is damaged names it and a source of it: %r" % err)
         t.eq(rows(target, "SELECT count(*) FROM source_file"), [(0,)], "and merges nothing")
     return t.done()
 

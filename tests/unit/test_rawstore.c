@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "../../core/buf.h"
+#include "../../core/sha256.h"
 #include "../../schema/db_private.h"
 #include "harness.h"
 
@@ -182,11 +183,15 @@ static void dictionary(void)
     sqlite3_open(":memory:", &h);
     sqlite3_exec(h, schema_sql, NULL, NULL, NULL);
     sqlite3_stmt *st = NULL;
+    /* a dictionary is used only when its bytes hash to its sha256 (raw_dict_fault) */
+    char sha[65];
+    sha256_hex(dict, dict_len, sha);
     sqlite3_prepare_v2(h,
-                       "INSERT INTO raw_dict VALUES (7, 'x', 'fio-json', ?1), (8, 'y', "
+                       "INSERT INTO raw_dict VALUES (7, ?2, 'fio-json', ?1), (8, 'y', "
                        "'fio-json', zeroblob(64))",
                        -1, &st, NULL);
     sqlite3_bind_blob(st, 1, dict, (int)dict_len, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, sha, -1, SQLITE_STATIC);
     INT_EQ(sqlite3_step(st), SQLITE_DONE, "dictionaries stored");
     sqlite3_finalize(st);
     struct db db = {.h = h};
