@@ -4,10 +4,12 @@
  * streamed as they come). */
 #include "fleet_private.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/arena.h"
 #include "../core/xalloc.h"
@@ -79,6 +81,36 @@ static void stream_flush(struct stream *s, struct text_sink *sink, int end)
     buf_reset(&s->out);
 }
 
+static const char copy_refused[] = "query: COPY is refused: query prints the rows of a "
+                                   "statement that reads (SELECT ...; --format csv writes CSV)";
+
+/* The statement's first word is COPY (after blanks and comments, nested as PostgreSQL nests
+ * them): COPY TO a server file or PROGRAM is allowed in a read-only transaction, and COPY TO
+ * STDOUT would stream outside the rows. */
+static int is_copy(const char *p)
+{
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        if (p[0] == '-' && p[1] == '-') {
+            p += strcspn(p, "\n");
+        } else if (p[0] == '/' && p[1] == '*') {
+            int depth = 0;
+            do {
+                if (p[0] == '/' && p[1] == '*')
+                    depth++, p += 2;
+                else if (p[0] == '*' && p[1] == '/')
+                    depth--, p += 2;
+                else
+                    p++;
+            } while (depth && *p);
+        } else
+            break;
+    }
+    return !strncasecmp(p, "copy", 4) && !(isalnum((unsigned char)p[4]) || p[4] == '_' ||
+                                           p[4] == '$' || (unsigned char)p[4] >= 0x80);
+}
+
 /* Reads the statement's results; 0, 1 when the sink stopped, -1 after a message. */
 static int stream_rows(PGconn *c, enum table_format fmt, double timeout_s, struct text_sink *sink,
                        struct diag *d)
@@ -88,7 +120,16 @@ static int stream_rows(PGconn *c, enum table_format fmt, double timeout_s, struc
     PGresult *r;
     while ((r = PQgetResult(c))) {
         ExecStatusType status = PQresultStatus(r);
-        if (status == PGRES_SINGLE_TUPLE || (status == PGRES_TUPLES_OK && !s.started)) {
+        if (status == PGRES_COPY_OUT || status == PGRES_COPY_IN || status == PGRES_COPY_BOTH) {
+            /* libpq gives the COPY's state at every call until the copy ends (which spun at
+             * 100 % CPU): the caller closes the connection instead */
+            PQclear(r);
+            rc = diag_error(d, "%s", copy_refused);
+            break;
+        }
+        if (status == PGRES_EMPTY_QUERY && !rc)
+            rc = diag_error(d, "query: empty statement");
+        else if (status == PGRES_SINGLE_TUPLE || (status == PGRES_TUPLES_OK && !s.started)) {
             if (!s.started)
                 stream_start(&s, r, fmt);
             if (status == PGRES_SINGLE_TUPLE) {
@@ -97,7 +138,8 @@ static int stream_rows(PGconn *c, enum table_format fmt, double timeout_s, struc
                     fill_cell(&s.rows.rows, &row[i], r, i);
                 stream_flush(&s, sink, 0);
             }
-        } else if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK && !rc) {
+        } else if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK &&
+                   status != PGRES_EMPTY_QUERY && !rc) {
             const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
             if (state && !strcmp(state, "57014")) /* query_canceled: the statement timeout */
                 rc = diag_error(d, "query: stopped by --timeout after %g s", timeout_s);
@@ -119,6 +161,8 @@ static int stream_rows(PGconn *c, enum table_format fmt, double timeout_s, struc
 int fleet_query(const char *url, const char *sql, enum table_format fmt, double timeout_s,
                 struct text_sink *out, struct diag *d)
 {
+    if (is_copy(sql))
+        return diag_error(d, "%s", copy_refused);
     PGconn *c = pg_connect(url, 0, WHO, d);
     if (!c)
         return -1;
