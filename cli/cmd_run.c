@@ -168,7 +168,7 @@ static void print_summary(const struct table *t, const char *storage_class)
 {
     struct buf line = BUF_INIT;
     for (size_t i = 0; i < t->nrows; i++) {
-        const struct cell *row = &t->cells[i * t->ncols];
+        const struct cell *row = t->rows[i];
         buf_reset(&line);
         buf_adds(&line, row[0].text);
         if (storage_class)

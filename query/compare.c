@@ -340,13 +340,33 @@ static int cmp_groups(const void *a, const void *b)
 
 /* ---- the factor ---- */
 
-/* The test on the log ratio (p, corrected for the report's other tests) and the interval of
- * the ratio must agree: a difference that one of them cannot tell from none is not
- * significant. Uncorrected they agree by construction; corrected, the test is the stricter. */
+/* The factor's whole 95 % interval lies within 1 +- 5 %. */
+static int within_margin(const struct cell *factor)
+{
+    return factor->lo >= 1 / (1 + EQUIVALENCE_MARGIN) && factor->hi <= 1 + EQUIVALENCE_MARGIN;
+}
+
+/* The test on the log ratio and the interval of the ratio must agree: a difference that one
+ * of them cannot tell from none is not significant. Uncorrected they agree by construction;
+ * corrected, the test is the stricter. */
+static int significant(const struct cell *factor, double p)
+{
+    return p < ALPHA && !(factor->lo <= 1 && factor->hi >= 1);
+}
+
+int compare_significant(const struct cell *f)
+{
+    return f->verdict != VERDICT_SINGLE_RUN && significant(f, f->p_holm);
+}
+
+/* Equivalent when the whole interval is within the margin, a difference too small to matter
+ * whether or not it is real; else significant or not; and what is not is inconclusive: "no
+ * significant difference" with two runs a side is no evidence of equality. */
 static enum verdict compare_verdict(const struct cell *factor, double p)
 {
-    int interval_says = !(factor->lo <= 1 && factor->hi >= 1);
-    return p < ALPHA && interval_says ? VERDICT_SIGNIFICANT : VERDICT_NOT_SIGNIFICANT;
+    if (within_margin(factor))
+        return VERDICT_EQUIVALENT;
+    return significant(factor, p) ? VERDICT_SIGNIFICANT : VERDICT_INCONCLUSIVE;
 }
 
 void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
@@ -370,13 +390,6 @@ void compare_factor(const struct sample_stats *base, const struct sample_stats *
     out->verdict = compare_verdict(out, out->p);
 }
 
-/* The factor's whole 95 % interval lies within 1 +- 5 %: equivalent. */
-static int compare_equivalent(const struct cell *factor)
-{
-    return factor->verdict != VERDICT_SINGLE_RUN && factor->lo >= 1 / (1 + EQUIVALENCE_MARGIN) &&
-           factor->hi <= 1 + EQUIVALENCE_MARGIN;
-}
-
 /* "%.3g": three significant digits (1.42, 30.0, 178), never "1.0x slower". */
 static void add_sig3(struct buf *out, double v)
 {
@@ -384,37 +397,87 @@ static void add_sig3(struct buf *out, double v)
     buf_addf(out, "%.*f", prec, v);
 }
 
-static const char *factor_phrase(struct arena *a, const struct cell *c, const struct metric_def *m)
+/* Every factor cell of the report, so that the verdicts can be corrected together. */
+struct test {
+    struct cell *cell;
+    const struct metric_def *def;
+    const char *caution; /* "nfs-csi cached": suspect results behind the factor; NULL */
+    size_t n[2];         /* runs of the baseline and the candidate */
+    double cv2;          /* their squared coefficient of variation, pooled: what a test sees */
+};
+
+struct tests {
+    struct test *v;
+    size_t n, a;
+};
+
+/* How many runs a test needs, in an inconclusive verdict: the runs per side that would detect
+ * a difference of DETECTABLE at the observed spread. */
+static const double DETECTABLE = 0.10;
+
+/* "2.60x faster", or "no difference (1.00x)" when it rounds to 1. */
+static void add_direction(struct buf *b, const struct cell *c, const struct metric_def *m)
+{
+    int better = c->value >= 1;
+    double f = better ? c->value : 1 / c->value;
+    if (f < 1.005) { /* rounds to 1.00: no direction to name */
+        buf_adds(b, "no difference (1.00x)");
+        return;
+    }
+    add_sig3(b, f);
+    buf_addf(b, "x %s", better ? m->better : m->worse);
+}
+
+/* " (95% CI 1.90-3.50)", read in the direction of the phrase. */
+static void add_interval(struct buf *b, const struct cell *c)
+{
+    if (!isfinite(c->lo) || !isfinite(c->hi))
+        return;
+    int better = c->value >= 1;
+    double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
+    buf_adds(b, " (95% CI ");
+    add_sig3(b, lo);
+    buf_addc(b, '-');
+    add_sig3(b, hi);
+    buf_addc(b, ')');
+}
+
+/* "inconclusive (4.20x, n=2 vs 2): about 9 runs per side would detect a 10 % difference". */
+static void add_inconclusive(struct buf *b, const struct cell *c, const struct test *t)
+{
+    buf_adds(b, "inconclusive (");
+    add_sig3(b, c->value);
+    buf_addf(b, "x, n=%zu vs %zu)", t->n[0], t->n[1]);
+    size_t need = stats_runs_needed(t->cv2, DETECTABLE, ALPHA, 0.8);
+    if (need == SIZE_MAX)
+        buf_addf(b, ": the runs vary too much to detect a %.0f %% difference", DETECTABLE * 100);
+    else
+        buf_addf(b, ": about %zu runs per side would detect a %.0f %% difference", need,
+                 DETECTABLE * 100);
+}
+
+/* The factor's words: its verdict with what it rests on. */
+static const char *factor_phrase(struct arena *a, const struct cell *c, const struct test *t)
 {
     if (!isfinite(c->value) || c->value <= 0)
         return "n/a";
-    int better = c->value >= 1;
-    double f = better ? c->value : 1 / c->value;
     struct buf b = BUF_INIT;
-    if (compare_equivalent(c)) {
+    switch (c->verdict) {
+    case VERDICT_SIGNIFICANT:
+        add_direction(&b, c, t->def);
+        add_interval(&b, c);
+        break;
+    case VERDICT_EQUIVALENT:
         buf_addf(&b, "equivalent within ±%.0f %% (", EQUIVALENCE_MARGIN * 100);
         add_sig3(&b, c->value);
         buf_adds(&b, "x)");
-    } else if (c->verdict == VERDICT_NOT_SIGNIFICANT) {
-        buf_adds(&b, "no significant difference (");
-        add_sig3(&b, c->value);
-        buf_adds(&b, "x)");
-    } else if (f < 1.005) { /* rounds to 1.00: no direction to name */
-        buf_adds(&b, "no difference (1.00x)");
-    } else {
-        add_sig3(&b, f);
-        buf_addf(&b, "x %s", better ? m->better : m->worse);
-    }
-    if (c->verdict == VERDICT_SINGLE_RUN) {
+        break;
+    case VERDICT_INCONCLUSIVE:
+        add_inconclusive(&b, c, t);
+        break;
+    default:
+        add_direction(&b, c, t->def);
         buf_adds(&b, " (single run)");
-    } else if (c->verdict == VERDICT_SIGNIFICANT && !compare_equivalent(c) && isfinite(c->lo) &&
-               isfinite(c->hi)) { /* an equivalence is its interval's statement already */
-        double lo = better ? c->lo : 1 / c->hi, hi = better ? c->hi : 1 / c->lo;
-        buf_adds(&b, " (95% CI ");
-        add_sig3(&b, lo);
-        buf_addc(&b, '-');
-        add_sig3(&b, hi);
-        buf_addc(&b, ')');
     }
     const char *s = arena_strdup(a, b.data);
     buf_release(&b);
@@ -426,15 +489,8 @@ static const char *factor_phrase(struct arena *a, const struct cell *c, const st
 static const char *direction_phrase(struct arena *a, const struct cell *c,
                                     const struct metric_def *m)
 {
-    int better = c->value >= 1;
-    double f = better ? c->value : 1 / c->value;
     struct buf b = BUF_INIT;
-    if (f < 1.005) {
-        buf_adds(&b, "no difference (1.00x)");
-    } else {
-        add_sig3(&b, f);
-        buf_addf(&b, "x %s", better ? m->better : m->worse);
-    }
+    add_direction(&b, c, m);
     const char *s = arena_strdup(a, b.data);
     buf_release(&b);
     return s;
@@ -492,18 +548,6 @@ static void value_cell(struct cell *c, const struct result_set *rs, const struct
     }
 }
 
-/* Every factor cell of the report, so that the verdicts can be corrected together. */
-struct test {
-    struct cell *cell;
-    const struct metric_def *def;
-    const char *caution; /* "nfs-csi cached": suspect results behind the factor; NULL */
-};
-
-struct tests {
-    struct test *v;
-    size_t n, a;
-};
-
 /* Why the results of one side of a factor are suspect ("cached, short"), into out. */
 static unsigned suspect_bits(const struct result_set *rs)
 {
@@ -537,7 +581,8 @@ static void suspect_words(struct buf *out, const char *who, unsigned bits)
 }
 
 static void add_test(struct report *r, struct tests *t, struct cell *c, const struct metric_def *m,
-                     const char *const names[2], const struct result_set *const sets[2])
+                     const char *const names[2], const struct result_set *const sets[2],
+                     const struct sample_stats *const st[2])
 {
     ALLOC_GROW(t->v, t->n, t->a);
     struct buf caution = BUF_INIT;
@@ -548,7 +593,14 @@ static void add_test(struct report *r, struct tests *t, struct cell *c, const st
         suspect_words(&caution, names[0], base);
         suspect_words(&caution, names[1], cand);
     }
-    t->v[t->n++] = (struct test){c, m, caution.len ? arena_strdup(&r->arena, caution.data) : NULL};
+    double cv[2];
+    for (int i = 0; i < 2; i++)
+        cv[i] = st[i]->sd / st[i]->mean;
+    t->v[t->n++] = (struct test){c,
+                                 m,
+                                 caution.len ? arena_strdup(&r->arena, caution.data) : NULL,
+                                 {st[0]->n, st[1]->n},
+                                 (cv[0] * cv[0] + cv[1] * cv[1]) / 2};
     buf_release(&caution);
 }
 
@@ -572,7 +624,8 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
     if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0))
         return;
     compare_factor(&a, &b, m->higher_is_better, f);
-    add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand});
+    add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand},
+             (const struct sample_stats *const[2]){&a, &b});
 }
 
 static void add_comparison_rows(struct report *r, struct table *t, const struct workload_group *w,
@@ -620,13 +673,16 @@ static void decide(struct report *r, struct tests *t)
     stats_holm(p, m, p);
     for (size_t i = 0, j = 0; i < t->n; i++) {
         struct cell *c = t->v[i].cell;
-        if (c->verdict != VERDICT_SINGLE_RUN)
-            c->verdict = compare_verdict(c, p[j++]);
-        c->text = factor_phrase(&r->arena, c, t->v[i].def);
+        if (c->verdict != VERDICT_SINGLE_RUN) {
+            c->p_holm = p[j++];
+            c->verdict = compare_verdict(c, c->p_holm);
+        }
+        c->text = factor_phrase(&r->arena, c, &t->v[i]);
         if (c->verdict == VERDICT_SIGNIFICANT)
             c->direction = direction_phrase(&r->arena, c, t->v[i].def);
-        if (t->v[i].caution) /* the number stands, but not for what the storage can do */
-            c->text = arena_printf(&r->arena, "%s; caution: %s", c->text, t->v[i].caution);
+        c->caution = t->v[i].caution;
+        if (c->caution) /* the number stands, but not for what the storage can do */
+            c->text = arena_printf(&r->arena, "%s; caution: %s", c->text, c->caution);
     }
     free(p);
 }
@@ -855,8 +911,10 @@ static void method_note(struct buf *out)
     buf_addf(out,
              "called significant only when the corrected p < %g and the interval excludes 1 "
              "(both must agree). A factor whose whole interval lies within \xc2\xb1%g %% is "
-             "called equivalent. ",
-             ALPHA, EQUIVALENCE_MARGIN * 100);
+             "called equivalent. Any other is inconclusive, never \"no difference\": it says "
+             "how many runs per side would detect a %g %% difference at the observed spread "
+             "(two-sample t-test on the log scale, \xce\xb1 %g, power 0.8). ",
+             ALPHA, EQUIVALENCE_MARGIN * 100, DETECTABLE * 100, ALPHA);
     buf_adds(out, "With a single run on either side no verdict is possible and the factor is "
                   "marked *single run*. For fsync=1/fdatasync=1 jobs, fio's write latency is the "
                   "write() call alone: the fsync latency is compared in rows of its own; with "

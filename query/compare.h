@@ -28,6 +28,11 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
  * runs and results only when asked for (the appendix). */
 extern const char *const query_compare_tables[];
 
+/* Whether factor f tells a difference from none after Holm's correction: its corrected p
+ * below 0.05 and its interval excluding 1. An equivalent verdict (the whole interval within
+ * +-5 %) may be significant too: a gate with a smaller threshold still fails it. */
+int compare_significant(const struct cell *f);
+
 /* The direction-aware factor of candidate against baseline (>1: candidate better), its 95 %
  * interval and verdict. Exposed for the unit tests. */
 void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "compare.h"
 
 static const struct table *comparison_table(const struct report *r)
 {
@@ -20,17 +21,18 @@ static const struct table *comparison_table(const struct report *r)
 }
 
 /* A factor "how many times better" below 1 / (1 + threshold) means the baseline beats the
- * candidate by more than the threshold, whichever way the metric is better. */
+ * candidate by more than the threshold, whichever way the metric is better. A significant
+ * factor reported as equivalent (within +-5 %) still fails a threshold below 5 %. */
 static int fails(const struct cell *f, double threshold_pct)
 {
-    return f->kind == CELL_NUMBER && f->verdict == VERDICT_SIGNIFICANT && isfinite(f->value) &&
+    return f->kind == CELL_NUMBER && compare_significant(f) && isfinite(f->value) &&
            f->value < 1 / (1 + threshold_pct / 100);
 }
 
 static void read_factor(struct gate *g, const struct table *t, size_t row, size_t col,
                         double threshold_pct)
 {
-    const struct cell *cells = &t->cells[row * t->ncols];
+    const struct cell *cells = t->rows[row];
     const struct cell *f = &cells[col];
     if (f->kind != CELL_NUMBER)
         return; /* a side without this metric: nothing compared */

@@ -78,7 +78,7 @@ static int cmp_ranked(const void *x, const void *y)
  * its factor cell (at 2 + 2s). */
 static const struct cell *side_cell(const struct table *t, size_t r, size_t s)
 {
-    return &t->cells[r * t->ncols + (s ? 1 + 2 * s : 2)];
+    return table_cell(t, r, s ? 1 + 2 * s : 2);
 }
 
 static size_t rank_row(const struct table *t, size_t r, size_t nsides, struct ranked *out)
@@ -86,7 +86,7 @@ static size_t rank_row(const struct table *t, size_t r, size_t nsides, struct ra
     size_t n = 0;
     for (size_t s = 0; s < nsides; s++) {
         const struct cell *v = side_cell(t, r, s);
-        const struct cell *f = s ? &t->cells[r * t->ncols + 2 + 2 * s] : NULL;
+        const struct cell *f = s ? table_cell(t, r, 2 + 2 * s) : NULL;
         if (v->kind != CELL_NUMBER || (f && (f->kind != CELL_NUMBER || !isfinite(f->value))))
             continue;
         out[n++] = (struct ranked){s, v, f ? f->value : 1};
@@ -148,8 +148,8 @@ static void rank_workload(struct report *r, struct ranking *rk, const struct tab
 {
     if (!rk->t)
         ranking_section(r, rk);
-    const struct cell *name = &cmp->cells[row * cmp->ncols];
-    const struct cell *metric = &cmp->cells[row * cmp->ncols + 1];
+    const struct cell *name = cmp->rows[row];
+    const struct cell *metric = table_cell(cmp, row, 1);
     for (size_t i = 0; i < n; i++) {
         struct cell *c = table_add_row(r, rk->t);
         cell_set_text(&c[0], name->text);
@@ -173,7 +173,7 @@ void query_ranking(const struct compare_opts *o, const struct table *cmp, struct
     struct ranking rk = {NULL, NULL};
     const char *last = NULL;
     for (size_t row = 0; row < cmp->nrows; row++) {
-        const char *name = cmp->cells[row * cmp->ncols].text;
+        const char *name = cmp->rows[row][0].text;
         if (last && !strcmp(last, name))
             continue; /* the first metric of each workload */
         last = name;

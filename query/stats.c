@@ -2,6 +2,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../core/xalloc.h"
@@ -279,6 +280,34 @@ double stats_ratio_p(const struct sample_stats *a, const struct sample_stats *b)
     if (se == 0)
         return r == 1 ? 1 : 0;
     return fmin(1, 2 * stats_t_sf(fabs(log(r)) / se, df));
+}
+
+/* What n runs per side need to be, by the formula with the t quantiles at 2n - 2 degrees of
+ * freedom: n suffices when this is at most n. Falls as n grows. */
+static double runs_formula(size_t n, double cv2, double effect2, double alpha, double power)
+{
+    double df = 2 * (double)n - 2;
+    double t = stats_t_quantile(1 - alpha / 2, df) + stats_t_quantile(power, df);
+    return 2 * t * t * cv2 / effect2;
+}
+
+size_t stats_runs_needed(double cv2, double d, double alpha, double power)
+{
+    enum { MOST = 1000000 }; /* beyond this, "more runs than anyone will make" */
+    if (!isfinite(cv2) || !(cv2 >= 0) || !(d > 0))
+        return SIZE_MAX;
+    double effect2 = log1p(d) * log1p(d);
+    if (runs_formula(MOST, cv2, effect2, alpha, power) > MOST)
+        return SIZE_MAX;
+    size_t lo = 2, hi = MOST;
+    while (lo < hi) { /* the smallest n in [lo, hi] that suffices */
+        size_t mid = lo + (hi - lo) / 2;
+        if (runs_formula(mid, cv2, effect2, alpha, power) > (double)mid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 struct ranked_p {

@@ -58,6 +58,14 @@ int stats_ratio_ci(const struct sample_stats *a, const struct sample_stats *b, d
  * side, 0 for different means and 1 for equal ones. */
 double stats_ratio_p(const struct sample_stats *a, const struct sample_stats *b);
 
+/* Runs per side a two-sample t-test on the log scale needs to detect a relative change d
+ * (0.10: 10 %) at level alpha with the given power, when the runs' coefficient of variation
+ * (sd / mean, pooled over the sides: cv2 is its square) is what was observed:
+ * the smallest n >= 2 with n >= 2 (t(1 - alpha/2, 2n - 2) + t(power, 2n - 2))^2 cv^2 / ln(1 + d)^2
+ * (METHODS.md, "Too few runs"). SIZE_MAX when cv2 is not finite, d is not > 0, or it would
+ * take more than a million. */
+size_t stats_runs_needed(double cv2, double d, double alpha, double power);
+
 /* Holm's step-down adjustment of m p-values (in may equal out): sorted ascending, the i-th
  * smallest (from 0) becomes max over j <= i of min(1, (m - j) p_(j)); compare with alpha.
  * Controls the family-wise error rate at alpha for any dependence between the tests. */

@@ -32,7 +32,7 @@ void chart_set_init(struct chart_set *cs, const struct table *t)
         if (t->cols[c].role == ROLE_SIDE)
             cs->sides[cs->nsides++] = c;
     for (size_t r = 0; r < t->nrows; r++) {
-        const struct cell *metric = &t->cells[r * t->ncols + metric_col];
+        const struct cell *metric = table_cell(t, r, metric_col);
         if (metric->kind != CELL_TEXT)
             continue;
         enum unit unit = UNIT_NONE;
@@ -61,10 +61,10 @@ static struct figure *bar_figure(const struct table *t, const struct chart *ch,
     for (size_t s = 0; s < cs->nsides; s++)
         figure_series(a, f, t->cols[cs->sides[s]].name);
     for (size_t i = 0; i < ch->nrows; i++) {
-        const struct cell *name = &t->cells[ch->rows[i] * t->ncols + cs->key];
+        const struct cell *name = table_cell(t, ch->rows[i], cs->key);
         size_t x = figure_category(a, f, name->kind == CELL_TEXT ? name->text : "");
         for (size_t s = 0; s < cs->nsides; s++) {
-            const struct cell *c = &t->cells[ch->rows[i] * t->ncols + cs->sides[s]];
+            const struct cell *c = table_cell(t, ch->rows[i], cs->sides[s]);
             if (c->kind != CELL_NUMBER || !isfinite(c->value))
                 continue;
             struct figure_point *p = figure_point(a, &f->series[s], (double)x, c->value);

@@ -119,7 +119,7 @@ struct time_cols {
 
 static const char *text_at(const struct table *t, size_t row, size_t col)
 {
-    const struct cell *c = &t->cells[row * t->ncols + col];
+    const struct cell *c = table_cell(t, row, col);
     return c->kind == CELL_TEXT && c->text ? c->text : "";
 }
 
@@ -153,7 +153,7 @@ static void time_figure(struct report *r, struct section *s, const struct table 
     f->y = (struct figure_axis){quantity(u), u, SCALE_LINEAR};
     struct figure_series *fs = figure_series(&r->arena, f, key);
     for (size_t row = first; row < end; row++) {
-        const struct cell *v = &t->cells[row * t->ncols + tc->value];
+        const struct cell *v = table_cell(t, row, tc->value);
         int64_t when;
         const char *why;
         if (v->kind != CELL_NUMBER || !isfinite(v->value) ||

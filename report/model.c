@@ -64,18 +64,20 @@ struct table *report_table(struct report *r, struct section *s, const char *name
     return t;
 }
 
-/* Appends a row of empty cells to t, whose rows live in a. */
+/* Appends a row of empty cells to t, whose rows live in a: the row is allocated on its own
+ * and never moves; the array of row pointers grows by doubling (the old one stays in a). */
 static struct cell *add_row(struct arena *a, struct table *t)
 {
     if (t->nrows == t->arows) {
         size_t n = t->arows ? t->arows * 2 : 16;
-        struct cell *c = arena_alloc(a, n * t->ncols * sizeof(*c));
+        struct cell **rows = arena_alloc(a, n * sizeof(*rows));
         if (t->nrows)
-            memcpy(c, t->cells, t->nrows * t->ncols * sizeof(*c));
-        t->cells = c;
+            memcpy(rows, t->rows, t->nrows * sizeof(*rows));
+        t->rows = rows;
         t->arows = n;
     }
-    struct cell *row = &t->cells[t->nrows++ * t->ncols];
+    struct cell *row = arena_alloc(a, (t->ncols ? t->ncols : 1) * sizeof(*row));
+    t->rows[t->nrows++] = row;
     for (size_t i = 0; i < t->ncols; i++)
         row[i] = (struct cell){.kind = CELL_EMPTY,
                                .sd = NAN,
@@ -84,6 +86,7 @@ static struct cell *add_row(struct arena *a, struct table *t)
                                .min = NAN,
                                .max = NAN,
                                .p = NAN,
+                               .p_holm = NAN,
                                .alt = NAN};
     return row;
 }
@@ -107,7 +110,7 @@ struct cell *row_table_add(struct row_table *rt)
 void row_table_clear(struct row_table *rt)
 {
     arena_release(&rt->rows);
-    rt->t.cells = NULL;
+    rt->t.rows = NULL;
     rt->t.nrows = rt->t.arows = 0;
 }
 
@@ -120,7 +123,7 @@ void row_table_release(struct row_table *rt)
 
 enum unit cell_unit(const struct table *t, size_t row, size_t col)
 {
-    enum unit u = t->cells[row * t->ncols + col].unit;
+    enum unit u = table_cell(t, row, col)->unit;
     return u != UNIT_NONE ? u : t->cols[col].unit;
 }
 
@@ -129,8 +132,10 @@ const char *verdict_text(enum verdict v)
     switch (v) {
     case VERDICT_SIGNIFICANT:
         return "significant";
-    case VERDICT_NOT_SIGNIFICANT:
-        return "not significant";
+    case VERDICT_EQUIVALENT:
+        return "equivalent";
+    case VERDICT_INCONCLUSIVE:
+        return "inconclusive";
     case VERDICT_SINGLE_RUN:
         return "single run";
     case VERDICT_NONE:

@@ -1,6 +1,7 @@
 /* render_csv.c: one report table as RFC 4180 CSV in base units. Every column of averaged runs
  * is followed by its n, standard deviation, min, max and the 95 % interval of the mean; every
- * factor column by its interval and verdict; and a `unit` column names the base unit of the
+ * factor column by its interval, its p-value before and after Holm's correction (the verdict
+ * rests on the second), its verdict and phrase; and a `unit` column names the base unit of the
  * row's values, so no reader guesses units. */
 #include "report.h"
 
@@ -19,7 +20,7 @@ static int numeric_column(const struct table *t, size_t c)
 static int alt_column(const struct table *t, size_t c)
 {
     for (size_t r = 0; r < t->nrows; r++)
-        if (isfinite(t->cells[r * t->ncols + c].alt))
+        if (isfinite(table_cell(t, r, c)->alt))
             return 1;
     return 0;
 }
@@ -35,7 +36,7 @@ static void sub_header(struct buf *out, const char *name, const char *suffix)
 
 static void header(struct buf *out, const struct table *t)
 {
-    static const char *const factor_cols[] = {"ci_lo", "ci_hi", "verdict", "text"};
+    static const char *const factor_cols[] = {"ci_lo", "ci_hi", "p", "p_holm", "verdict", "text"};
     static const char *const value_cols[] = {"n", "sd", "min", "max", "ci_lo", "ci_hi"};
     for (size_t c = 0; c < t->ncols; c++) {
         if (c)
@@ -44,7 +45,7 @@ static void header(struct buf *out, const struct table *t)
         if (!numeric_column(t, c))
             continue;
         int ratio = t->cols[c].role == ROLE_FACTOR;
-        for (size_t i = 0; i < (ratio ? 4u : 6u); i++)
+        for (size_t i = 0; i < 6; i++)
             sub_header(out, t->cols[c].name, ratio ? factor_cols[i] : value_cols[i]);
         if (alt_column(t, c))
             sub_header(out, t->cols[c].name, "iops");
@@ -62,7 +63,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
 {
     enum unit row_unit = UNIT_NONE;
     for (size_t c = 0; c < t->ncols; c++) {
-        const struct cell *cell = &t->cells[r * t->ncols + c];
+        const struct cell *cell = table_cell(t, r, c);
         enum unit u = cell_unit(t, r, c);
         if (c)
             buf_addc(out, ',');
@@ -79,6 +80,10 @@ static void row(struct buf *out, const struct table *t, size_t r)
             number(out, cell->lo);
             buf_addc(out, ',');
             number(out, cell->hi);
+            buf_addc(out, ',');
+            number(out, cell->p);
+            buf_addc(out, ',');
+            number(out, cell->p_holm);
             buf_addf(out, ",%s,", verdict_text(cell->verdict));
             if (cell->kind == CELL_NUMBER && cell->text)
                 report_csv_field(out, cell->text);

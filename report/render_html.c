@@ -39,9 +39,13 @@ static void prose(struct buf *out, const char *md)
 static const char *factor_class(const struct cell *c)
 {
     switch (c->verdict) {
-    case VERDICT_SIGNIFICANT:
-        return c->value >= 1 ? "factor sig better" : "factor sig worse";
-    case VERDICT_NOT_SIGNIFICANT:
+    case VERDICT_SIGNIFICANT: /* coloured only when nothing casts doubt on the number */
+        return c->caution      ? "factor sig caution"
+               : c->value >= 1 ? "factor sig better"
+                               : "factor sig worse";
+    case VERDICT_EQUIVALENT:
+        return "factor equivalent";
+    case VERDICT_INCONCLUSIVE:
         return "factor ns";
     case VERDICT_SINGLE_RUN:
         return "factor single";
@@ -87,7 +91,7 @@ static void table(struct buf *out, const struct table *t)
     for (size_t r = 0; r < t->nrows; r++) {
         buf_adds(out, "<tr>");
         for (size_t c = 0; c < t->ncols; c++) {
-            const struct cell *cell = &t->cells[r * t->ncols + c];
+            const struct cell *cell = table_cell(t, r, c);
             if (cell->kind == CELL_NUMBER) {
                 number_cell(out, cell, cell_unit(t, r, c));
             } else if (cell->kind == CELL_TEXT) {

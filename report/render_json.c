@@ -58,10 +58,15 @@ static void json_number(struct buf *out, const struct cell *c, enum unit u)
     json_known(out, "lo", c->lo);
     json_known(out, "hi", c->hi);
     json_known(out, "p", c->p);
+    json_known(out, "p_holm", c->p_holm);
     json_known(out, "iops", c->alt);
     if (c->verdict != VERDICT_NONE) {
         json_key(out, ", ", "verdict");
         fmt_json_string(out, verdict_text(c->verdict));
+    }
+    if (c->caution) {
+        json_key(out, ", ", "caution");
+        fmt_json_string(out, c->caution);
     }
     if (c->text) {
         json_key(out, ", ", "text");
@@ -149,7 +154,7 @@ static void json_table(void *ctx, const struct table *t)
         buf_adds(out, r ? ",\n        [" : "\n        [");
         for (size_t c = 0; c < t->ncols; c++) {
             buf_adds(out, c ? ", " : "");
-            json_cell(out, &t->cells[r * t->ncols + c], cell_unit(t, r, c));
+            json_cell(out, table_cell(t, r, c), cell_unit(t, r, c));
         }
         buf_addc(out, ']');
     }

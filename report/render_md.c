@@ -43,7 +43,7 @@ static void md_table(void *ctx, const struct table *t)
         buf_adds(out, "|");
         for (size_t c = 0; c < t->ncols; c++) {
             buf_addc(out, ' ');
-            md_cell(out, &t->cells[r * t->ncols + c], cell_unit(t, r, c));
+            md_cell(out, table_cell(t, r, c), cell_unit(t, r, c));
             buf_adds(out, " |");
         }
         buf_addc(out, '\n');

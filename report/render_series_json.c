@@ -18,7 +18,7 @@ static const struct table *find_table(const struct report *r, const char *name)
 
 static const char *key_text(const struct table *t, size_t row, size_t key)
 {
-    const struct cell *c = &t->cells[row * t->ncols + key];
+    const struct cell *c = table_cell(t, row, key);
     return c->kind == CELL_TEXT ? c->text : "";
 }
 
@@ -33,7 +33,7 @@ static void fields(struct buf *out, const struct table *t, size_t row, size_t sk
         buf_adds(out, sep);
         fmt_json_string(out, t->cols[c].name);
         buf_addc(out, ':');
-        report_json_value(out, &t->cells[row * t->ncols + c]);
+        report_json_value(out, table_cell(t, row, c));
         sep = ",";
     }
     size_t value = table_find_role(t, ROLE_VALUE);

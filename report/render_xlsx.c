@@ -218,7 +218,7 @@ static enum col_kind column_kind(const struct table *t, size_t c)
     if (t->cols[c].role != ROLE_SIDE)
         return COL_PLAIN;
     for (size_t r = 0; r < t->nrows; r++) {
-        const struct cell *v = &t->cells[r * t->ncols + c];
+        const struct cell *v = table_cell(t, r, c);
         if (v->kind == CELL_NUMBER && isfinite(v->alt))
             return COL_VALUE_ALT;
     }
@@ -286,7 +286,7 @@ static void number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t c
 static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_table *st, size_t r,
                  size_t c)
 {
-    const struct cell *v = &st->t->cells[r * st->t->ncols + c];
+    const struct cell *v = table_cell(st->t, r, c);
     lxw_col_t col = st->first[c];
     enum unit u = cell_unit(st->t, r, c);
     if (v->kind == CELL_TEXT) {
@@ -305,25 +305,37 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
     } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
         put_number(x, ws, row, col + 1, v->lo, x->interval);
         put_number(x, ws, row, col + 2, v->hi, x->interval);
-        const char *verdict = v->direction ? v->direction : verdict_text(v->verdict);
-        put_text(x, ws, row, col + 3, verdict, NULL);
-        fit(st, col + 3, text_width(verdict));
+        /* the words md and html show: a direction, or what an inconclusive verdict needs, and
+         * any caution, so that no reader of the sheet loses them */
+        struct buf verdict = BUF_INIT;
+        if (v->text && (v->verdict == VERDICT_INCONCLUSIVE || v->verdict == VERDICT_EQUIVALENT)) {
+            buf_adds(&verdict, v->text);
+        } else {
+            buf_adds(&verdict, v->direction ? v->direction : verdict_text(v->verdict));
+            if (v->caution)
+                buf_addf(&verdict, "; caution: %s", v->caution);
+        }
+        put_text(x, ws, row, col + 3, verdict.data, NULL);
+        fit(st, col + 3, text_width(verdict.data));
+        buf_release(&verdict);
     }
 }
 
 /* Colours a factor only when its verdict column says it is significant (a verdict that names
- * its direction: "2.60x faster", never "not significant" or "single run"): green when the
- * candidate is better (factor > 1), red when worse. The rule reads the verdict column of its
- * row. */
+ * its direction: "2.60x faster", never "inconclusive" or "single run") and casts no doubt on
+ * it (no "caution"): green when the candidate is better (factor > 1), red when worse. The rule
+ * reads the verdict column of its row. */
 static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw_row_t last,
                          lxw_col_t col, lxw_col_t verdict)
 {
-    char fcol[16], vcol[16], formula[96];
+    char fcol[16], vcol[16], formula[160];
     lxw_col_to_name(fcol, col, 0);
     lxw_col_to_name(vcol, verdict, 1);
     for (int better = 1; better >= 0; better--) {
-        snprintf(formula, sizeof(formula), "=AND(ISNUMBER(SEARCH(\"x \",%s%u)),%s%u%s1)", vcol,
-                 (unsigned)first + 1, fcol, (unsigned)first + 1, better ? ">" : "<");
+        snprintf(formula, sizeof(formula),
+                 "=AND(ISNUMBER(SEARCH(\"x \",%s%u)),ISERROR(SEARCH(\"caution\",%s%u)),%s%u%s1)",
+                 vcol, (unsigned)first + 1, vcol, (unsigned)first + 1, fcol, (unsigned)first + 1,
+                 better ? ">" : "<");
         lxw_conditional_format rule = {0};
         rule.type = LXW_CONDITIONAL_TYPE_FORMULA;
         rule.value_string = formula;

@@ -24,7 +24,16 @@ enum unit {
 
 enum cell_kind { CELL_EMPTY, CELL_TEXT, CELL_NUMBER };
 
-enum verdict { VERDICT_NONE, VERDICT_SIGNIFICANT, VERDICT_NOT_SIGNIFICANT, VERDICT_SINGLE_RUN };
+/* A factor's verdict, after Holm's correction over the report's tests: significant (a direction
+ * and its interval), equivalent (not significant, the whole interval within the margin),
+ * inconclusive (neither: too few runs or too much spread to tell), single run (no test). */
+enum verdict {
+    VERDICT_NONE,
+    VERDICT_SIGNIFICANT,
+    VERDICT_EQUIVALENT,
+    VERDICT_INCONCLUSIVE,
+    VERDICT_SINGLE_RUN
+};
 
 struct cell {
     enum cell_kind kind;
@@ -38,6 +47,9 @@ struct cell {
     enum unit unit;        /* UNIT_NONE: the column's unit */
     double min, max;       /* range of averaged runs; NAN when unknown */
     double p;              /* a factor's test p-value (Welch), before correction; NAN */
+    double p_holm;         /* the same after Holm's correction over the report: the verdict's */
+    const char *caution;   /* why a factor's number may not stand for the storage ("both
+                            * cached"); NULL. The text says it too; colour never marks it */
     double alt;            /* a second view of the same value (IOPS beside bandwidth); NAN */
     int exact;             /* CELL_NUMBER read from an integer: integer is its exact value */
     long long integer;     /* (a double holds 53 bits; a query's 64-bit integer stays whole) */
@@ -67,9 +79,18 @@ struct table {
     const char *name; /* short identifier: sheet or CSV file name */
     struct column *cols;
     size_t ncols;
-    struct cell *cells; /* row-major, nrows * ncols */
+    /* rows[r]: row r's ncols cells. A row never moves once added, so a pointer to a cell (a
+     * factor whose verdict is decided after the last row, a regression check prints) stays
+     * valid while the table grows; only the array of row pointers is reallocated. */
+    struct cell **rows;
     size_t nrows, arows;
 };
+
+/* Cell col of row r. */
+static inline struct cell *table_cell(const struct table *t, size_t r, size_t col)
+{
+    return &t->rows[r][col];
+}
 
 /* ---- figures: every chart of a report is data (a figure) and one plot writer per page kind
  * draws any figure (report/plot_svg.c for HTML, report/plot_xlsx.c for native charts). ---- */

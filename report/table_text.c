@@ -65,7 +65,7 @@ static void size_columns(struct table_writer *w, const struct table *t)
         w->width[c] = strlen(shown_text(w, t->cols[c].name));
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
-            size_t n = strlen(shown_cell(w, &t->cells[r * t->ncols + c]));
+            size_t n = strlen(shown_cell(w, table_cell(t, r, c)));
             if (n > w->width[c])
                 w->width[c] = n;
         }
@@ -172,7 +172,7 @@ void table_write_rows(struct table_writer *w, const struct table *t, struct buf 
         header(w, t, out);
     w->started = 1;
     for (size_t r = 0; r < t->nrows; r++)
-        row(w, t, &t->cells[r * t->ncols], out);
+        row(w, t, t->rows[r], out);
 }
 
 void table_write_end(struct table_writer *w, const struct table *t, struct buf *out)

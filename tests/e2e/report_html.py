@@ -158,12 +158,16 @@ def check_comparison(page, exp, iops):
         t.near(float(row[4][0]["data-value"]), factor, "%r factor" % (key,))
         t.near(float(row[4][0]["data-lo"]), lo, "%r factor interval low" % (key,))
         t.near(float(row[4][0]["data-hi"]), hi, "%r factor interval high" % (key,))
-        want = ("sig better" if factor > 1 else "sig worse") if verdict == "significant" else "ns"
+        caution = stats_ref.caution([(s, SUSPECTS[key[0]][s]) for s in ("disk", "tmpfs")])
+        # colour only for a clean significant verdict: a caution casts doubt on the number
+        want = {"significant": "sig caution" if caution else
+                "sig better" if factor > 1 else "sig worse",
+                "equivalent": "equivalent"}.get(verdict, "ns")
         t.eq(row[4][0]["class"], "factor " + want,
              "%r factor class (p=%.3g, Holm %.3g)" % (key, p, p_adj))
-        caution = stats_ref.caution([(s, SUSPECTS[key[0]][s]) for s in ("disk", "tmpfs")])
         t.eq(row[4][1],
-             stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word) + caution,
+             stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word, base, cand) +
+             caution,
              "%r factor wording" % (key,))
 
 

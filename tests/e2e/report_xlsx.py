@@ -97,7 +97,8 @@ def example_values():
         for f in sorted(glob.glob(os.path.join(EXAMPLES, side, "*.json"))):
             job = json.load(open(f))["jobs"][0]
             o = job["job options"]
-            x = job["read" if "read" in o["rw"] else "write"]
+            d = "read" if "read" in o["rw"] else "write"
+            x = job[d]
             name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(),
                                          " sync" if "fsync" in o else "")
             vals = {"Bandwidth": x["bw_bytes"], "Mean latency": x["clat_ns"]["mean"],
@@ -108,7 +109,12 @@ def example_values():
             for metric, v in vals.items():
                 acc.setdefault((name, metric), {}).setdefault(side, []).append(v)
             iops.setdefault(name, {}).setdefault(side, []).append(x["iops"])
+            SUSPECTS.setdefault(name, {}).setdefault(side, []).append(
+                stats_ref.fio_suspects(job, d))
     return acc, iops
+
+
+SUSPECTS = {}  # {workload: {side: [caution words of each run]}}, filled by example_values()
 
 
 def check_comparison(wb):
@@ -154,20 +160,27 @@ def check_comparison(wb):
         t.near(row[11].value, lo, "%r interval low" % (key,))
         t.near(row[12].value, hi, "%r interval high" % (key,))
         # issue 14: a significant verdict says its direction ("2.60x faster"), in the words of
-        # the metric; the others stay "not significant" / "single run"
+        # the metric; an inconclusive or equivalent one says what md and html say (issue 28:
+        # the runs it needs); every one keeps the caution md and html give it
+        caution = stats_ref.caution([(s, SUSPECTS[key[0]][s]) for s in ("disk", "tmpfs")])
+        shown = verdict
         if verdict == "significant":
             up = factor >= 1
             f = factor if up else 1 / factor
-            verdict = "no difference (1.00x)" if f < 1.005 else "%sx %s" % (
+            shown = "no difference (1.00x)" if f < 1.005 else "%sx %s" % (
                 stats_ref.sig3(f), WORDS[key[1]][0 if up else 1])
-        t.eq(row[13].value, verdict, "%r verdict (p=%.3g, Holm %.3g)" % (key, p, p_adj))
+        elif verdict in ("inconclusive", "equivalent"):
+            shown = stats_ref.phrase(factor, lo, hi, verdict, *WORDS[key[1]],
+                                     exp[key]["disk"], exp[key]["tmpfs"])
+        t.eq(row[13].value, shown + caution, "%r verdict (p=%.3g, Holm %.3g)" % (key, p, p_adj))
         seen += 1
     t.eq(seen, 14, "every comparison row checked")
     last = len(exp) + 1
     rules = [(str(cf.sqref), r.formula[0]) for cf in ws.conditional_formatting for r in cf.rules]
-    t.eq(sorted(rules), sorted([("K2:K%d" % last, 'AND(ISNUMBER(SEARCH("x ",$N2)),K2>1)'),
-                                ("K2:K%d" % last, 'AND(ISNUMBER(SEARCH("x ",$N2)),K2<1)')]),
-         "factor colours only significant changes (a verdict that names its direction)")
+    clean = 'AND(ISNUMBER(SEARCH("x ",$N2)),ISERROR(SEARCH("caution",$N2)),K2%s1)'
+    t.eq(sorted(rules), sorted([("K2:K%d" % last, clean % ">"), ("K2:K%d" % last, clean % "<")]),
+         "factor colours only significant changes (a verdict that names its direction) with "
+         "no caution")
 
 
 def check_charts(wb):

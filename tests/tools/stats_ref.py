@@ -6,8 +6,12 @@ out here from the formulas (scipy only for the t distribution):
   se^2 = sd_a^2/(n_a ma^2) + sd_b^2/(n_b mb^2), Welch-Satterthwaite df of those two terms
   (ratio_p);
 - Holm's step-down adjustment over one family of p-values (holm);
-- the verdict: significant when the adjusted p < 0.05 and the interval excludes 1; equivalent
-  when the whole interval lies within [1/1.05, 1.05] (verdict, equivalent, family)."""
+- the verdict: equivalent when the whole interval lies within [1/1.05, 1.05]; else
+  significant when the adjusted p < 0.05 and the interval excludes 1; else inconclusive
+  (verdict, equivalent, family);
+- the runs per side an inconclusive verdict asks for (runs_needed): the smallest n >= 2 with
+  n >= 2 (t(0.975, 2n-2) + t(0.8, 2n-2))^2 cv^2 / ln(1.1)^2, cv^2 the two sides' squared
+  coefficients of variation averaged (METHODS.md, "Too few runs")."""
 import math
 import statistics
 
@@ -68,8 +72,31 @@ def holm(ps):
 
 
 def verdict(p_adj, lo, hi):
-    """'significant' when the adjusted p < 0.05 and the interval [lo, hi] excludes 1."""
-    return "significant" if p_adj < ALPHA and not (lo <= 1 <= hi) else "not significant"
+    """'equivalent' when the interval [lo, hi] lies within +-5 % (a difference too small to
+    matter, real or not); else 'significant' when the adjusted p < 0.05 and [lo, hi] excludes
+    1; else 'inconclusive'."""
+    if equivalent(lo, hi):
+        return "equivalent"
+    return "significant" if p_adj < ALPHA and not (lo <= 1 <= hi) else "inconclusive"
+
+
+DETECT = 0.10  # the difference an inconclusive verdict's run count is for
+
+
+def runs_needed(a, b):
+    """Runs per side to detect a 10 % difference at alpha 0.05 with power 0.8, at the spread of
+    samples a and b; None beyond a million."""
+    cv2 = ((statistics.stdev(a) / statistics.mean(a)) ** 2 +
+           (statistics.stdev(b) / statistics.mean(b)) ** 2) / 2
+    need = lambda n: 2 * (stats.t.ppf(0.975, 2 * n - 2) + stats.t.ppf(0.8, 2 * n - 2)) ** 2 * cv2 \
+        / math.log1p(DETECT) ** 2
+    if need(1000000) > 1000000:
+        return None
+    lo, hi = 2, 1000000  # need(n) - n falls as n grows: the first n that suffices
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if need(mid) > mid else (lo, mid)
+    return lo
 
 
 def equivalent(lo, hi):
@@ -99,13 +126,17 @@ def sig3(v):
     return "%.*f" % (0 if v >= 100 else 1 if v >= 10 else 2, v)
 
 
-def phrase(factor, lo, hi, verdict_, better, worse):
+def phrase(factor, lo, hi, verdict_, better, worse, a=None, b=None):
     """The factor's wording: factor, lo, hi direction-aware (> 1 is better), verdict_ from
-    family(); better/worse the metric's words ('faster', 'slower')."""
-    if equivalent(lo, hi) and verdict_ != "single run":
+    family(); better/worse the metric's words ('faster', 'slower'); a and b the two samples
+    (needed for an inconclusive verdict: its run counts)."""
+    if verdict_ == "equivalent":
         return "equivalent within \u00b15 %% (%sx)" % sig3(factor)
-    if verdict_ == "not significant":
-        return "no significant difference (%sx)" % sig3(factor)
+    if verdict_ == "inconclusive":
+        n = runs_needed(a, b)
+        need = ("the runs vary too much to detect a 10 % difference" if n is None else
+                "about %d runs per side would detect a 10 %% difference" % n)
+        return "inconclusive (%sx, n=%d vs %d): %s" % (sig3(factor), len(a), len(b), need)
     up = factor >= 1
     f = factor if up else 1 / factor
     # a factor that rounds to 1.00 has no direction to name

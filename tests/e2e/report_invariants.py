@@ -1,0 +1,299 @@
+"""report_invariants.py: a comparison of real size (40 rows) gives every row its verdict, and
+every output says the same thing (issue 28).
+
+The A/B (tests/fixtures/ab, gen.sh there): ext4 data=ordered against data=journal on loop
+devices, the twelve stonewalled jobs of ab.fio, three runs each, imported with their sidecars.
+The expected table is computed here from the raw fio JSON: the row of each job and direction
+(named by hand from ab.fio), the means of the three runs, and the verdicts of one Holm family
+over every row (tests/tools/stats_ref.py, from the formulas). Then:
+
+- the rows: one per workload and metric, engines never pooled (libaio and io_uring apart);
+- JSON: means, factor, interval, p before and after Holm, verdict, caution and phrase as computed;
+- every row's phrase names a direction, or says equivalent / inconclusive (with the runs it
+  needs) / single run: no bare factor, whatever the table's size;
+- Markdown, HTML, CSV and XLSX show each row's phrase and verdict as JSON does, cell by cell,
+  and colour only clean significant factors;
+- `check` lists exactly the significant regressions beyond its threshold, each with the factor
+  and interval the report gives it."""
+import csv, glob, io, json, math, os, re, statistics, subprocess, sys, tempfile
+from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb
+import stats_ref
+from checks import Checks
+
+t = Checks("report_invariants", rel=1e-6)
+AB = os.path.join(os.environ["FIXTURES"], "ab")
+BASE, CAND = "ext4-ordered", "ext4-journal"
+
+# Each job of ab.fio and the workload the report names it by, written from the job's options:
+# rw, block size, queue depth (QD1 unsaid), numjobs, buffered/sync, and the engine in brackets
+# where the same workload ran on two engines (they are not repeats of one another).
+WORKLOADS = {
+    "randread-4k-qd1": "Random Read 4K [engine libaio]",
+    "randread-4k-qd16": "Random Read 4K QD16 [engine libaio]",
+    "randread-4k-qd1-uring": "Random Read 4K [engine io_uring]",
+    "randread-4k-qd16-uring": "Random Read 4K QD16 [engine io_uring]",
+    "randwrite-4k-qd16": "Random Write 4K QD16 [engine libaio]",
+    "randwrite-4k-qd16-uring": "Random Write 4K QD16 [engine io_uring]",
+    "read-1m-qd4": "Sequential Read 1M QD4",
+    "write-1m-qd4": "Sequential Write 1M QD4",
+    "randrw-70-4k-qd8": "Random Mixed 70/30 4K QD8",
+    "write-4k-fsync": "Sequential Write 4K sync buffered",
+    "randread-4k-buffered": "Random Read 4K buffered",
+    "write-64k-2jobs": "Sequential Write 64K x2 jobs",
+}
+# metric: (higher is better, better word, worse word)
+METRICS = {
+    "Bandwidth": (True, "faster", "slower"),
+    "Mean latency": (False, "lower latency", "higher latency"),
+    "p99 latency": (False, "lower p99 latency", "higher p99 latency"),
+    "fsync latency": (False, "lower fsync latency", "higher fsync latency"),
+    "fsync p99 latency": (False, "lower fsync p99 latency", "higher fsync p99 latency"),
+}
+VERDICT_WORDS = re.compile(
+    r"^(\d[\d.]*x (faster|slower|lower|higher) .*\(95% CI [\d.]+-[\d.]+\)"
+    r"|no difference \(1\.00x\)|equivalent within \u00b15 % \(|inconclusive \([\d.]+x, n=\d+ vs \d+\): "
+    r"(about \d+ runs per side would detect|the runs vary too much)|.*\(single run\))")
+THRESHOLD = 5  # check's default, in %
+
+
+def sidecar_class(path):
+    for line in open(path + ".meta"):
+        if line.startswith("storage_class="):
+            return line.strip().split("=", 1)[1]
+    raise AssertionError("no storage_class in %s.meta" % path)
+
+
+def job_rows(job):
+    """{(workload, metric): value} of one fio job object, and its caution words per row."""
+    name = WORKLOADS[job["jobname"]]
+    dirs = [d for d in ("read", "write") if job[d]["io_bytes"] > 0]
+    out, words = {}, {}
+    for d in dirs:
+        x = job[d]
+        row = name + (" (%s)" % d if len(dirs) > 1 else "")
+        vals = {"Bandwidth": x["bw_bytes"], "Mean latency": x["clat_ns"]["mean"],
+                "p99 latency": x["clat_ns"]["percentile"]["99.000000"]}
+        if job["sync"]["total_ios"]:
+            vals["fsync latency"] = job["sync"]["lat_ns"]["mean"]
+            vals["fsync p99 latency"] = job["sync"]["lat_ns"]["percentile"]["99.000000"]
+        suspects = stats_ref.fio_suspects(job, d)
+        if below_device(job, x) and "cached" not in suspects:
+            suspects.insert(0, "cached")
+        for metric, v in vals.items():
+            out[(row, metric)] = v
+            words[(row, metric)] = suspects
+    return out, words
+
+
+def below_device(job, x):
+    """Random I/O (not an fsync job's) whose latency is under 10 us on ext4 (not memory): no
+    device answers that fast, memory did (METHODS.md, "Caches and links")."""
+    o = job["job options"]
+    return (o["rw"].startswith("rand") and o.get("fsync", "0") == "0"
+            and LATENCY(x) < 10000)
+
+
+def LATENCY(x):
+    """The latency the report judges an I/O by: fio's completion latency."""
+    return x["clat_ns"]["mean"]
+
+
+def expected():
+    """{(workload, metric): {side: [values]}}, and the caution words of each row's results."""
+    acc, suspects = {}, {}
+    for path in sorted(glob.glob(os.path.join(AB, "*.json"))):
+        side = sidecar_class(path)
+        doc = json.load(open(path))
+        for job in doc["jobs"]:
+            # the job file's [global] section applies to every job (direct=1, ioengine)
+            job = dict(job, **{"job options": {**doc.get("global options", {}),
+                                               **job["job options"]}})
+            vals, words = job_rows(job)
+            for key, v in vals.items():
+                acc.setdefault(key, {}).setdefault(side, []).append(v)
+                suspects.setdefault(key, {}).setdefault(side, []).append(words[key])
+    return acc, suspects
+
+
+def expected_factors(acc, suspects):
+    """{key: dict(value, lo, hi, p, p_holm, verdict, text)}, direction-aware, from one family."""
+    fam = stats_ref.family({k: (v[BASE], v[CAND]) for k, v in acc.items()})
+    out = {}
+    for key, (verdict, p_adj, p, lo, hi) in fam.items():
+        higher, better, worse = METRICS[key[1]]
+        a, b = acc[key][BASE], acc[key][CAND]
+        f = statistics.mean(b) / statistics.mean(a)
+        if not higher:
+            f, lo, hi = 1 / f, 1 / hi, 1 / lo
+        # a latency's samples, read as "how many times better", are the reciprocal ratio: the
+        # runs needed depend on the spread only, the same either way
+        text = stats_ref.phrase(f, lo, hi, verdict, better, worse, a, b)
+        caution = stats_ref.caution([(BASE, suspects[key][BASE]), (CAND, suspects[key][CAND])])
+        out[key] = dict(value=f, lo=lo, hi=hi, p=p, p_holm=p_adj, verdict=verdict,
+                        text=text + caution, caution=caution[len("; caution: "):] or None)
+    return out
+
+
+def comparison_json(db):
+    p = bdb.run(db, "report", "--compare", BASE, CAND, "--format", "json")
+    t.eq(p.returncode, 0, "report --format json: " + p.stderr[-300:])
+    doc = json.loads(p.stdout)
+    table = next(s["table"] for s in doc["sections"]
+                 if s.get("table") and s["table"]["name"] == "comparison")
+    return table["rows"]
+
+
+def check_json(rows, acc, want):
+    keys = [(r[0], r[1]) for r in rows]
+    t.eq(len(keys), len(set(keys)), "each workload and metric once")
+    t.eq(sorted(keys), sorted(want), "rows: every job and direction of ab.fio, engines apart")
+    t.ok(len(rows) >= 40, "a table of real size (%d rows)" % len(rows))
+    for r in rows:
+        key = (r[0], r[1])
+        if key not in want:
+            continue
+        w, f = want[key], r[4]
+        for col, side in ((2, BASE), (3, CAND)):
+            t.near(r[col]["value"], statistics.mean(acc[key][side]), "%r %s mean" % (key, side))
+            t.eq(r[col]["n"], 3, "%r %s runs" % (key, side))
+        for k in ("value", "lo", "hi", "p", "p_holm"):
+            t.near(f.get(k), w[k], "%r factor %s" % (key, k))
+        t.eq(f.get("verdict"), w["verdict"], "%r verdict (p %.3g, Holm %.3g)" % (key, w["p"], w["p_holm"]))
+        t.eq(f.get("text"), w["text"], "%r phrase" % (key,))
+        t.eq(f.get("caution"), w["caution"], "%r caution" % (key,))
+        t.ok(VERDICT_WORDS.match(f.get("text") or ""), "%r: a verdict in words, not a bare "
+             "factor: %r" % (key, f.get("text")))
+
+
+def md_unescape(s):
+    return re.sub(r"\\(.)", r"\1", s)
+
+
+def check_markdown(db, rows):
+    p = bdb.run(db, "report", "--compare", BASE, CAND)
+    lines = p.stdout.split("## Comparison", 1)[1].split("\n## ", 1)[0].splitlines()
+    body = [l for l in lines if l.startswith("| ")][2:]  # past the header and its rule
+    t.eq(len(body), len(rows), "markdown: as many comparison rows as JSON")
+    for line, r in zip(body, rows):
+        cells = [md_unescape(c) for c in line.strip("| ").split(" | ")]
+        t.eq((cells[0], cells[1], cells[4]), (r[0], r[1], r[4]["text"]),
+             "markdown row %r says what JSON says" % ((r[0], r[1]),))
+
+
+class Page(HTMLParser):
+    """The factor cells of the HTML comparison table: (class, text) per row."""
+
+    def __init__(self):
+        super().__init__()
+        self.inside, self.cell, self.rows = False, None, []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.inside = a.get("data-table") == "comparison"
+        elif self.inside and tag == "td" and "factor" in (a.get("class") or "").split():
+            self.cell = [a["class"], ""]
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.inside = False
+        elif tag == "td" and self.cell:
+            self.rows.append(tuple(self.cell))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell:
+            self.cell[1] += data
+
+
+def check_html(db, rows, tmp):
+    out = os.path.join(tmp, "r.html")
+    p = bdb.run(db, "report", "--compare", BASE, CAND, "-o", out)
+    t.eq(p.returncode, 0, "report -o html: " + p.stderr[-300:])
+    page = Page()
+    page.feed(open(out, encoding="utf-8").read())
+    t.eq(len(page.rows), len(rows), "html: a factor cell per row")
+    for (cls, text), r in zip(page.rows, rows):
+        f = r[4]
+        t.eq(text, f["text"], "html factor of %r" % ((r[0], r[1]),))
+        clean = f["verdict"] == "significant" and not f.get("caution")
+        coloured = "better" in cls.split() or "worse" in cls.split()
+        t.eq(coloured, clean, "html colours %r only when significant without caution (%s)" %
+             ((r[0], r[1]), cls))
+
+
+def check_csv(db, rows):
+    p = bdb.run(db, "report", "--compare", BASE, CAND, "--format", "csv", "--table", "comparison")
+    got = list(csv.DictReader(io.StringIO(p.stdout)))
+    t.eq(len(got), len(rows), "csv: as many rows as JSON")
+    fc = "%s vs %s" % (CAND, BASE)
+    for c, r in zip(got, rows):
+        f, key = r[4], (r[0], r[1])
+        t.eq((c["Workload"], c["Metric"]), key, "csv row order")
+        t.near(float(c[fc]), f["value"], "csv factor %r" % (key,))
+        t.near(float(c[fc + " p"]), f["p"], "csv p %r" % (key,))
+        t.near(float(c[fc + " p_holm"]), f["p_holm"], "csv Holm p %r" % (key,))
+        t.eq(c[fc + " verdict"], f["verdict"], "csv verdict %r" % (key,))
+        t.eq(c[fc + " text"], f["text"], "csv phrase %r" % (key,))
+
+
+def xlsx_verdict(f):
+    """What the sheet's verdict column says: the direction of a significant factor (or the
+    verdict's name), what an inconclusive one needs, and any caution."""
+    if f["verdict"] in ("inconclusive", "equivalent"):
+        return f["text"]
+    head = f["text"].split(" (95% CI")[0] if f["verdict"] == "significant" else f["verdict"]
+    return head + ("; caution: " + f["caution"] if f.get("caution") else "")
+
+
+def check_xlsx(db, rows, tmp):
+    import openpyxl
+    out = os.path.join(tmp, "r.xlsx")
+    p = bdb.run(db, "report", "--compare", BASE, CAND, "-o", out)
+    t.eq(p.returncode, 0, "report -o xlsx: " + p.stderr[-300:])
+    ws = openpyxl.load_workbook(out)["Comparison"]
+    head = [c.value for c in ws[1]]
+    fc = head.index("%s vs %s" % (CAND, BASE))
+    got = list(ws.iter_rows(min_row=2, values_only=True))
+    t.eq(len(got), len(rows), "xlsx: as many comparison rows as JSON")
+    for g, r in zip(got, rows):
+        f, key = r[4], (r[0], r[1])
+        t.eq((g[0], g[1]), key, "xlsx row order")
+        t.near(g[fc], f["value"], "xlsx factor %r" % (key,))
+        t.near(g[fc + 1], f["lo"], "xlsx interval low %r" % (key,))
+        t.near(g[fc + 2], f["hi"], "xlsx interval high %r" % (key,))
+        t.eq(g[fc + 3], xlsx_verdict(f), "xlsx verdict %r" % (key,))
+
+
+def check_gate(db, rows):
+    p = bdb.run(db, "check", "--compare", BASE, CAND)
+    got = sorted(l for l in p.stdout.splitlines() if l.startswith("regression: "))
+    want = sorted("regression: %s: %s: %s vs %s: %s" % (r[0], r[1], CAND, BASE, r[4]["text"])
+                  for r in rows if r[4]["verdict"] == "significant"
+                  and r[4]["value"] < 1 / (1 + THRESHOLD / 100))
+    t.eq(got, want, "check: the significant regressions, each with its factor and interval")
+    t.eq(p.returncode, 1 if want else 0, "check's exit status")
+    t.ok("(null)" not in p.stdout, "check names every regression's phrase")
+
+
+def main():
+    acc, suspects = expected()
+    want = expected_factors(acc, suspects)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "ab.sqlite")
+        p = bdb.run(db, "import", *sorted(glob.glob(os.path.join(AB, "*.json"))))
+        t.eq(p.returncode, 0, "import the A/B: " + p.stderr[-300:])
+        rows = comparison_json(db)
+        check_json(rows, acc, want)
+        check_markdown(db, rows)
+        check_html(db, rows, tmp)
+        check_csv(db, rows)
+        check_xlsx(db, rows, tmp)
+        check_gate(db, rows)
+    return t.done()
+
+
+sys.exit(main())
