@@ -948,6 +948,88 @@ static int push_labels(struct push *p)
     return rc;
 }
 
+/* A dictionary is known on the server by its sha256 (store_shared): one whose bytes are not
+ * what its sha256 says would be taken for the server's dictionary of that sha256, and the
+ * sources compressed against it would no longer decode there; nor is one that is no zstd
+ * dictionary of a sane size (raw_dict_fault) to be kept. The sources of such a dictionary
+ * (a damaged warehouse, or one merged by an older benchdb) are left out of the push, each
+ * dictionary named with the sources left out; the others are pushed. 1 when some were left out,
+ * 0 when none, -1 after a message. */
+static int leave_out_bad_dicts(struct push *p)
+{
+    struct push_plan *plan = p->plan;
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql,
+             "SELECT id, format, sha256, CASE WHEN length(bytes) <= %d THEN bytes END, "
+             "length(bytes) FROM raw_dict ORDER BY id",
+             RAW_DICT_MAX);
+    struct bad_dict {
+        int64_t id;
+        char *format, why[160];
+        size_t left_out;
+        int64_t first;
+    } *bad = NULL;
+    size_t n_bad = 0, alloc = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(p->h, sql.data, -1, &st, NULL) == SQLITE_OK ? SQLITE_ROW : -1;
+    buf_release(&sql);
+    while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ALLOC_GROW(bad, n_bad + 1, alloc);
+        struct bad_dict *b = &bad[n_bad];
+        *b = (struct bad_dict){.id = sqlite3_column_int64(st, 0)};
+        if (raw_dict_fault(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_int64(st, 4),
+                           (const char *)sqlite3_column_text(st, 2), b->why, sizeof(b->why)) == 0)
+            continue;
+        b->format = xstrdup((const char *)sqlite3_column_text(st, 1));
+        n_bad++;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc != SQLITE_DONE)
+        rc = local_error(p, "cannot read the warehouse");
+    else if (n_bad && sqlite3_prepare_v2(p->h, "SELECT raw_dict FROM source_file WHERE id = ?", -1,
+                                         &st, NULL) != SQLITE_OK)
+        rc = local_error(p, "cannot read the warehouse");
+    else
+        rc = 0;
+    size_t kept = 0;
+    for (size_t i = 0; rc == 0 && n_bad && i < plan->n_sources; i++) {
+        sqlite3_bind_int64(st, 1, plan->sources[i]);
+        int64_t dict = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_reset(st);
+        size_t k = 0;
+        while (k < n_bad && bad[k].id != dict)
+            k++;
+        if (k == n_bad)
+            plan->sources[kept++] = plan->sources[i];
+        else if (bad[k].left_out++ == 0)
+            bad[k].first = plan->sources[i];
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && n_bad)
+        plan->n_sources = kept;
+    for (size_t k = 0; k < n_bad; k++) {
+        if (rc == 0 && bad[k].left_out) {
+            sqlite3_stmt *path = NULL;
+            sqlite3_prepare_v2(p->h, "SELECT path FROM source_file WHERE id = ?", -1, &path, NULL);
+            sqlite3_bind_int64(path, 1, bad[k].first);
+            const char *first =
+                sqlite3_step(path) == SQLITE_ROW ? (const char *)sqlite3_column_text(path, 0) : "?";
+            diag_error_path(p->d, plan->path,
+                            "dictionary %lld (format '%s'): %s; its %zu source%s ('%s'%s) not "
+                            "pushed",
+                            (long long)bad[k].id, bad[k].format, bad[k].why, bad[k].left_out,
+                            bad[k].left_out == 1 ? "" : "s", first,
+                            bad[k].left_out == 1 ? "" : " first");
+            sqlite3_finalize(path);
+            rc = 1;
+        }
+        free(bad[k].format);
+    }
+    free(bad);
+    return rc;
+}
+
 static int push_all(struct push *p, unsigned jobs)
 {
     struct push_plan *plan = p->plan;
@@ -959,13 +1041,17 @@ static int push_all(struct push *p, unsigned jobs)
         if (!(plan->types[i] = column_types(p, push_tables[i].table, plan->sent[i].data)))
             return -1;
     }
-    if (setup_session(p) || find_missing(p))
+    int left_out;
+    if (setup_session(p) || find_missing(p) || (left_out = leave_out_bad_dicts(p)) < 0)
         return -1;
     if (plan->progress && plan->progress->start)
         plan->progress->start(plan->progress->ctx, plan->n_sources);
     /* the label changes are read after the workers' rows: a relabel made during the push is
      * not undone by the older current value of this connection's snapshot */
-    return run_workers(plan, jobs, p->d) || local_exec(p, "COMMIT; BEGIN") ? -1 : push_labels(p);
+    return run_workers(plan, jobs, p->d) || local_exec(p, "COMMIT; BEGIN") || push_labels(p) ||
+                   left_out
+               ? -1
+               : 0;
 }
 
 int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet_progress *progress,
