@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/scan.h"
+#include "../core/xalloc.h"
 
 #define EMBED(ident, name)                                                                         \
     extern const unsigned char ident[];                                                            \
@@ -252,11 +253,149 @@ static int check_schema(PGconn *c, int may_migrate, const char *who, struct diag
                            version, N_MIGRATIONS);
 }
 
+/* A secret of a URL: its bytes at url[start, end) as written, and percent-decoded. */
+struct secret {
+    size_t start, end;
+    struct buf decoded;
+};
+
+static int hex_digit(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+static void add_secret(struct secret *s, size_t *n, const char *url, size_t start, size_t end)
+{
+    if (end <= start || *n >= 8)
+        return;
+    s[*n] = (struct secret){start, end, BUF_INIT};
+    for (size_t i = start; i < end; i++) {
+        int hi = url[i] == '%' && i + 2 < end ? hex_digit(url[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_digit(url[i + 2]) : -1;
+        buf_addc(&s[*n].decoded, lo >= 0 ? (char)(hi * 16 + lo) : url[i]);
+        i += lo >= 0 ? 2 : 0;
+    }
+    (*n)++;
+}
+
+/* The passwords a URL holds, generously (a password with an unencoded '/', '?' or '@' is
+ * still found): the userinfo's after its first ':' up to the last '@' (before the query when
+ * an '@' is there), and the values of the parameters password and sslpassword. */
+static size_t find_secrets(const char *url, struct secret *s)
+{
+    size_t n = 0;
+    const char *rest = strstr(url, "://"), *query = strchr(url, '?');
+    rest = rest ? rest + 3 : url;
+    const char *at = NULL;
+    for (const char *p = rest; *p; p++)
+        if (*p == '@' && (!at || !query || p < query || at > query))
+            at = p;
+    const char *colon = memchr(rest, ':', at ? (size_t)(at - rest) : 0);
+    if (colon)
+        add_secret(s, &n, url, (size_t)(colon + 1 - url), (size_t)(at - url));
+    for (const char *p = url; (p = strstr(p, "password=")); p += 9) {
+        int named = (p > url && (p[-1] == '?' || p[-1] == '&')) ||
+                    (p - url >= 4 && !strncmp(p - 3, "ssl", 3) && (p[-4] == '?' || p[-4] == '&'));
+        size_t start = (size_t)(p + 9 - url);
+        if (named)
+            add_secret(s, &n, url, start, start + strcspn(url + start, "&"));
+    }
+    return n;
+}
+
+/* Whether url[start, end) meets a secret. */
+static int meets_secret(const struct secret *s, size_t n, size_t start, size_t end)
+{
+    for (size_t i = 0; i < n; i++)
+        if (start < s[i].end && s[i].start < end)
+            return 1;
+    return 0;
+}
+
+/* Appends url[start, end) with each run of secret bytes as "***". */
+static void add_redacted(struct buf *out, const char *url, const struct secret *s, size_t n,
+                         size_t start, size_t end)
+{
+    for (size_t i = start; i < end; i++) {
+        if (!meets_secret(s, n, i, i + 1))
+            buf_addc(out, url[i]);
+        else if (i == start || !meets_secret(s, n, i - 1, i))
+            buf_adds(out, "***");
+    }
+}
+
+/* Replaces every occurrence of what (of n bytes) in m with "***". */
+static void replace_all(struct buf *m, const char *what, size_t n)
+{
+    if (!n)
+        return;
+    struct buf out = BUF_INIT;
+    const char *p = m->data, *hit;
+    while ((hit = strstr(p, what))) {
+        buf_add(&out, p, (size_t)(hit - p));
+        buf_adds(&out, "***");
+        p = hit + n;
+    }
+    buf_adds(&out, p);
+    buf_release(m);
+    *m = out;
+}
+
+/* Hides the passwords of url in m, a message of libpq's about it. */
+static void redact_url(const char *url, struct buf *m)
+{
+    struct secret s[8];
+    size_t n = find_secrets(url, s);
+    if (!n)
+        return;
+    /* libpq quotes what it could not parse: a token of the URL that meets a password (a
+     * password with a '/' is a port to it) is given with the password's bytes hidden */
+    struct buf out = BUF_INIT;
+    const char *p = m->data, *open;
+    while ((open = strchr(p, '"'))) {
+        const char *close = strchr(open + 1, '"');
+        if (!close)
+            break;
+        buf_add(&out, p, (size_t)(open + 1 - p));
+        size_t tn = (size_t)(close - open - 1);
+        char *token = xstrndup(open + 1, tn);
+        const char *in = tn ? strstr(url, token) : NULL;
+        while (in && !meets_secret(s, n, (size_t)(in - url), (size_t)(in - url) + tn))
+            in = strstr(in + 1, token);
+        if (in)
+            add_redacted(&out, url, s, n, (size_t)(in - url), (size_t)(in - url) + tn);
+        else
+            buf_add(&out, open + 1, tn);
+        free(token);
+        buf_addc(&out, '"');
+        p = close + 1;
+    }
+    buf_adds(&out, p);
+    buf_release(m);
+    *m = out;
+    /* then the passwords anywhere, as written and decoded (the whole URL included) */
+    for (size_t i = 0; i < n; i++) {
+        char *raw = xstrndup(url + s[i].start, s[i].end - s[i].start);
+        replace_all(m, raw, strlen(raw));
+        replace_all(m, s[i].decoded.data, strlen(s[i].decoded.data));
+        free(raw);
+        buf_release(&s[i].decoded);
+    }
+}
+
 PGconn *pg_connect(const char *url, int migrate_schema, const char *who, struct diag *d)
 {
     PGconn *c = PQconnectdb(url);
     if (PQstatus(c) != CONNECTION_OK) {
-        pg_error(c, who, "cannot connect to the server", d);
+        /* libpq's messages about the URL quote it, and its passwords */
+        struct buf m = BUF_INIT;
+        pg_message(c, &m);
+        redact_url(url, &m);
+        diag_error_path(d, who, "cannot connect to the server: %s", m.data);
+        buf_release(&m);
         PQfinish(c);
         return NULL;
     }
