@@ -60,11 +60,33 @@ static char *dir_of(const char *path)
     return slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
 }
 
+/* Whether path's -wal or -shm file is there (a writer has it open, or stopped before folding
+ * its -wal in). */
+static int has_wal_files(const char *path)
+{
+    struct buf name = BUF_INIT;
+    struct stat st;
+    buf_addf(&name, "%s-wal", path);
+    int found = lstat(name.data, &st) == 0 || errno != ENOENT;
+    buf_reset(&name);
+    buf_addf(&name, "%s-shm", path);
+    found = found || lstat(name.data, &st) == 0 || errno != ENOENT;
+    buf_release(&name);
+    return found;
+}
+
 static void describe_refusal(struct buf *out, const char *path)
 {
     char *dir = dir_of(path);
     if (access(path, R_OK))
         buf_addf(out, "cannot read the file: %s", strerror(errno));
+    else if (access(dir, W_OK) && has_wal_files(path))
+        buf_addf(out,
+                 "cannot write its directory '%s' (%s), where a writer left '%s-wal' or "
+                 "'-shm' (it has the warehouse open, or stopped before folding its -wal in): "
+                 "SQLite reads it only through a -shm file it can write; run a benchdb command "
+                 "once as a user who may write there, or read a copy",
+                 dir, strerror(errno), path);
     else if (access(dir, W_OK))
         buf_addf(out,
                  "cannot write its directory '%s' (%s), where SQLite creates the -wal and "
@@ -141,6 +163,29 @@ static int read_flags(const char *path)
     return writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
 }
 
+/* The URI that opens path as immutable (no locks, no -shm), when a reader cannot write its
+ * directory (read-only media, another user's warehouse) and so SQLite cannot create the -shm
+ * file a WAL database is read through: only with neither a -wal nor a -shm file there, when
+ * no writer has it open and the file holds every commit. Else NULL (caller frees). */
+static char *immutable_uri(const char *path)
+{
+    char *dir = dir_of(path);
+    int dir_writable = access(dir, W_OK) == 0;
+    free(dir);
+    if (dir_writable || has_wal_files(path))
+        return NULL;
+    struct buf uri = BUF_INIT;
+    buf_adds(&uri, "file:");
+    for (const char *p = path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#')
+            buf_addf(&uri, "%%%02x", (unsigned char)*p);
+        else
+            buf_addc(&uri, *p);
+    }
+    buf_adds(&uri, "?immutable=1");
+    return buf_detach(&uri, NULL);
+}
+
 int db_open(const char *path, enum db_open_mode mode, struct db **out, struct diag *d)
 {
     /* each connection is used by one thread at a time: SQLite's own locking only costs */
@@ -148,6 +193,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? read_flags(path)
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    char *uri = flags & SQLITE_OPEN_READONLY ? immutable_uri(path) : NULL;
     /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
      * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -159,7 +205,9 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                           path);
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
-    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+    int rc = sqlite3_open_v2(uri ? uri : path, &db->h, flags | (uri ? SQLITE_OPEN_URI : 0), NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
         diag_error(d, "cannot open database '%s': %s", path,
                    db->h ? sqlite3_errmsg(db->h) : "out of memory");
         db_close(db);
