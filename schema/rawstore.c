@@ -297,7 +297,8 @@ static ptrdiff_t unpack_piece(struct raw_reader *r, size_t k)
         r->piece = xmalloc(r->cap);
     }
     if (!codec) {
-        memcpy(r->piece, blob, n);
+        if (n) /* an empty blob is NULL */
+            memcpy(r->piece, blob, n);
         return len;
     }
     if (!r->dctx && !(r->dctx = ZSTD_createDCtx())) {
