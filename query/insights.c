@@ -16,6 +16,11 @@ const double MAX_CV = 0.25;
 /* At most this many sources are named per finding; the rest are counted. */
 enum { MAX_EVIDENCE = 3 };
 
+/* Submission latency under a microsecond is bookkeeping, whatever clat says. */
+static const double SUBMISSION_FLOOR_NS = 1000;
+/* A queue asked for at least this deep, with under 1/SHALLOW_FACTOR of it in flight. */
+static const double SHALLOW_MIN_DEPTH = 4, SHALLOW_FACTOR = 4;
+
 struct finding {
     const char *kind;
     struct buf text, evidence;
@@ -161,12 +166,13 @@ static void below_device(struct insight_ctx *c)
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];
         if (result_usable(r) && suspect_below_device(r) && evidence(&f, r))
-            detail(&f, "%s, %s on %s: completion latency %s", c->o->values[r->side], workload(c, r),
+            detail(&f, "%s, %s on %s: latency %s", c->o->values[r->side], workload(c, r),
                    r->fstype ? r->fstype : "an unrecorded filesystem",
                    fmt_value(c->r, io_latency(r), UNIT_NS));
     }
     buf_addf(&f.text,
-             "%zu random-I/O result%s with a completion latency (mean, else median) under %s "
+             "%zu random-I/O result%s with a latency (the mean of the total, submission + "
+             "completion, where fio gives it; else of completion; else the median) under %s "
              "on storage not known to be memory: below what any device can do (flash answers "
              "a read in 50-100 µs, a network adds its round trip; only Optane-class media come "
              "near), so memory answered.",
@@ -261,6 +267,51 @@ static void little(struct insight_ctx *c)
              "numbers cannot all be true (a cache, a mistyped unit or a summed report); left "
              "out of the recommendations.",
              f.count, plural(f.count), LITTLE_TOLERANCE);
+    emit(c, &f);
+}
+
+/* Submission latency larger than completion latency: the I/O happened inside the submit call
+ * (io_submit with O_DIRECT silently ignored, as on ext4 data=journal, some FUSE and network
+ * filesystems; or a saturated submission path), so clat alone flatters the storage. */
+static void submission_dominates(struct insight_ctx *c)
+{
+    struct finding f = {"Submission latency", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        double slat = r->m[RM_SLAT_MEAN], clat = r->m[RM_LAT_MEAN];
+        if (result_usable(r) && slat > clat && slat >= SUBMISSION_FLOOR_NS && evidence(&f, r))
+            detail(&f, "%s, %s: submission %s, completion %s", c->o->values[r->side],
+                   workload(c, r), fmt_value(c->r, slat, UNIT_NS), fmt_value(c->r, clat, UNIT_NS));
+    }
+    buf_addf(&f.text,
+             "%zu result%s whose I/O spent longer being submitted (slat) than completing "
+             "(clat): the work happened inside the submit call (O_DIRECT silently ignored, as on "
+             "ext4 data=journal and some FUSE or network filesystems, or a saturated submission "
+             "path). Completion latency alone would flatter it: mean latency here, and the "
+             "cache and Little's law checks, use the total (fio's lat = slat + clat).",
+             f.count, plural(f.count));
+    emit(c, &f);
+}
+
+/* IOPS x total latency (the I/Os really in flight) far below iodepth x numjobs: the device
+ * never saw the queue depth the job asked for (a submitter that cannot keep up, I/O done
+ * inside submission). A sync engine's depth is its own insight. */
+static void shallow_queue(struct insight_ctx *c)
+{
+    struct finding f = {"Effective queue depth", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        double in_flight, bound;
+        if (!result_engine_is_sync(r) && little_in_flight(r, &in_flight, &bound) &&
+            bound >= SHALLOW_MIN_DEPTH && in_flight < bound / SHALLOW_FACTOR && evidence(&f, r))
+            detail(&f, "%s, %s: %.2f I/Os in flight of %.0f asked", c->o->values[r->side],
+                   workload(c, r), in_flight, bound);
+    }
+    buf_addf(&f.text,
+             "%zu result%s whose IOPS x mean latency (Little's law: the I/Os in flight) is "
+             "under 1/%.0f of iodepth x numjobs: the storage never saw the queue depth the job "
+             "asked for, so the result describes a shallower queue than its name says.",
+             f.count, plural(f.count), SHALLOW_FACTOR);
     emit(c, &f);
 }
 
@@ -480,6 +531,8 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
     below_device(&c);
     above_link(&c);
     little(&c);
+    submission_dominates(&c);
+    shallow_queue(&c);
     counted(&c, &TRANSCRIBED);
     sync_engine_depth(&c);
     tail_latency(&c);

@@ -48,7 +48,8 @@ int result_on_network(const struct side_result *r, const unsigned char *net_side
 /* Buffered (direct=0) random I/O, or a buffered sequential write without fsync/fdatasync/O_SYNC
  * (fio's end_fsync is not stored, so a final flush cannot be seen). */
 int suspect_buffered(const struct side_result *r);
-/* A result's completion latency: its mean, else its median (typed notes give one). */
+/* A result's latency: the mean of the total (submission + completion: what the I/O took),
+ * else of the completion latency, else its median (typed notes give one). */
 double io_latency(const struct side_result *r);
 /* Random I/O (not an fsync job's writes) below MIN_DEVICE_IO_NS on anything but a memory
  * filesystem (tmpfs, ramfs): a disk, a network filesystem, or storage of unrecorded type. */

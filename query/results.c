@@ -42,6 +42,7 @@ static const char *const pivot[RM_COUNT][2] = {
     {"sync_lat_mean_ns", NULL},
     {"sync_lat_p99_ns", NULL},
     {"sync_lat_p50_ns", NULL},
+    {"slat_mean_ns", NULL},
 };
 
 /* The tags a comparison reads, in one pass over the table once the results are loaded: a

@@ -20,6 +20,7 @@ enum result_metric {
     RM_SYNC_MEAN, /* sync_lat_mean_ns: fsync/fdatasync latency */
     RM_SYNC_P99,  /* sync_lat_p99_ns */
     RM_SYNC_P50,  /* sync_lat_p50_ns */
+    RM_SLAT_MEAN, /* slat_mean_ns: submission latency, part of lat */
     RM_COUNT
 };
 

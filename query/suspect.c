@@ -136,7 +136,7 @@ static int memory_fs(const char *fstype)
 
 double io_latency(const struct side_result *r)
 {
-    return isnan(r->m[RM_LAT_MEAN]) ? r->m[RM_P50] : r->m[RM_LAT_MEAN];
+    return isnan(r->m[RM_LAT_TOTAL]) ? r->m[RM_P50] : r->m[RM_LAT_TOTAL];
 }
 
 /* No persistent device completes an I/O under MIN_DEVICE_IO_NS, so only a filesystem known to

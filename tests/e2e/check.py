@@ -18,7 +18,7 @@ FIX = os.path.join(os.environ["FIXTURES"], "check")
 # better, the report's worse word).
 METRICS = [
     ("Bandwidth", lambda j: j["write"]["bw_bytes"], True, "slower"),
-    ("Mean latency", lambda j: j["write"]["clat_ns"]["mean"], False, "higher latency"),
+    ("Mean latency", lambda j: j["write"]["lat_ns"]["mean"], False, "higher latency"),
     ("p99 latency", lambda j: j["write"]["clat_ns"]["percentile"]["99.000000"], False,
      "higher p99 latency"),
     ("fsync latency", lambda j: j["sync"]["lat_ns"]["mean"], False, "higher fsync latency"),

@@ -26,7 +26,7 @@ RW = {"randread": "Random Read", "read": "Sequential Read", "write": "Sequential
 # the compared metrics: (key in job_values, higher is better, better, worse); IOPS is no row
 # of its own where the bandwidth is known: it is shown beside it
 METRICS = {"Bandwidth": ("bw_bytes", True, "faster", "slower"),
-           "Mean latency": ("clat_mean", False, "lower latency", "higher latency"),
+           "Mean latency": ("lat_mean", False, "lower latency", "higher latency"),
            "p99 latency": ("clat_p99", False, "lower p99 latency", "higher p99 latency"),
            "fsync latency": ("sync_mean", False, "lower fsync latency", "higher fsync latency"),
            "fsync p99 latency": ("sync_p99", False, "lower fsync p99 latency",
@@ -39,7 +39,7 @@ def job_values(path):
     d = "read" if "read" in o["rw"] else "write"
     x = job[d]
     name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(), " sync" if "fsync" in o else "")
-    vals = {"bw_bytes": x["bw_bytes"], "iops": x["iops"], "clat_mean": x["clat_ns"]["mean"],
+    vals = {"bw_bytes": x["bw_bytes"], "iops": x["iops"], "lat_mean": x["lat_ns"]["mean"],
             "clat_p99": x["clat_ns"]["percentile"]["99.000000"]}
     if o.get("fsync", "0") != "0" and job["sync"]["total_ios"]:  # fsync=1: the fsync() calls
         vals["sync_mean"] = job["sync"]["lat_ns"]["mean"]

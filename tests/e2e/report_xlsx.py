@@ -101,7 +101,7 @@ def example_values():
             x = job[d]
             name = "%s %s%s buffered" % (RW[o["rw"]], o["bs"].upper(),
                                          " sync" if "fsync" in o else "")
-            vals = {"Bandwidth": x["bw_bytes"], "Mean latency": x["clat_ns"]["mean"],
+            vals = {"Bandwidth": x["bw_bytes"], "Mean latency": x["lat_ns"]["mean"],
                     "p99 latency": x["clat_ns"]["percentile"]["99.000000"]}
             if o.get("fsync", "0") != "0" and job["sync"]["total_ios"]:
                 vals["fsync latency"] = job["sync"]["lat_ns"]["mean"]

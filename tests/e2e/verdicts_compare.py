@@ -61,7 +61,7 @@ def test_aa():
         t.eq([r["Metric"] for r in rows], ["Bandwidth", "Mean latency", "p99 latency"],
              "A/A rows: bandwidth (with IOPS), mean and p99 latency")
         raw = {s: [job(p)["read"] for p in aa(s)] for s in "ab"}
-        pick = {"Bandwidth": lambda x: x["bw_bytes"], "Mean latency": lambda x: x["clat_ns"]["mean"],
+        pick = {"Bandwidth": lambda x: x["bw_bytes"], "Mean latency": lambda x: x["lat_ns"]["mean"],
                 "p99 latency": lambda x: x["clat_ns"]["percentile"]["99.000000"]}
         ps = [log_ratio_p([pick[r["Metric"]](x) for x in raw["a"]],
                           [pick[r["Metric"]](x) for x in raw["b"]]) for r in rows]
