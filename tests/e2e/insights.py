@@ -184,7 +184,7 @@ def test_direct_runs_stay_silent():
         for kind in ("Probably cached", "Short runs", "Sync writes", "Large spread",
                      "Failed jobs", "Faster than the network", "Faster than the device",
                      "Stated as cached", "Little's law", "Synchronous engine",
-                     "Typed without context"):
+                     "Typed without context", "Submission latency", "Effective queue depth"):
             t.eq(count_in(rows, kind), 0, "silent: " + kind)
         t.eq(count_in(rows, "Tail latency"), e["tail"], "tail latency as the files say")
         rc, md, err = bdb.call(db, "report", "--compare", "a", "b")
@@ -219,8 +219,30 @@ def test_typed_percentiles():
              "the 212 ms p99 is named with its median")
 
 
+def test_paced_queue():
+    """fio at iodepth=16 paced by rate_iops=200 (gen.sh): IOPS x total latency, from the file,
+    is far under the 16 I/Os asked for; the psync runs beside it (one I/O per job whatever
+    iodepth says) are not named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "w.sqlite")
+        paced = os.path.join(FIX, "paced-qd16.json")
+        direct = sorted(glob.glob(os.path.join(FIX, "direct-randread-*.json")))
+        bdb.call(db, "import", "--storage-class", "a", paced)
+        bdb.call(db, "import", "--storage-class", "b", *direct)
+        rows = table(db, "insights", "--compare", "a", "b")
+        x = job_of(paced)[1]
+        in_flight = x["iops"] * x["lat_ns"]["mean"] / 1e9
+        t.ok(in_flight < 4, "the paced job keeps under a quarter of its queue busy (%.2f)" % in_flight)
+        t.eq(count_in(rows, "Effective queue depth"), 1, "one result with a shallow queue")
+        r = [r for r in rows if r["Insight"] == "Effective queue depth"]
+        t.ok(r and "paced-qd16.json" in r[0]["Evidence"] and
+             "%.2f I/Os in flight of 16 asked" % in_flight in r[0]["Evidence"],
+             "named with its I/Os in flight: %r" % (r[0]["Evidence"] if r else None))
+
+
 test_examples_fire()
 test_network_mount()
+test_paced_queue()
 test_direct_runs_stay_silent()
 test_typed_percentiles()
 sys.exit(t.done())
