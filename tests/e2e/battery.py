@@ -231,8 +231,11 @@ def battery(fixture, fmt, tmp):
 
 
 def main():
+    # every benchmark output of the fixtures: not their notes, scripts, warehouses, fio job
+    # files (inputs) or sidecars (read beside an output, never imported alone)
+    skip = (".md", ".sh", ".sqlite", ".fio", ".meta")
     fixtures = sorted(p for p in glob.glob(os.path.join(FIX, "*", "*"))
-                      if os.path.isfile(p) and not p.endswith((".md", ".sh", ".sqlite")))
+                      if os.path.isfile(p) and not p.endswith(skip))
     with tempfile.TemporaryDirectory() as tmp:
         # empty input, detected and forced to every importer
         empty = os.path.join(tmp, "empty.txt")
