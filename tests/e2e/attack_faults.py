@@ -4,7 +4,6 @@ merged warehouse, foreign and broken databases, relabel values, inputs that are 
 sidecars that are FIFOs. Expected messages are built here from the inputs (escaping done by
 this file's own escape()), never copied from benchdb's output. Env: BENCHDB, FIXTURES."""
 import contextlib
-import errno
 import hashlib
 import json
 import os
