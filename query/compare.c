@@ -16,6 +16,7 @@
 
 #include "../core/xalloc.h"
 #include "figures.h"
+#include "identity.h"
 #include "insights.h"
 #include "ranking.h"
 #include "results.h"
@@ -52,84 +53,6 @@ static const double ALPHA = 0.05;
 /* A factor whose whole 95 % interval lies within 1 ± this is "equivalent": a difference this
  * small is within run-to-run noise of storage benchmarks (criterion's noise threshold). */
 static const double EQUIVALENCE_MARGIN = 0.05;
-
-/* ---- context: what must agree for two results to be repeats of one another ---- */
-
-enum context_key { CX_HOST, CX_OS, CX_LABEL, CX_MOUNT, CX_TOOL, CX_ENGINE, CX_SIZE, N_CONTEXT };
-static const char *const context_names[N_CONTEXT] = {
-    "host", "OS", "label", "mount options", "tool version", "engine", "size"};
-
-/* The mount options without the compared one (sec=, or mount:KEY): comparing sec=sys with
- * sec=krb5 must not make every mount a context of its own. */
-static void mount_without(struct buf *out, const char *options, const char *key)
-{
-    size_t klen = key ? strlen(key) : 0;
-    for (const char *p = options; *p;) {
-        size_t n = strcspn(p, ",");
-        if (!(klen && !strncmp(p, key, klen) && (p[klen] == '=' || p[klen] == ',' || !p[klen]))) {
-            if (out->len)
-                buf_addc(out, ',');
-            buf_add(out, p, n);
-        }
-        p += n + (p[n] == ',');
-    }
-}
-
-/* "fio-3.33" -> "fio 3": a major version changes units and defaults, a minor one does not. */
-static void tool_major(struct buf *out, const struct side_result *r)
-{
-    buf_adds(out, r->tool);
-    const char *v = r->tool_version ? r->tool_version : "";
-    v += strcspn(v, "0123456789");
-    if (*v) {
-        buf_addc(out, ' ');
-        buf_add(out, v, strspn(v, "0123456789"));
-    }
-}
-
-/* The value of context key k of r ("" unknown). */
-static void context_value(struct buf *out, const struct side_result *r, enum context_key k,
-                          const char *by)
-{
-    buf_reset(out);
-    switch (k) {
-    case CX_HOST:
-        buf_adds(out, r->host ? r->host : "");
-        break;
-    case CX_OS:
-        buf_adds(out, r->os ? r->os : "");
-        break;
-    case CX_LABEL:
-        buf_adds(out, r->label ? r->label : "");
-        break;
-    case CX_MOUNT:
-        mount_without(out, r->mount ? r->mount : "",
-                      !strcmp(by, "sec")          ? "sec"
-                      : !strncmp(by, "mount:", 6) ? by + 6
-                                                  : NULL);
-        break;
-    case CX_TOOL:
-        tool_major(out, r);
-        break;
-    case CX_ENGINE:
-        buf_adds(out, r->ioengine ? r->ioengine : "");
-        break;
-    case CX_SIZE:
-        if (r->size > 0)
-            buf_addf(out, "%" PRId64, r->size);
-        break;
-    case N_CONTEXT:
-        break;
-    }
-}
-
-/* The compared key is what differs on purpose: it is never a context of its own. */
-static int is_compared_key(enum context_key k, const char *by)
-{
-    return (k == CX_HOST && !strcmp(by, "host")) || (k == CX_OS && !strcmp(by, "tag:os")) ||
-           (k == CX_LABEL && !strcmp(by, "tag:label")) || (k == CX_MOUNT && !strcmp(by, "mount")) ||
-           (k == CX_ENGINE && !strcmp(by, "ioengine"));
-}
 
 /* ---- grouping ---- */
 
@@ -242,7 +165,7 @@ static unsigned varying_context(const struct workload_group *w, size_t nsides, c
     unsigned mask = 0;
     struct buf first = BUF_INIT, other = BUF_INIT;
     for (int k = 0; k < N_CONTEXT; k++) {
-        if (is_compared_key((enum context_key)k, by))
+        if (context_is_compared((enum context_key)k, by))
             continue;
         for (size_t s = 0; s < nsides && !(mask & (1u << k)); s++) {
             const struct result_set *rs = &w->sides[s];
@@ -260,26 +183,6 @@ static unsigned varying_context(const struct workload_group *w, size_t nsides, c
     buf_release(&first);
     buf_release(&other);
     return mask;
-}
-
-/* " [OS RHEL 7, host vm]": the broken-out context of r, appended to its workload name. */
-static void context_label(struct buf *name, struct buf *key, const struct side_result *r,
-                          unsigned mask, const char *by)
-{
-    struct buf v = BUF_INIT;
-    const char *sep = " [";
-    for (int k = 0; k < N_CONTEXT; k++) {
-        if (!(mask & (1u << k)))
-            continue;
-        context_value(&v, r, (enum context_key)k, by);
-        if (k == CX_LABEL && r->os && !strcmp(v.data, r->os))
-            continue; /* a note's "RHEL 7" heading is its label and its OS: named once */
-        buf_addf(name, "%s%s %s", sep, context_names[k], v.len ? v.data : "unknown");
-        buf_addf(key, "|%d=%s", k, v.data);
-        sep = ", ";
-    }
-    buf_adds(name, "]");
-    buf_release(&v);
 }
 
 /* Splits w into one group per combination of the context keys in mask. */
@@ -962,6 +865,34 @@ static int recommend(struct db *db, const struct compare_opts *o, const struct s
     return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);
 }
 
+/* Each result's context (identity.h), before the grouping reads it. */
+static void set_contexts(struct side_results *res, const char *by)
+{
+    struct buf key = BUF_INIT;
+    for (size_t i = 0; i < res->n; i++) {
+        buf_reset(&key);
+        context_key(&key, &res->v[i], by);
+        res->v[i].context = side_results_intern(res, key.data);
+    }
+    buf_release(&key);
+}
+
+/* Each grouped result's group and its name, for the sections after the comparison: one
+ * workload identity in every section. */
+static void set_groups(struct side_results *res, const struct groups *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const char *key = side_results_intern(res, g->v[i].key);
+        const char *name = side_results_intern(res, g->v[i].name);
+        for (size_t s = 0; s < g->nsides; s++)
+            for (size_t j = 0; j < g->v[i].sides[s].n; j++) {
+                struct side_result *x = &res->v[g->v[i].sides[s].v[j] - res->v];
+                x->group = key;
+                x->group_name = name;
+            }
+    }
+}
+
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d)
 {
     struct side_results res;
@@ -970,12 +901,15 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     int rc = query_side_results(db, o, &res, d);
     if (rc == 0)
         rc = suspect_basis_load(db, o, &res, &basis, d);
-    if (rc == 0)
+    if (rc == 0) {
         query_flag_suspects(&basis, &res);
+        set_contexts(&res, o->by);
+    }
     for (size_t i = 0; rc == 0 && i < res.n; i++)
         add_result(&g, &res.v[i]);
     if (rc == 0) {
         split_contexts(&g, o->by);
+        set_groups(&res, &g);
         if (g.n) /* qsort's array must not be NULL, even for no elements */
             qsort(g.v, g.n, sizeof(*g.v), cmp_groups);
         context_facts(r, o, &res);

@@ -233,7 +233,7 @@ static struct figure *percentile_figure(struct report *r, struct section *s,
 {
     struct buf title = BUF_INIT;
     buf_adds(&title, "Latency percentiles: ");
-    result_workload_name(&title, first);
+    result_group_name(&title, first);
     struct figure *f = section_figure(r, s, FIGURE_PERCENTILES, title.data);
     buf_release(&title);
     f->x = (struct figure_axis){"Percentile", UNIT_NONE, SCALE_NINES};
@@ -279,8 +279,10 @@ static int percentiles(struct db *db, const struct compare_opts *o, const struct
     struct items it = {0};
     for (size_t i = 0; i < res->n; i++)
         if (usable(&res->v[i]) && has_bins(binned, res->v[i].id))
-            add_item(&it, (struct group){.workload = res->v[i].workload, .rw = "", .direction = ""},
-                     &res->v[i], 0, binned);
+            add_item(
+                &it,
+                (struct group){.workload = result_group(&res->v[i]), .rw = "", .direction = ""},
+                &res->v[i], 0, binned);
     items_sort(&it);
     struct section *s = NULL;
     int rc = 0;
@@ -299,10 +301,12 @@ static int percentiles(struct db *db, const struct compare_opts *o, const struct
 enum sweep { SWEEP_IODEPTH, SWEEP_NUMJOBS };
 static const char *const sweep_names[] = {"iodepth", "numjobs"};
 
-/* The workload without the swept setting: results that differ only in it are one sweep. */
+/* The workload without the swept setting: results that differ only in it are one sweep. Their
+ * context must agree too (identity.h: host, OS, mount, tool version, engine, size): points
+ * from other experiments never join a curve. */
 static struct group sweep_key(const struct side_result *r, enum sweep sw)
 {
-    return (struct group){"",
+    return (struct group){r->context ? r->context : "",
                           r->rw,
                           r->direction,
                           r->bs,
@@ -320,8 +324,8 @@ static int64_t swept(const struct side_result *r, enum sweep sw)
 /* One point of a sweep: the repeats at one depth. */
 struct sweep_point {
     int64_t x;
-    double iops, lat, p99; /* means of the repeats (lat: completion latency); p99 from their
-                              merged bins */
+    double iops, lat, p99; /* means of the repeats (lat: total latency, as the comparison's);
+                              p99 from their merged bins */
     double in_flight;      /* Little's law: IOPS x mean total latency */
     double outstanding;    /* iodepth x numjobs (one per job for synchronous engines) */
 };
@@ -346,10 +350,10 @@ static int sweep_point(sqlite3 *h, const struct item *v, size_t from, size_t to,
     int rc = merged_bins(h, v, from, to, &b, d);
     p->x = v[from].x;
     p->iops = mean_of(v, from, to, RM_IOPS);
-    p->lat = mean_of(v, from, to, RM_LAT_MEAN);
+    p->lat = mean_of(v, from, to, RM_LAT_TOTAL);
     /* never an average of percentiles: the merged bins, else the one result's own */
     p->p99 = b.n ? bins_percentile(&b, 99) : to - from == 1 ? r->m[RM_P99] : NAN;
-    p->in_flight = p->iops * mean_of(v, from, to, RM_LAT_TOTAL) / 1e9;
+    p->in_flight = p->iops * p->lat / 1e9;
     p->outstanding = (double)(result_engine_is_sync(r) ? 1
                               : r->iodepth > 0         ? r->iodepth
                                                        : 1) *
@@ -452,7 +456,8 @@ static void side_curves(struct sweep_ctx *c, struct figure *f, const char *workl
                                  sweep_names[c->sw], p[k].x));
 }
 
-/* The sweep's name: its workload without the swept setting, then the range swept. */
+/* The sweep's name: its workload without the swept setting, the context the comparison breaks
+ * its workload out by ("[engine io_uring]"), then the range swept. */
 static const char *sweep_title(struct arena *a, const struct side_result *first, enum sweep sw,
                                int64_t lo, int64_t hi)
 {
@@ -463,6 +468,9 @@ static const char *sweep_title(struct arena *a, const struct side_result *first,
         r.numjobs = 1;
     struct buf b = BUF_INIT;
     result_workload_name(&b, &r);
+    const char *context = first->group_name ? strstr(first->group_name, " [") : NULL;
+    if (context)
+        buf_adds(&b, context);
     buf_addf(&b, ", %s %" PRId64 " to %" PRId64, sweep_names[sw], lo, hi);
     const char *s = arena_strdup(a, b.data);
     buf_release(&b);

@@ -93,10 +93,12 @@ static const char *fmt_value(struct report *rep, double v, enum unit u)
     return s;
 }
 
+/* r's workload as the comparison names it, broken out by its context where the comparison
+ * breaks it out (identity.h). */
 static const char *workload(struct insight_ctx *c, const struct side_result *r)
 {
     struct buf b = BUF_INIT;
-    result_workload_name(&b, r);
+    result_group_name(&b, r);
     const char *s = arena_strdup(&c->r->arena, b.data);
     buf_release(&b);
     return s;
@@ -474,14 +476,14 @@ static void short_runs(struct insight_ctx *c)
     emit(c, &f);
 }
 
-/* The bandwidths of r's repeats on its side (r's workload), marked done; their count. */
+/* The bandwidths of r's repeats on its side (r's group: identity.h), marked done; their count. */
 static size_t repeats(const struct insight_ctx *c, size_t i, char *done, double *v)
 {
     size_t k = 0;
     for (size_t j = i; j < c->n; j++) {
         const struct side_result *r = &c->res[j];
         if (r->side != c->res[i].side || !result_usable(r) || isnan(r->m[RM_BW]) ||
-            r->workload != c->res[i].workload) /* interned: one pointer per workload */
+            result_group(r) != result_group(&c->res[i])) /* interned: one pointer per group */
             continue;
         done[j] = 1;
         v[k++] = r->m[RM_BW];

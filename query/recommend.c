@@ -1,7 +1,7 @@
 /* recommend.c: storage-tier recommendations per workload class, from user-editable rules
  * (templates/tiers.rules documents the format). A class's value per side is its worst
- * workload's mean: each workload (result_workload_key) is averaged over its repeats, never
- * pooled with another, and a tier must meet the threshold on every workload of the class it
+ * workload's mean: each workload (the comparison's group, identity.h) is averaged over its repeats,
+ * never pooled with another, and a tier must meet the threshold on every workload of the class it
  * ran. Suspect results are left out and named. Deterministic: ties go to the side named first. */
 #include <math.h>
 #include <sqlite3.h>
@@ -489,8 +489,8 @@ static void tally(const struct rule *ru, const struct side_results *res, const d
         else if (isnan(v[i]))
             s->nometric++;
         else {
-            struct buf key = BUF_INIT;
-            result_workload_key(&key, x);
+            struct buf key = BUF_INIT; /* the comparison's group: repeats only (identity.h) */
+            buf_adds(&key, result_group(x));
             e[ne++] = (struct entry){x->side, i, buf_detach(&key, NULL)};
         }
     }

@@ -205,6 +205,24 @@ static const char *intern(struct side_results *res, const char *s)
     return in->slot[j] = arena_strdup(&res->strings, s);
 }
 
+const char *side_results_intern(struct side_results *res, const char *s)
+{
+    return intern(res, s);
+}
+
+const char *result_group(const struct side_result *r)
+{
+    return r->group ? r->group : r->workload;
+}
+
+void result_group_name(struct buf *out, const struct side_result *r)
+{
+    if (r->group_name)
+        buf_adds(out, r->group_name);
+    else
+        result_workload_name(out, r);
+}
+
 static const char *text(struct side_results *res, sqlite3_stmt *st, int col)
 {
     const unsigned char *s = sqlite3_column_text(st, col);

@@ -44,6 +44,11 @@ struct side_result {
     /* result_workload_key's text, interned when loaded: the results of one workload share
      * the pointer, so grouping a million results compares pointers */
     const char *workload;
+    /* set by the comparison (identity.h), interned: the context values but the compared key's
+     * (repeats share it), and the workload as the comparison groups it, broken out by the
+     * context its repeats disagree on, with its name ("Random Read 4K [engine io_uring]");
+     * every section groups by these. NULL: not grouped (unusable, or no workload known) */
+    const char *context, *group, *group_name;
     int line;
     int64_t bs, iodepth, numjobs, direct, sync, fsync, fdatasync, rwmixread; /* -1 unknown */
     int64_t size;                                                            /* bytes, -1 unknown */
@@ -71,6 +76,8 @@ struct side_results {
 
 int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
                        struct diag *d);
+/* s stored once in res: equal texts get one pointer, alive as long as res. */
+const char *side_results_intern(struct side_results *res, const char *s);
 void side_results_release(struct side_results *res);
 /* The index in res->v of the result with id, or -1: for rows read by result_id. */
 long side_results_find(const struct side_results *res, int64_t id);
@@ -93,6 +100,10 @@ int result_usable(const struct side_result *r);
 /* Every result's value of the stored metric `name` into out[0..res->n-1] (NAN when absent). */
 int query_metric_values(struct db *db, const struct side_results *res, const char *name,
                         double *out, struct diag *d);
+/* The workload r is grouped in (its group, else its workload): one pointer per group. */
+const char *result_group(const struct side_result *r);
+/* r's group's name ("Random Read 4K QD16 [engine libaio]"), else its workload's, appended. */
+void result_group_name(struct buf *out, const struct side_result *r);
 /* "Random Read 4K QD32", "Sequential Write 1M sync" ... */
 void result_workload_name(struct buf *out, const struct side_result *r);
 /* The identity results are matched on (rw, bs, iodepth, numjobs, direct, sync, direction):

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../core/xalloc.h"
+#include "identity.h"
 #include "results.h"
 
 const char *const query_trend_tables[] = {"change_points", "series", "points", NULL};
@@ -63,8 +64,12 @@ static struct metric_info metric_info(const char *name)
 
 /* One result's value, with what places it in a series. */
 struct trend_row {
-    const char *key; /* host, class, mount, sec and workload, '\x1f' apart: the series */
+    const char *key;  /* base, then the context (identity.h): the series */
+    const char *base; /* host, class, mount, sec and workload, '\x1f' apart */
     const char *host, *storage_class, *mount, *sec, *workload;
+    /* the rest of the context: results that differ in it are not repeats (identity.h) */
+    const char *tool, *tool_version, *ioengine, *os, *label;
+    int64_t size;
     int64_t started_at, run;
     double value;
 };
@@ -81,6 +86,9 @@ struct trend_rows {
     "coalesce(r.sync, -1), coalesce(r.fsync, -1), coalesce(r.fdatasync, -1), "                     \
     "coalesce(r.rwmixread, -1), "                                                                  \
     "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = 'protocol'), "                \
+    "run.tool_version, coalesce(r.size_bytes, -1), "                                               \
+    "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = 'os'), "                      \
+    "(SELECT t.value FROM tag t WHERE t.result_id = r.id AND t.key = 'label'), "                   \
     "run.started_at, run.id, "
 
 static int rows_sql(struct db *db, const struct trend_opts *o, const char *metric, struct arena *a,
@@ -125,6 +133,19 @@ static const char *workload_name(struct arena *a, sqlite3_stmt *st, struct buf *
     return arena_strdup(a, tmp->data);
 }
 
+/* What identity.h reads of a row, as a result. */
+static void row_identity(const struct trend_row *row, struct side_result *r)
+{
+    *r = (struct side_result){.host = row->host,
+                              .mount = row->mount,
+                              .tool = row->tool,
+                              .tool_version = row->tool_version,
+                              .ioengine = row->ioengine,
+                              .os = row->os,
+                              .label = row->label,
+                              .size = row->size};
+}
+
 static void read_row(struct arena *a, sqlite3_stmt *st, struct trend_row *row, struct buf *tmp)
 {
     row->host = column_text(a, st, 0);
@@ -132,12 +153,25 @@ static void read_row(struct arena *a, sqlite3_stmt *st, struct trend_row *row, s
     row->mount = column_text(a, st, 2);
     row->sec = column_text(a, st, 3);
     row->workload = workload_name(a, st, tmp);
-    row->started_at = sqlite3_column_int64(st, 17);
-    row->run = sqlite3_column_int64(st, 18);
-    row->value = sqlite3_column_double(st, 19);
-    row->key = arena_printf(a, "%s\x1f%s\x1f%s\x1f%s\x1f%s", row->host ? row->host : "",
-                            row->storage_class ? row->storage_class : "",
-                            row->mount ? row->mount : "", row->sec ? row->sec : "", row->workload);
+    row->tool = column_text(a, st, 6);
+    row->ioengine = column_text(a, st, 7);
+    row->tool_version = column_text(a, st, 17);
+    row->size = sqlite3_column_int64(st, 18);
+    row->os = column_text(a, st, 19);
+    row->label = column_text(a, st, 20);
+    row->started_at = sqlite3_column_int64(st, 21);
+    row->run = sqlite3_column_int64(st, 22);
+    row->value = sqlite3_column_double(st, 23);
+    row->base = arena_printf(a, "%s\x1f%s\x1f%s\x1f%s\x1f%s", row->host ? row->host : "",
+                             row->storage_class ? row->storage_class : "",
+                             row->mount ? row->mount : "", row->sec ? row->sec : "", row->workload);
+    struct side_result r;
+    row_identity(row, &r);
+    buf_reset(tmp);
+    buf_adds(tmp, row->base);
+    buf_addc(tmp, '\x1e');
+    context_key(tmp, &r, "");
+    row->key = arena_strdup(a, tmp->data);
 }
 
 /* Every usable result's value of metric, into rows (strings from a). */
@@ -182,6 +216,7 @@ static int cmp_row(const void *pa, const void *pb)
 /* One series: its first row names it; one value per run. */
 struct series {
     const struct trend_row *first;
+    const char *workload; /* broken out by the context its neighbours differ in */
     const char *metric, *label;
     struct metric_info info;
     double *value;
@@ -313,7 +348,7 @@ static void series_row(struct report *r, struct table *t, const struct series *s
     set_text(r, &row[3], f->storage_class);
     set_text(r, &row[4], f->mount);
     set_text(r, &row[5], f->sec);
-    set_text(r, &row[6], f->workload);
+    set_text(r, &row[6], s->workload);
     set_integer(&row[7], (int64_t)s->n);
     set_time(r, &row[8], s->started_at[0]);
     set_time(r, &row[9], s->started_at[s->n - 1]);
@@ -334,6 +369,48 @@ static void point_rows(struct report *r, struct table *t, const struct series *s
     }
 }
 
+/* The context keys whose values differ among the rows [i, *end) that share rows->v[i]'s base
+ * (*end is set past them): results of one workload that are not repeats of one another
+ * (libaio and io_uring, RHEL 7 and 9) are series of their own, named by what differs. */
+static unsigned varying_context(const struct trend_rows *rows, size_t i, size_t *end)
+{
+    unsigned mask = 0;
+    struct side_result first, other;
+    struct buf a = BUF_INIT, b = BUF_INIT;
+    row_identity(&rows->v[i], &first);
+    size_t j = i + 1;
+    for (; j < rows->n && !strcmp(rows->v[j].base, rows->v[i].base); j++) {
+        if (!strcmp(rows->v[j].key, rows->v[j - 1].key))
+            continue; /* the same series */
+        row_identity(&rows->v[j], &other);
+        for (int k = 0; k < N_CONTEXT; k++) {
+            context_value(&a, &first, (enum context_key)k, "");
+            context_value(&b, &other, (enum context_key)k, "");
+            if (strcmp(a.data, b.data))
+                mask |= 1u << k;
+        }
+    }
+    *end = j;
+    buf_release(&a);
+    buf_release(&b);
+    return mask;
+}
+
+/* The series' workload, with the context keys in mask ("[engine io_uring]"). */
+static const char *broken_out_name(struct arena *a, const struct trend_row *f, unsigned mask)
+{
+    if (!mask)
+        return f->workload;
+    struct side_result r;
+    row_identity(f, &r);
+    struct buf b = BUF_INIT;
+    buf_adds(&b, f->workload);
+    context_label(&b, NULL, &r, mask, "");
+    const char *s = arena_strdup(a, b.data);
+    buf_release(&b);
+    return s;
+}
+
 /* "disk, Random Read 4K buffered: bandwidth": the series' labels that are known. */
 static const char *series_label(struct report *r, const struct series *s)
 {
@@ -343,7 +420,7 @@ static const char *series_label(struct report *r, const struct series *s)
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (parts[i] && *parts[i])
             buf_addf(&b, "%s, ", parts[i]);
-    buf_addf(&b, "%s: %s", f->workload, s->info.noun);
+    buf_addf(&b, "%s: %s", s->workload, s->info.noun);
     const char *label = arena_strdup(&r->arena, b.data);
     buf_release(&b);
     return label;
@@ -365,9 +442,13 @@ static int metric_series(struct db *db, const struct trend_opts *o, const char *
     }
     if (rows.n) /* qsort's array may not be NULL, even empty */
         qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
-    for (size_t i = 0; i < rows.n;) {
+    unsigned mask = 0;
+    for (size_t i = 0, base_end = 0; i < rows.n;) {
+        if (i == base_end)
+            mask = varying_context(&rows, i, &base_end);
         struct series s = {.metric = metric, .info = metric_info(metric)};
         take_series(&rows, &i, &s);
+        s.workload = broken_out_name(&r->arena, s.first, mask);
         s.label = series_label(r, &s);
         s.ncp = changepoints_find(s.value, s.n, &o->cp, &s.cp);
         for (size_t k = 0; k < s.ncp; k++)
