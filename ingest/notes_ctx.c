@@ -117,7 +117,10 @@ static void job_opt(struct arena *a, struct fio_job *j, const char *k, const cha
         int_opt(v, &j->wl.rwmixread);
     else if (!strcmp(k, "direct"))
         bool_opt(v, &j->wl.direct);
-    else if (!strcmp(k, "sync"))
+    else if (!strcmp(k, "buffered")) { /* buffered=0 is direct=1 */
+        bool_opt(v, &j->wl.direct);
+        j->wl.direct = !j->wl.direct;
+    } else if (!strcmp(k, "sync"))
         bool_opt(v, &j->wl.sync);
     else if (!strcmp(k, "ioengine"))
         j->wl.ioengine = arena_strdup(a, v);
@@ -263,6 +266,35 @@ static void fill_workload(struct workload *w, const struct workload *from)
     for (size_t i = 0; i < sizeof(bsrc) / sizeof(bsrc[0]); i++)
         if (*bdst[i] == WL_UNKNOWN)
             *bdst[i] = bsrc[i];
+}
+
+/* What fio does with what a job shown whole (a command line, a job file) leaves out (fio
+ * HOWTO): ioengine psync ("default on all supported operating systems except for Windows"),
+ * buffered I/O (direct=0), iodepth 1, numjobs 1. The result's own output (a header line's
+ * ioengine=) wins. Tag fio_defaults lists what was assumed, not stated ("ioengine=psync,
+ * direct=0"): a psync job's iodepth=16 is still the one typed, and the query layer knows that
+ * a synchronous engine has one I/O in flight per job whatever it says. */
+static void fio_defaults(struct notes *nt, struct bench_record *r)
+{
+    struct buf b = BUF_INIT;
+    if (!r->wl.ioengine) {
+        r->wl.ioengine = "psync";
+        buf_adds(&b, ",ioengine=psync");
+    }
+    int64_t *ints[] = {&r->wl.iodepth, &r->wl.numjobs};
+    static const char *const names[] = {"iodepth", "numjobs"};
+    for (size_t i = 0; i < 2; i++)
+        if (*ints[i] == WL_UNKNOWN) {
+            *ints[i] = 1;
+            buf_addf(&b, ",%s=1", names[i]);
+        }
+    if (r->wl.direct == WL_UNKNOWN) {
+        r->wl.direct = 0;
+        buf_adds(&b, ",direct=0");
+    }
+    if (b.len)
+        record_tag(nt->a, r, "fio_defaults", b.data + 1);
+    buf_release(&b);
 }
 
 /* ---- sections ---- */
@@ -509,6 +541,7 @@ void notes_context(struct notes *nt, size_t first, size_t last, struct bench_rec
         j = choose_job(nt, first, r, family, hint);
         if (j) {
             fill_workload(&r->wl, &j->wl);
+            fio_defaults(nt, r);
             if (!r->job)
                 r->job = hint ? hint : j->name;
             if (r->transcribed && !strcmp(r->tool, "unknown"))

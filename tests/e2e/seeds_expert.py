@@ -1,0 +1,131 @@
+"""seeds_expert.py: the seeds (../shared/seeds, real notes) read as a storage engineer reads them
+(issue 28, item 5). Each check's expected value is worked out here from the seed's own text
+(its fio command lines, pasted fio headers, the author's words), never from benchdb's output:
+
+- 001, 003: a pasted fio command without --ioengine/--direct ran fio's defaults (psync,
+  buffered), marked as defaults; a psync job's iodepth=4/16 is no queue depth (no "QD4"), and
+  001's buffered random reads are cautioned as cached;
+Skipped (exit 77) where the seeds are not next to the checkout."""
+import csv, glob, io, os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import bdb  # noqa: E402
+from checks import Checks  # noqa: E402
+
+t = Checks("seeds_expert")
+SEEDS = os.path.join(os.environ.get("SRCDIR", "."), "..", "shared", "seeds")
+
+
+def seed(prefix):
+    found = sorted(glob.glob(os.path.join(SEEDS, prefix + "_*.txt")))
+    return found[0] if found else None
+
+
+def table(db, name, *args):
+    rc, out, err = bdb.call(db, "report", "--format", "csv", "--table", name, *args)
+    t.eq(rc, 0, "report --table %s %s: %s" % (name, " ".join(args), err.strip()))
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def fio_options(command):
+    """--key=value options of a fio command line (backslash continuations joined)."""
+    return dict(re.findall(r"--(\w+)(?:=(\S+))?", command.replace("\\\n", " ")))
+
+
+def expected_defaults(opts):
+    """What fio runs for the options a command leaves out (fio HOWTO: ioengine psync on Linux,
+    direct 0, iodepth 1, numjobs 1), in the order benchdb's tag lists them."""
+    out = []
+    if "ioengine" not in opts:
+        out.append("ioengine=psync")
+    for k in ("iodepth", "numjobs"):
+        if k not in opts:
+            out.append(k + "=1")
+    if "direct" not in opts and "buffered" not in opts:
+        out.append("direct=0")
+    return ",".join(out)
+
+
+def test_001_defaults(path):
+    text = open(path, encoding="utf-8").read()
+    cmd = re.search(r"^fio .*$", text, re.M).group(0)
+    opts = fio_options(cmd)
+    want_tag = expected_defaults(opts)
+    t.eq(want_tag, "ioengine=psync,direct=0", "001: the command omits --ioengine and --direct")
+    lines = text.splitlines()
+    # the results: "4K randread: IOPS=..." lines under the command
+    want_lines = [i for i, l in enumerate(lines, 1) if re.match(r"4K \w+: IOPS=", l)]
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        recs = [r for r in bdb.export(db, t) if r["tool"] == "fio"]
+        t.eq(sorted(r["line_first"] for r in recs), want_lines, "001: one fio result per line")
+        for r in recs:
+            at = "001 line %d" % r["line_first"]
+            t.eq(r.get("ioengine"), "psync", at + ": fio's default engine")
+            t.eq(r.get("direct"), 0, at + ": fio's default, buffered")
+            t.eq(r.get("iodepth"), int(opts["iodepth"]), at + ": the iodepth typed, kept")
+            t.eq(r["tags"].get("fio_defaults"), want_tag, at + ": the defaults named")
+        labels = sorted({r["tags"]["label"] for r in recs if r.get("rw") == "randread"})
+        rows = table(db, "comparison", "--by", "tag:label", "--compare", *labels)
+        t.ok(rows, "001: a comparison")
+        for row in rows:
+            t.ok("QD" not in row["Workload"], "001: no queue depth on psync: " + row["Workload"])
+            t.ok("buffered" in row["Workload"], "001: buffered named: " + row["Workload"])
+        insights = {i["Insight"]: i for i in table(db, "insights", "--by", "tag:label",
+                                                    "--compare", *labels)}
+        cached = insights.get("Probably cached", {}).get("Evidence", "")
+        # every buffered random read is named (evidence lists 3 then "and N more")
+        named = len(re.findall(r":\d+ \(", cached)) + sum(
+            int(n) for n in re.findall(r"and (\d+) more", cached))
+        want = sum(1 for r in recs if r.get("rw") == "randread")
+        t.eq(named, want, "001: every buffered random read cautioned as cached")
+        t.ok("Synchronous engine" in insights, "001: iodepth=4 on psync explained")
+
+
+def test_003_defaults(path):
+    text = open(path, encoding="utf-8").read()
+    cmds = re.findall(r"^fio --name=.*?(?:\n(?!\S).*)*$", text, re.M)
+    cmds = [fio_options(c) for c in cmds]
+    t.eq(len(cmds), 4, "003: four fio commands")
+    rand = [o for o in cmds if o["rw"] == "randrw"]
+    want_tag = expected_defaults(rand[0])
+    t.eq(want_tag, "ioengine=psync", "003: the commands give --direct=1 but no --ioengine")
+    # the typed table: per side, READ/WRITE IOPS and latency (ms); Little's law with psync's one
+    # I/O in flight per job: IOPS x latency summed over both directions = numjobs
+    rows = dict((l.split("\t")[0], l.split("\t")[1:3]) for l in text.splitlines()
+                if l.count("\t") >= 2)
+    jobs = int(rand[0]["numjobs"])
+    for col, side in enumerate(("CephFS", "NFS")):
+        in_flight = sum(float(rows[d + " IOPS"][col].replace(",", "")) *
+                        float(rows[d + " latency"][col].split()[0]) / 1e3 for d in ("READ", "WRITE"))
+        t.near(in_flight, jobs * 1, "003 %s: I/Os in flight = numjobs x 1 (psync)" % side,
+               rel=0.01)
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        recs = bdb.export(db, t)
+        t.eq(len(recs), 4, "003: results")
+        for r in recs:
+            at = "003 %s %s" % (r["job"], r["direction"])
+            t.eq((r.get("ioengine"), r.get("direct"), r.get("iodepth")),
+                 ("psync", 1, int(rand[0]["iodepth"])), at + ": engine, direct, iodepth")
+            t.eq(r["tags"].get("fio_defaults"), want_tag, at + ": the default named")
+        rows = table(db, "comparison", "--by", "tag:column", "--compare", "CephFS", "NFS")
+        t.ok(rows, "003: a comparison")
+        for row in rows:
+            t.ok("QD" not in row["Workload"], "003: no QD16 on psync: " + row["Workload"])
+        names = [i["Insight"] for i in table(db, "insights", "--by", "tag:column", "--compare",
+                                             "CephFS", "NFS")]
+        t.ok("Effective queue depth" not in names,
+             "003: 8 I/Os in flight is what 8 psync jobs do, not a shallow queue: %r" % names)
+        t.ok("Synchronous engine" in names, "003: iodepth=16 on psync explained")
+
+
+if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
+    print("seeds_expert: the seeds are not in %s: skipped" % SEEDS)
+    sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
+for prefix, fn in (("001", test_001_defaults), ("003", test_003_defaults)):
+    if seed(prefix):
+        fn(seed(prefix))
+    else:
+        print("seeds_expert: no seed %s: its checks skipped" % prefix)
+sys.exit(t.done())
