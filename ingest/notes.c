@@ -80,8 +80,10 @@ static enum ntool tool_line(const char *t)
     const char *s = skip_ws(t);
     if (strstr(t, ": (g=") || strstr(t, ": (groupid=") || !strncmp(t, "fio-", 4) ||
         !strncmp(t, "Jobs: ", 6) || !strncmp(t, "Run status group ", 17) || !strcmp(t, "...") ||
-        !strncmp(t, "Disk stats (", 12) || strstr(s, ": bw=") || strstr(s, ": IOPS="))
-        return NT_FIO;
+        !strncmp(t, "Disk stats (", 12) || strstr(s, ": bw=") || strstr(s, ": IOPS=") ||
+        (!strncmp(t, "Starting ", 9) &&
+         (digits_then(t + 9, " process") || digits_then(t + 9, " thread"))))
+        return NT_FIO; /* "Starting 4 processes": the job's header lines stay in its block */
     if ((digits_then(s, "+") && (strstr(s, " records in") || strstr(s, " records out"))) ||
         (digits_then(s, " bytes") && (strstr(s, " copied") || strstr(s, " transferred"))) ||
         time_line(t))

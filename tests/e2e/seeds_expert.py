@@ -5,6 +5,8 @@
 - 001, 003: a pasted fio command without --ioengine/--direct ran fio's defaults (psync,
   buffered), marked as defaults; a psync job's iodepth=4/16 is no queue depth (no "QD4"), and
   001's buffered random reads are cautioned as cached;
+- 004: the header line of pasted fio output ("nfs: (g=0): rw=randwrite, bs=(R) 8192B-8192B, ...,
+  ioengine=libaio, iodepth=128") gives the pmem baseline its workload;
 Skipped (exit 77) where the seeds are not next to the checkout."""
 import csv, glob, io, os, re, sys
 
@@ -120,10 +122,36 @@ def test_003_defaults(path):
         t.ok("Synchronous engine" in names, "003: iodepth=16 on psync explained")
 
 
+def test_004_header(path):
+    text = open(path, encoding="utf-8").read()
+    lines = text.splitlines()
+    # the first pasted fio report: its header line, then the job's block with its write: line
+    hdr_at = next(i for i, l in enumerate(lines) if re.match(r"^\w+: \(g=\d+\): rw=", l))
+    block_at = next(i for i, l in enumerate(lines) if i > hdr_at and "(groupid=" in l)
+    hdr = lines[hdr_at]
+    want = {"rw": re.search(r"rw=(\w+)", hdr).group(1),
+            "bs_bytes": int(re.search(r"\(W\) (\d+)B-", hdr).group(1)),
+            "ioengine": re.search(r"ioengine=(\w+)", hdr).group(1),
+            "iodepth": int(re.search(r"iodepth=(\d+)", hdr).group(1))}
+    t.eq(want, {"rw": "randwrite", "bs_bytes": 8192, "ioengine": "libaio", "iodepth": 128},
+         "004: the header as typed")
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        recs = bdb.export(db, t)
+        base = [r for r in recs if r["line_first"] == block_at + 1]
+        if t.eq(len(base), 1, "004: the baseline's result (line %d)" % (block_at + 1)):
+            t.eq({k: base[0].get(k) for k in want}, want, "004: the baseline's workload")
+            t.eq(base[0]["job"], lines[block_at].split(":")[0], "004: its job")
+        # every result of the note now has its block size and rw
+        t.eq([r["line_first"] for r in recs if r.get("bs_bytes") is None or not r.get("rw")], [],
+             "004: no result without block size or rw")
+
+
 if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
     print("seeds_expert: the seeds are not in %s: skipped" % SEEDS)
     sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
-for prefix, fn in (("001", test_001_defaults), ("003", test_003_defaults)):
+for prefix, fn in (("001", test_001_defaults), ("003", test_003_defaults),
+                   ("004", test_004_header)):
     if seed(prefix):
         fn(seed(prefix))
     else:
