@@ -423,7 +423,7 @@ struct side_tally {
 
 struct entry {
     size_t side, i; /* i: result index */
-    char *key;      /* result_workload_key */
+    char *key;      /* result_group: the comparison's workload */
 };
 
 static int same_workload(const struct entry *x, const struct entry *y)
@@ -507,11 +507,13 @@ static void tally(const struct rule *ru, const struct side_results *res, const d
 
 /* ---- the evidence and the pick ---- */
 
+static const char *const reason_words[N_REASONS] = {"failed", "cached", "impossible (Little's law)",
+                                                    "typed without context", "short"};
+
 static void side_evidence(struct buf *why, const struct rule *ru, const char *side,
                           const struct side_tally *t)
 {
-    static const char *const words[N_REASONS] = {"failed", "cached", "impossible (Little's law)",
-                                                 "typed without context", "short"};
+    const char *const *words = reason_words;
     size_t start = why->len;
     if (!isnan(t->value)) {
         buf_addf(why, "%s: %s ", side, ru->metric);
@@ -566,6 +568,45 @@ static void pick(struct buf *out, const struct rule *ru, const struct compare_op
         buf_adds(out, o->values[best]);
 }
 
+/* Why no side is recommended, in the cell's words: none meets the threshold (and which side
+ * came closest, at what), or there was nothing to judge: no usable results (and why they
+ * were left out), no results with the rule's metric, no results of the class. */
+static void no_pick(struct buf *out, const struct rule *ru, const struct compare_opts *o,
+                    const struct side_tally *t)
+{
+    size_t closest = o->nvalues, selected = 0, nometric = 0, left[N_REASONS] = {0};
+    for (size_t s = 0; s < o->nvalues; s++) {
+        selected += t[s].selected;
+        nometric += t[s].nometric;
+        for (int k = 0; k < N_REASONS; k++)
+            left[k] += t[s].out[k];
+        if (!isnan(t[s].value) &&
+            (closest == o->nvalues ||
+             (ru->higher_better ? t[s].value > t[closest].value : t[s].value < t[closest].value)))
+            closest = s;
+    }
+    if (closest < o->nvalues) {
+        buf_addf(out, "none meets the threshold (closest: %s, %s ", o->values[closest], ru->metric);
+        unit_format(out, t[closest].value, ru->unit);
+        buf_addc(out, ')');
+    } else if (!selected) {
+        buf_adds(out, "no results of this class");
+    } else if (nometric == selected) {
+        buf_addf(out, "no results with %s", metric_words(ru->metric));
+    } else {
+        buf_adds(out, "no usable results (");
+        const char *sep = "";
+        for (int k = 0; k < N_REASONS; k++)
+            if (left[k]) {
+                buf_addf(out, "%s%zu %s", sep, left[k], reason_words[k]);
+                sep = ", ";
+            }
+        if (nometric)
+            buf_addf(out, "%s%zu without %s", sep, nometric, metric_words(ru->metric));
+        buf_addc(out, ')');
+    }
+}
+
 static int recommend_class(struct db *db, struct report *r, struct table *tb, const struct rule *ru,
                            const struct compare_opts *o, const struct side_results *res,
                            struct diag *d)
@@ -585,11 +626,12 @@ static int recommend_class(struct db *db, struct report *r, struct table *tb, co
             side_evidence(&why, ru, o->values[s], &t[s]);
         }
         pick(&chosen, ru, o, t);
+        if (!chosen.len)
+            no_pick(&chosen, ru, o, t);
         unit_format(&thr, ru->threshold, ru->unit);
         struct cell *row = table_add_row(r, tb);
         cell_set_text(&row[0], ru->title);
-        cell_set_text(&row[1], chosen.len ? arena_strdup(&r->arena, chosen.data)
-                                          : "none meets the threshold");
+        cell_set_text(&row[1], arena_strdup(&r->arena, chosen.data));
         cell_set_text(&row[2], arena_printf(&r->arena, "%s %s %s", ru->metric,
                                             ru->higher_better ? ">=" : "<=", thr.data));
         cell_set_text(&row[3], arena_strdup(&r->arena, why.data));

@@ -94,8 +94,14 @@ def test_fsync_tier():
             t.ok("%s: sync_lat_mean_ns" % cls in ev and "mean of 3 results" in ev,
                  "the mean of the 3 repeats of one workload")
         ok = {k: v for k, v in means.items() if v <= 2e6}
-        want = min(sorted(ok), key=lambda k: ok[k]) if ok else "none meets the threshold"
-        t.eq(sw.get("Recommended"), want, "sync-write tier: the lowest mean fsync latency <= 2 ms")
+        closest = "none meets the threshold (closest: %s, sync_lat_mean_ns " % min(
+            sorted(means), key=lambda k: means[k])
+        if ok:
+            t.eq(sw.get("Recommended"), min(sorted(ok), key=lambda k: ok[k]),
+                 "sync-write tier: the lowest mean fsync latency <= 2 ms")
+        else:
+            t.ok(sw.get("Recommended", "").startswith(closest), "sync-write tier: none, the "
+                 "closest named: %r" % sw.get("Recommended"))
         ins = table(db, "insights", "--compare", "disk", "tmpfs")
         t.eq(count_in(ins, "Probably cached"), 0, "fsync'd buffered writes are not cached")
         t.eq(count_in(ins, "Sync writes"), 6, "6 sync-write results")
@@ -110,8 +116,9 @@ def test_fsync_tier():
         named = ", ".join("%s:%d" % (f, job_line(f)) for f in files["tmpfs"])
         t.ok("tmpfs: 3 results left out as cached (%s)" % named in sw.get("Evidence", ""),
              "stated caches left out and named: " + sw.get("Evidence", ""))
-        t.eq(sw.get("Recommended"), "disk" if means["disk"] <= 2e6 else
-             "none meets the threshold", "only disk is left")
+        t.ok(sw.get("Recommended", "") == "disk" if means["disk"] <= 2e6 else
+             sw.get("Recommended", "").startswith("none meets the threshold (closest: disk, "),
+             "only disk is left: %r" % sw.get("Recommended"))
         t.eq(count_in(table(db2, "insights", "--compare", "disk", "tmpfs"), "Stated as cached"),
              3, "stated-cache finding")
         # missing data is named exactly: a known fsync metric that fio did not report
