@@ -438,25 +438,81 @@ static const char *tool_named(struct notes *nt, size_t i)
     return "unknown";
 }
 
-/* Whether text says a cache served the result: the word "cached" ("(cached)", "4K, cached"),
- * not "uncached", "Memcached" or "not cached". */
+/* Whether a word of the clause before p (back to its start: line start or . , ; ( ) denies or
+ * avoids a cache ("not cached", "without local caching", "Unlike NFS tests which show cached
+ * results", "to minimize caching effects", "bypasses the page cache"). */
+static int negated(const char *text, const char *p)
+{
+    static const char *const words[] = {"not",   "no",     "without", "unlike", "bypass",
+                                        "avoid", "minimi", "disabl",  "drop",   "never",
+                                        "isn't", "aren't", "don't",   "doesn't"};
+    const char *c = p;
+    while (c > text && !strchr(".,;()", c[-1]))
+        c--;
+    for (; c < p; c++) {
+        if (c > text && isalpha((unsigned char)c[-1]))
+            continue;
+        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+            size_t k = strlen(words[i]);
+            int prefix = !strcmp(words[i], "bypass") || !strcmp(words[i], "avoid") ||
+                         !strcmp(words[i], "minimi") || !strcmp(words[i], "disabl") ||
+                         !strcmp(words[i], "drop");
+            if (!strncasecmp(c, words[i], k) && (prefix || !isalpha((unsigned char)c[k])))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether text says a cache served the result: "cached", "caching", or a cache that serves
+ * I/O ("page cache", "client cache", "local cache", "buffer cache", "cache hit"), not negated
+ * in its clause and not part of another word ("uncached", "Memcached"). */
 static int says_cached(const char *text)
 {
+    static const char *const qualified[] = {"page ", "client ", "local ", "buffer "};
     for (const char *p = text; *p; p++) {
-        if (strncasecmp(p, "cached", 6))
+        if (strncasecmp(p, "cach", 4) || (p > text && isalpha((unsigned char)p[-1])))
             continue;
-        int word = (p == text || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[6]);
-        int negated = p - text >= 4 && !strncasecmp(p - 4, "not ", 4);
-        if (word && !negated)
+        int served = !strncasecmp(p, "cached", 6) || !strncasecmp(p, "caching", 7) ||
+                     !strncasecmp(p, "cache hit", 9);
+        for (size_t i = 0; i < sizeof(qualified) / sizeof(qualified[0]) && !served; i++) {
+            size_t k = strlen(qualified[i]);
+            served = (size_t)(p - text) >= k && !strncasecmp(p - k, qualified[i], k);
+        }
+        if (served && !negated(text, p))
             return 1;
     }
     return 0;
 }
 
-/* cached=stated when the heading or one of the result's lines says the cache served it. */
-static void tag_cached(struct notes *nt, const struct slot *s, const char *chain)
+/* Whether the prose under the result's heading (or label), and under each heading above it
+ * before its first subheading, says a cache served the results there: "**Note:** High IOPS
+ * values indicate substantial local caching effects." below seed 000's mixed results. Lines
+ * that look like measurements are results (each judged by its own words), not statements. */
+static int section_says_cached(struct notes *nt, size_t heading)
 {
-    int cached = says_cached(chain);
+    int level = 7;
+    for (size_t k = heading + 1; k-- > 0;) {
+        const struct nline *h = &nt->l[k];
+        int own = k == heading && h->kind == NK_LABEL;
+        if (!own && (h->kind != NK_HEADING || h->level >= level))
+            continue;
+        if (h->kind == NK_HEADING)
+            level = h->level;
+        for (size_t i = k + 1;
+             i < nt->n && nt->l[i].kind != NK_HEADING && nt->l[i].kind != NK_LABEL; i++)
+            if (nt->l[i].kind == NK_TEXT && !notes_measurement_like(nt->l[i].t) &&
+                says_cached(nt->l[i].t))
+                return 1;
+    }
+    return 0;
+}
+
+/* cached=stated when the heading, the text of its section or one of the result's lines says
+ * the cache served it. */
+static void tag_cached(struct notes *nt, const struct slot *s, const char *chain, size_t heading)
+{
+    int cached = says_cached(chain) || section_says_cached(nt, heading);
     for (size_t i = 0; i < s->n_lines && !cached; i++)
         cached = says_cached(nt->l[s->lines[i]].t);
     if (cached)
@@ -478,7 +534,7 @@ static int flush_slots(struct notes *nt, struct slot *s, size_t n, size_t headin
             r->wl.sync = 1;
         r->job = notes_trim(nt->a, nt->l[heading].t + nt->l[heading].level,
                             strlen(nt->l[heading].t) - (size_t)nt->l[heading].level);
-        tag_cached(nt, &s[k], chain);
+        tag_cached(nt, &s[k], chain, heading);
         notes_context(nt, s[k].first, s[k].last, r, 0, NULL);
         if (notes_emit(nt, r))
             return -1;
