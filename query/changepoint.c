@@ -145,13 +145,20 @@ static void split_series(const double *x, size_t n, const struct changepoint_opt
     }
 }
 
-/* cp[k]'s means and p between its neighbours (or the series' ends). */
+/* A side of a change point needs this many runs to be tested: with one or two, the spread is
+ * unknown, and two equal runs give p = 0, an artefact, not evidence (METHODS.md: Perfherder
+ * takes 12 before and 12 after; Hunter windows). */
+enum { MIN_SEGMENT_RUNS = 3 };
+
+/* cp[k]'s means and p between its neighbours (or the series' ends); p = 1 (no claim) when a
+ * side has too few runs. */
 static void measure(const double *x, size_t n, struct change_point *cp, size_t count, size_t k)
 {
     size_t lo = k ? cp[k - 1].index : 0, hi = k + 1 < count ? cp[k + 1].index : n;
     cp[k].before = segment_mean(x, lo, cp[k].index, NULL);
     cp[k].after = segment_mean(x, cp[k].index, hi, NULL);
-    cp[k].p = changepoint_ttest(x, lo, cp[k].index, hi);
+    int testable = cp[k].index - lo >= MIN_SEGMENT_RUNS && hi - cp[k].index >= MIN_SEGMENT_RUNS;
+    cp[k].p = testable ? changepoint_ttest(x, lo, cp[k].index, hi) : 1;
 }
 
 /* The weakest of count points, or count when all pass. */

@@ -479,7 +479,10 @@ static const char method_prose[] =
     "metric over the runs in the order they started; a run with several results in a series "
     "counts as their mean. A change point is the first run after a shift in the series' level: "
     "found by E-divisive means (Matteson & James) and kept when a Student t-test finds the runs "
-    "before and after it different and the change is large enough, as Hunter/Otava do. "
+    "before and after it different and the change is large enough, as Hunter/Otava do; each "
+    "side needs 3 runs or more to be tested (one or two equal runs would give p = 0, an "
+    "artefact). Results that are not repeats of one another (another engine, tool version, OS "
+    "or size) are series of their own, named by what differs. "
     "*before* and *after* are the means of the runs between the neighbouring change points.";
 
 int query_trend(struct db *db, const struct trend_opts *o, struct report *r, struct diag *d)

@@ -83,12 +83,16 @@ def weak_points(x, window, max_p):
     return sorted(weak)
 
 
+MIN_SEGMENT_RUNS = 3  # a side of a change point with fewer runs is not tested (METHODS.md)
+
+
 def measure(x, idx, k):
     lo = idx[k - 1] if k else 0
     hi = idx[k + 1] if k + 1 < len(idx) else len(x)
     i = idx[k]
+    testable = i - lo >= MIN_SEGMENT_RUNS and hi - i >= MIN_SEGMENT_RUNS
     return {"index": i, "before": float(np.mean(x[lo:i])), "after": float(np.mean(x[i:hi])),
-            "p": ttest(x, lo, i, hi)}
+            "p": ttest(x, lo, i, hi) if testable else 1.0}
 
 
 def change_points(x, max_p=MAX_P, min_magnitude=MIN_MAGNITUDE, window=WINDOW):

@@ -36,6 +36,10 @@ SERIES = [
     ("spike_is_not_a_step", noisy(100, 2, 20) + [160.0] + noisy(100, 2, 20), 0.001, 0.05, 50),
     ("loose_p_small_window", noisy(10, 1, 25) + noisy(12, 1, 25), 0.05, 0.05, 10),
     ("constant", [7.0] * 12, 0.001, 0.05, 50),
+    # two equal runs before a step: no spread to test against (p would be 0): no change point
+    ("two_runs_then_step", [10.0, 10.0, 20.0, 20.0, 20.0, 20.0], 0.001, 0.05, 50),
+    ("three_run_series", [10.0, 20.0, 20.0], 0.001, 0.05, 50),
+    ("three_and_three", [10.0, 10.0, 10.0, 20.0, 20.0, 20.0], 0.001, 0.05, 50),
 ]
 
 # (name, values, start, stop)

@@ -101,15 +101,17 @@ static const double loose_p_small_window_x[] = {
     12.192, 15.185, 12.648, 12.472, 12.046, 12.556, 11.316, 12.042, 10.936, 9.464,
     13.12,  14.249, 14.068, 13.761, 12.562, 10.825, 11.236, 12.242, 12.107, 13.381};
 static const struct cp_expected loose_p_small_window_cps[] = {
-    {16, 9.702875, 11.6555, 0.0008923647712501916},
-    {18, 11.6555, 10.367833333333333, 0.011952811994696333},
-    {24, 10.367833333333333, 8.719, 0.025248729513356067},
-    {25, 8.719, 12.22407142857143, 0.005468329670861892},
-    {39, 12.22407142857143, 9.464, 0.02122698913354365},
-    {40, 9.464, 13.799499999999998, 0.004350713685717099},
+    {25, 9.97932, 12.040066666666666, 1.9493024672844614e-07},
+    {40, 12.040066666666666, 13.799499999999998, 0.012522084964309193},
     {44, 13.799499999999998, 12.058833333333334, 0.009088905662449147}};
 static const double constant_x[] = {7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0, 7.0};
 static const struct cp_expected constant_cps[] = {{0, 0, 0, 0}};
+static const double two_runs_then_step_x[] = {10.0, 10.0, 20.0, 20.0, 20.0, 20.0};
+static const struct cp_expected two_runs_then_step_cps[] = {{0, 0, 0, 0}};
+static const double three_run_series_x[] = {10.0, 20.0, 20.0};
+static const struct cp_expected three_run_series_cps[] = {{0, 0, 0, 0}};
+static const double three_and_three_x[] = {10.0, 10.0, 10.0, 20.0, 20.0, 20.0};
+static const struct cp_expected three_and_three_cps[] = {{3, 10.0, 20.0, 0.0}};
 static const struct cp_case cp_cases[] = {
     {"step_down_at_30", step_down_at_30_x, 60, 0.001, 0.05, 50, step_down_at_30_cps, 1},
     {"flat_noisy_30", flat_noisy_30_x, 30, 0.001, 0.05, 50, flat_noisy_30_cps, 0},
@@ -122,8 +124,11 @@ static const struct cp_case cp_cases[] = {
     {"short_six", short_six_x, 6, 0.001, 0.05, 50, short_six_cps, 1},
     {"spike_is_not_a_step", spike_is_not_a_step_x, 41, 0.001, 0.05, 50, spike_is_not_a_step_cps, 0},
     {"loose_p_small_window", loose_p_small_window_x, 50, 0.05, 0.05, 10, loose_p_small_window_cps,
-     7},
+     3},
     {"constant", constant_x, 12, 0.001, 0.05, 50, constant_cps, 0},
+    {"two_runs_then_step", two_runs_then_step_x, 6, 0.001, 0.05, 50, two_runs_then_step_cps, 0},
+    {"three_run_series", three_run_series_x, 3, 0.001, 0.05, 50, three_run_series_cps, 0},
+    {"three_and_three", three_and_three_x, 6, 0.001, 0.05, 50, three_and_three_cps, 1},
 };
 
 struct split_case {
