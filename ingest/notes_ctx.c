@@ -521,6 +521,26 @@ static const char *storage_class(struct notes *nt, size_t first)
     return NULL;
 }
 
+/* The export a "**NFS Server:** 192.168.0.105:/nfs/NFS/ocp" line above the result names, within
+ * its part of the note (up to the level-1 heading above it: seed 000's NVMe part, under a
+ * heading of its own, is not on that server). */
+static const char *nfs_server(struct notes *nt, size_t first)
+{
+    for (size_t k = first + 1; k-- > 0;) {
+        const char *s = strstr(nt->l[k].t, "NFS Server:");
+        if (s) {
+            s += 11;
+            while (*s == '*' || *s == ' ')
+                s++;
+            size_t n = strcspn(s, " \t*`");
+            return n ? arena_strndup(nt->a, s, n) : NULL;
+        }
+        if (nt->l[k].kind == NK_HEADING && nt->l[k].level == 1)
+            return NULL;
+    }
+    return NULL;
+}
+
 void notes_context(struct notes *nt, size_t first, size_t last, struct bench_record *r, char family,
                    const char *hint)
 {
@@ -550,6 +570,8 @@ void notes_context(struct notes *nt, size_t first, size_t last, struct bench_rec
     }
     if (!r->mount && !(r->job && job_mount(nt, r, j)))
         section_mount(nt, r, first, sb, se);
+    if (!r->mount && !record_tag_get(r, "nfs_export"))
+        export_tag(nt, r, nfs_server(nt, first));
 }
 
 /* ---- every result of a note leaves through here ---- */

@@ -18,6 +18,7 @@ struct side_results;
 extern const double MIN_RUNTIME_MS;
 /* A random read answered faster than this by a disk or network filesystem came from memory. */
 extern const double MIN_DEVICE_IO_NS;
+extern const double PLAUSIBLE_LINK_BITS;
 /* The fewest bits one I/O puts on an Ethernet link: a minimum frame with its overhead. */
 extern const double ETHERNET_FRAME_BITS;
 /* Little's law may be exceeded by this factor before the numbers are called impossible. */
@@ -57,6 +58,10 @@ int suspect_below_device(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */
 int suspect_above_link(const struct side_result *r, const struct link *l);
+/* One I/O faster than any link it could cross: block size / latency (io_latency) above the
+ * host's measured link, else above PLAUSIBLE_LINK_BITS (1 MiB in 49 µs is 171 Gbit/s). For
+ * network-filesystem results only (the caller checks). */
+int suspect_io_above_link(const struct side_result *r, const struct link *l);
 /* Little's law: 1 when in-flight I/Os (IOPS x mean total latency) and their bound (iodepth x
  * numjobs, one per job for synchronous engines) can be computed. */
 int little_in_flight(const struct side_result *r, double *in_flight, double *bound);

@@ -48,7 +48,8 @@ static const char *const pivot[RM_COUNT][2] = {
 /* The tags a comparison reads, in one pass over the table once the results are loaded: a
  * subquery per result cost 0.7 us each even when it found nothing (0.7 s a million). */
 static const char TAGS_SQL[] = "SELECT result_id, key, value FROM tag WHERE key IN "
-                               "('aggregate', 'part', 'os', 'label', 'protocol', 'cached')";
+                               "('aggregate', 'part', 'os', 'label', 'protocol', 'cached', "
+                               "'nfs_export')";
 
 /* Appends side i's condition (side_condition) and its parameters. */
 static void add_side(struct buf *sql, struct binds *b, const struct compare_opts *o, size_t i)
@@ -294,6 +295,8 @@ static void apply_tag(struct side_results *res, struct side_result *r, const cha
         r->label = intern(res, value);
     else if (!strcmp(key, "protocol"))
         r->protocol = intern(res, value);
+    else if (!strcmp(key, "nfs_export"))
+        r->nfs_export = 1;
     else if (!strcmp(key, "cached")) /* unless it says no */
         r->stated_cached =
             strcmp(value, "0") && strcasecmp(value, "no") && strcasecmp(value, "false");
@@ -613,8 +616,8 @@ int result_is_network_fs(const struct side_result *r)
 {
     static const char *const net[] = {"nfs",       "nfs4", "cifs",   "smb3",   "smbfs", "ceph",
                                       "glusterfs", "9p",   "lustre", "beegfs", "gpfs"};
-    if (!r->fstype)
-        return 0;
+    if (!r->fstype) /* a note that names the NFS export (df's Filesystem, "NFS Server:") */
+        return r->nfs_export;
     if (!strncmp(r->fstype, "fuse.", 5))
         return 1;
     for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)

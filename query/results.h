@@ -58,6 +58,7 @@ struct side_result {
     int part;           /* a thread or client of a job result stored beside it: never compared */
     int transcribed;    /* typed by a person (notes) */
     int stated_cached;  /* tag cached (not 0/no/false): its author says a cache answered */
+    int nfs_export;     /* tag nfs_export: the text names the NFS export it ran on */
     unsigned suspect;   /* enum suspect bits */
     unsigned derived;   /* bit (1 << RM_x): m[x] computed from other metrics, not measured */
     double m[RM_COUNT]; /* NAN when absent */
