@@ -108,8 +108,12 @@ int output_end(struct app *app, struct output *out, int status);
         "tag", required_argument, NULL, 't'                                                        \
     }
 /* Stores a label option's value; 1 when c was one of 'H', 'S', 'M', 's', else 0 ('t' is left to
- * the caller, which keeps tags its own way). */
-int label_option(int c, const char *arg, struct import_labels *labels);
+ * the caller, which keeps tags its own way); -1 after "benchdb CMD: error: --OPT is not UTF-8"
+ * (utf8_option). */
+int label_option(const char *cmd, int c, const char *arg, struct import_labels *labels);
+/* 0 when arg, a label to store, is UTF-8 (docs/schema.md), else -1 after "benchdb CMD: error:
+ * --OPT is not UTF-8: 'ARG'" (its other bytes as \xNN): a usage error. */
+int utf8_option(const char *cmd, const char *opt, const char *arg);
 
 /* KEY=VALUE option arguments (--tag, --where, --set), split in place: keys and values point
  * into argv. */

@@ -54,11 +54,15 @@ static int parse_options(struct app *app, int argc, char **argv, struct import_o
     int c;
     optind = 1;
     while ((c = next_option(app, argc, argv, "nvhj:", longopts)) != -1) {
-        if (label_option(c, optarg, &o->options.labels))
+        int label = label_option("import", c, optarg, &o->options.labels);
+        if (label < 0)
+            return usage_exit(usage, BDB_EXIT_USAGE);
+        if (label)
             continue;
         switch (c) {
         case 't':
-            if (kv_option("import", "tag", optarg, &o->tags))
+            if (utf8_option("import", "tag", optarg) ||
+                kv_option("import", "tag", optarg, &o->tags))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'f':

@@ -244,11 +244,14 @@ static int parse_options(struct app *app, int argc, char **argv, struct run *r)
     int c;
     optind = 1;
     while ((c = next_option(app, argc, argv, "+h", longopts)) != -1) {
-        if (label_option(c, optarg, &r->labels))
+        int label = label_option("run", c, optarg, &r->labels);
+        if (label < 0)
+            return usage_exit(usage, BDB_EXIT_USAGE);
+        if (label)
             continue;
         switch (c) {
         case 't':
-            if (kv_option("run", "tag", optarg, &r->user_tags))
+            if (utf8_option("run", "tag", optarg) || kv_option("run", "tag", optarg, &r->user_tags))
                 return usage_exit(usage, BDB_EXIT_USAGE);
             break;
         case 'r':

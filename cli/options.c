@@ -11,27 +11,40 @@
 #include <unistd.h>
 
 #include "../core/scan.h"
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 #include "../query/query.h"
 
-int label_option(int c, const char *arg, struct import_labels *labels)
+int utf8_option(const char *cmd, const char *opt, const char *arg)
 {
-    switch (c) {
-    case 'H':
-        labels->host = arg;
-        return 1;
-    case 'S':
-        labels->storage_class = arg;
-        return 1;
-    case 'M':
-        labels->mount = arg;
-        return 1;
-    case 's':
-        labels->sec = arg;
-        return 1;
-    default:
+    if (utf8_invalid(arg) < 0)
         return 0;
-    }
+    struct buf shown = BUF_INIT;
+    utf8_escape(&shown, arg);
+    fprintf(stderr, "benchdb %s: error: --%s is not UTF-8: '%s' (labels are stored as UTF-8)\n",
+            cmd, opt, shown.data);
+    buf_release(&shown);
+    return -1;
+}
+
+int label_option(const char *cmd, int c, const char *arg, struct import_labels *labels)
+{
+    const char **slot = c == 'H'   ? &labels->host
+                        : c == 'S' ? &labels->storage_class
+                        : c == 'M' ? &labels->mount
+                        : c == 's' ? &labels->sec
+                                   : NULL;
+    if (!slot)
+        return 0;
+    if (utf8_option(cmd,
+                    c == 'H'   ? "host"
+                    : c == 'S' ? "storage-class"
+                    : c == 'M' ? "mount"
+                               : "sec",
+                    arg))
+        return -1;
+    *slot = arg;
+    return 1;
 }
 
 void kv_list_add(struct kv_list *list, const char *key, const char *value)
@@ -64,7 +77,7 @@ static int unknown_key(const char *cmd, const char *opt, struct kv_list *list)
 int filter_option(const char *cmd, int set, char *arg, struct kv_list *list)
 {
     const char *opt = set ? "set" : "where";
-    if (kv_option(cmd, opt, arg, list))
+    if ((set && utf8_option(cmd, opt, arg)) || kv_option(cmd, opt, arg, list))
         return -1;
     return db_filter_key_ok(list->v[list->n - 1].key, set) ? 0 : unknown_key(cmd, opt, list);
 }

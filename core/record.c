@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "utf8.h"
 
 void workload_init(struct workload *wl)
 {
@@ -193,4 +194,73 @@ int record_check(const struct bench_record *r, const struct source *src, struct 
             return bad_value(r, src, d, r->series_metric ? r->series_metric : "series value",
                              r->series[i].value);
     return 0;
+}
+
+/* The text fields of r a record's check walks, and what a message calls them. */
+enum { RECORD_TEXTS = 14 };
+static const char *const text_names[RECORD_TEXTS] = {
+    "tool",
+    "tool version",
+    "host",
+    "peer",
+    "job",
+    "direction",
+    "error message",
+    "storage class",
+    "mount",
+    "sec",
+    "rw",
+    "ioengine",
+    "histogram metric",
+    "series metric",
+};
+
+static void text_fields(struct bench_record *r, const char **f[RECORD_TEXTS])
+{
+    const char **all[RECORD_TEXTS] = {
+        &r->tool,      &r->tool_version, &r->host,          &r->peer,         &r->job,
+        &r->direction, &r->error_msg,    &r->storage_class, &r->mount,        &r->sec,
+        &r->wl.rw,     &r->wl.ioengine,  &r->bins_metric,   &r->series_metric};
+    memcpy(f, all, sizeof(all));
+}
+
+static int is_utf8(const char *s)
+{
+    return !s || utf8_invalid(s) < 0;
+}
+
+const struct bench_record *record_utf8(struct arena *a, const struct bench_record *r,
+                                       const struct source *src, struct diag *d)
+{
+    const char **f[RECORD_TEXTS];
+    int clean = 1;
+    struct bench_record fields = *r; /* read only: its pointers are r's */
+    text_fields(&fields, f);
+    for (size_t i = 0; clean && i < RECORD_TEXTS; i++)
+        clean = is_utf8(*f[i]);
+    for (size_t i = 0; clean && i < r->n_tags; i++)
+        clean = is_utf8(r->tags[i].key) && is_utf8(r->tags[i].value);
+    for (size_t i = 0; clean && i < r->n_metrics; i++)
+        clean = is_utf8(r->metrics[i].name);
+    if (clean)
+        return r;
+    struct bench_record *c = record_copy(a, r);
+    unsigned line = r->line_first ? r->line_first : 1;
+    text_fields(c, f);
+    for (size_t i = 0; i < RECORD_TEXTS; i++)
+        *f[i] = utf8_stored(a, *f[i], text_names[i], NULL, src, line, d);
+    for (size_t i = 0; i < c->n_tags; i++) {
+        const char *key = c->tags[i].key;
+        c->tags[i].key = utf8_stored(a, key, "tag name", NULL, src, line, d);
+        c->tags[i].value = utf8_stored(a, c->tags[i].value, "tag", c->tags[i].key, src, line, d);
+    }
+    for (size_t i = 0; i < c->n_metrics; i++) {
+        struct metric *m = &c->metrics[i];
+        if (!is_utf8(m->name)) {
+            m->name = utf8_stored(a, m->name, "metric name", NULL, src, line, d);
+            m->hash = str_hash(m->name);
+            c->metric_names_seen |= name_bit(m->hash);
+        }
+    }
+    return c;
 }

@@ -105,6 +105,13 @@ void record_point(struct arena *a, struct bench_record *r, double t_ms, double v
  * else 0. Called where records are stored, so every importer is held to it. */
 int record_check(const struct bench_record *r, const struct source *src, struct diag *d);
 
+/* r, or when one of its texts is not UTF-8 a copy from a with those texts escaped (each byte
+ * of an ill-formed sequence as \xNN: core/utf8.h), each named in a warning at the result's
+ * first line. Called where records are stored, as record_check is: the warehouse holds UTF-8
+ * text only (docs/schema.md), which PostgreSQL needs on push. */
+const struct bench_record *record_utf8(struct arena *a, const struct bench_record *r,
+                                       const struct source *src, struct diag *d);
+
 struct record_sink {
     int (*emit)(void *ctx, const struct bench_record *rec); /* rec is borrowed; 0 or -1 */
     void *ctx;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 
 #define WHO "benchdb push"
@@ -1030,6 +1031,157 @@ static int leave_out_bad_dicts(struct push *p)
     return rc;
 }
 
+/* How the rows of each table pushed are reached from their source, m.id (temp.fleet_missing m):
+ * t is the table's row. */
+static const char *const from_source[N_PUSH_TABLES] = {
+    [T_DICT] = "source_file s ON s.id = m.id CROSS JOIN raw_dict t ON t.id = s.raw_dict",
+    [T_SOURCE] = "source_file t ON t.id = m.id",
+    [T_CHUNK] = "source_chunk t ON t.source_id = m.id",
+    [T_MOUNT] = "run ON run.source_id = m.id CROSS JOIN result r ON r.run_id = run.id CROSS JOIN "
+                "mount t ON t.id = r.mount_id",
+    [T_MOUNT_OPTION] = "run ON run.source_id = m.id CROSS JOIN result r ON r.run_id = run.id "
+                       "CROSS JOIN mount_option t ON t.mount_id = r.mount_id",
+    [T_RUN] = "run t ON t.source_id = m.id",
+    [T_RESULT] = "run ON run.source_id = m.id CROSS JOIN result t ON t.run_id = run.id",
+    [T_TAG] = "run ON run.source_id = m.id CROSS JOIN result r ON r.run_id = run.id CROSS JOIN "
+              "tag t ON t.result_id = r.id",
+    [T_HISTOGRAM] = "run ON run.source_id = m.id CROSS JOIN result r ON r.run_id = run.id CROSS "
+                    "JOIN histogram t ON t.result_id = r.id",
+    [T_SERIES] = "run ON run.source_id = m.id CROSS JOIN result r ON r.run_id = run.id CROSS JOIN "
+                 "series t ON t.result_id = r.id",
+};
+
+/* 1 when a value is text PostgreSQL takes: UTF-8, no NUL (or not text). */
+static int pg_text_ok(sqlite3_value *v)
+{
+    if (sqlite3_value_type(v) == SQLITE_NULL)
+        return 1;
+    const char *text = (const char *)sqlite3_value_text(v);
+    return text && strlen(text) == (size_t)sqlite3_value_bytes(v) && utf8_invalid(text) < 0;
+}
+
+static void sql_utf8(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sqlite3_result_int(ctx, pg_text_ok(argv[0]));
+}
+
+struct bad_text {
+    int64_t id; /* the source's */
+    char *why;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = ((const struct bad_text *)a)->id, y = ((const struct bad_text *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* A source whose text is not UTF-8 (imported by an older benchdb, which stored any bytes, or
+ * edited by hand) would make the server refuse its whole batch, at every push: each
+ * such source is left out of the push, named with the first column found and its value (the
+ * bytes that are not UTF-8 as \xNN), and the others pushed. 1 when some were left out, 0 when
+ * none, -1 after a message. */
+static int leave_out_bad_text(struct push *p)
+{
+    struct push_plan *plan = p->plan;
+    if (!plan->n_sources)
+        return 0;
+    if (sqlite3_create_function(p->h, "bdb_pg_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                sql_utf8, NULL, NULL) != SQLITE_OK ||
+        local_exec(p, "CREATE TEMP TABLE fleet_missing(id INTEGER PRIMARY KEY)"))
+        return local_error(p, "cannot read the warehouse");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(p->h, "INSERT INTO temp.fleet_missing VALUES (?)", -1, &st, NULL);
+    for (size_t i = 0; rc == SQLITE_OK && i < plan->n_sources; i++) {
+        sqlite3_bind_int64(st, 1, plan->sources[i]);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    struct bad_text *bad = NULL;
+    size_t n_bad = 0, alloc = 0;
+    for (size_t i = 0; rc == SQLITE_OK && i < N_PUSH_TABLES; i++) {
+        struct buf sql = BUF_INIT, where = BUF_INIT;
+        buf_adds(&sql, "SELECT m.id");
+        size_t k = 0;
+        for (const char *c = plan->cols[i].data; *c; k++) {
+            const char *name = c;
+            size_t n = next_column(&c);
+            if (plan->types[i][k] != PG_TEXT)
+                continue;
+            buf_addf(&sql, ", t.%.*s", (int)n, name);
+            buf_addf(&where, "%sNOT bdb_pg_text(t.%.*s)", where.len ? " OR " : "", (int)n, name);
+        }
+        buf_addf(&sql, " FROM temp.fleet_missing m CROSS JOIN %s WHERE %s", from_source[i],
+                 where.data);
+        if (where.len)
+            rc = sqlite3_prepare_v2(p->h, sql.data, -1, &st, NULL);
+        while (where.len && rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            size_t b = 0;
+            while (b < n_bad && bad[b].id != id)
+                b++;
+            if (b < n_bad)
+                continue;
+            int col = 1;
+            while (col < sqlite3_column_count(st) && pg_text_ok(sqlite3_column_value(st, col)))
+                col++;
+            struct buf why = BUF_INIT, text = BUF_INIT;
+            if (col < sqlite3_column_count(st) && sqlite3_column_bytes(st, col))
+                buf_add(&text, sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col));
+            buf_addf(&why, "%s.%s", push_tables[i].table, sqlite3_column_name(st, col));
+            buf_adds(&why,
+                     strlen(text.data) < text.len ? " holds a NUL byte: '" : " is not UTF-8: '");
+            utf8_escape(&why, text.data);
+            buf_adds(&why, "'");
+            buf_release(&text);
+            ALLOC_GROW(bad, n_bad + 1, alloc);
+            bad[n_bad++] = (struct bad_text){id, buf_detach(&why, NULL)};
+            rc = SQLITE_OK;
+        }
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+        sqlite3_finalize(st);
+        st = NULL;
+        buf_release(&sql);
+        buf_release(&where);
+    }
+    if (rc != SQLITE_OK)
+        rc = local_error(p, "cannot read the warehouse");
+    if (n_bad) /* said in the order of the sources */
+        qsort(bad, n_bad, sizeof(*bad), by_id);
+    sqlite3_stmt *path = NULL;
+    if (rc == 0 && n_bad &&
+        sqlite3_prepare_v2(p->h, "SELECT path FROM source_file WHERE id = ?", -1, &path, NULL))
+        rc = local_error(p, "cannot read the warehouse");
+    for (size_t b = 0; rc == 0 && b < n_bad; b++) {
+        sqlite3_bind_int64(path, 1, bad[b].id);
+        struct buf name = BUF_INIT;
+        if (sqlite3_step(path) == SQLITE_ROW)
+            utf8_escape(&name, (const char *)sqlite3_column_text(path, 0));
+        sqlite3_reset(path);
+        diag_error_path(p->d, plan->path, "'%s' not pushed: its %s (text must be UTF-8)", name.data,
+                        bad[b].why);
+        buf_release(&name);
+    }
+    sqlite3_finalize(path);
+    size_t kept = 0;
+    for (size_t i = 0; rc == 0 && n_bad && i < plan->n_sources; i++) {
+        size_t b = 0;
+        while (b < n_bad && bad[b].id != plan->sources[i])
+            b++;
+        if (b == n_bad)
+            plan->sources[kept++] = plan->sources[i];
+    }
+    if (rc == 0 && n_bad)
+        plan->n_sources = kept;
+    for (size_t b = 0; b < n_bad; b++)
+        free(bad[b].why);
+    free(bad);
+    return rc ? rc : n_bad ? 1 : 0;
+}
+
 static int push_all(struct push *p, unsigned jobs)
 {
     struct push_plan *plan = p->plan;
@@ -1041,15 +1193,16 @@ static int push_all(struct push *p, unsigned jobs)
         if (!(plan->types[i] = column_types(p, push_tables[i].table, plan->sent[i].data)))
             return -1;
     }
-    int left_out;
-    if (setup_session(p) || find_missing(p) || (left_out = leave_out_bad_dicts(p)) < 0)
+    int left_out, bad_text;
+    if (setup_session(p) || find_missing(p) || (left_out = leave_out_bad_dicts(p)) < 0 ||
+        (bad_text = leave_out_bad_text(p)) < 0)
         return -1;
     if (plan->progress && plan->progress->start)
         plan->progress->start(plan->progress->ctx, plan->n_sources);
     /* the label changes are read after the workers' rows: a relabel made during the push is
      * not undone by the older current value of this connection's snapshot */
     return run_workers(plan, jobs, p->d) || local_exec(p, "COMMIT; BEGIN") || push_labels(p) ||
-                   left_out
+                   left_out || bad_text
                ? -1
                : 0;
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../core/scan.h"
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -77,6 +78,7 @@ static void say(struct diag *d, char *lines)
 
 /* A dry run's sink: each record checked as the database's sink checks it, then printed. */
 struct dry_sink {
+    struct arena *a;
     size_t count;
     const struct source *src;
     struct diag *d;
@@ -85,6 +87,7 @@ struct dry_sink {
 static int print_record(void *ctx, const struct bench_record *r)
 {
     struct dry_sink *ds = ctx;
+    r = record_utf8(ds->a, r, ds->src, ds->d);
     if (record_check(r, ds->src, ds->d))
         return -1;
     struct buf b = BUF_INIT;
@@ -122,7 +125,7 @@ static int dry_run(struct import_session *s, const struct importer *imp, const s
     struct arena a = ARENA_INIT;
     struct unused_notes u = {s->d, s->o->verbose, 0};
     struct diag d = {count_note, &u, 0, 0, 1};
-    struct dry_sink ds = {0, src, &d};
+    struct dry_sink ds = {&a, 0, src, &d};
     struct record_sink sink = {print_record, &ds};
     struct live_parse lp = {imp, src, in};
     struct buf name = BUF_INIT;
@@ -197,6 +200,33 @@ static int collect_emit(void *ctx, const struct bench_record *r)
     return 0;
 }
 
+/* The file's name and labels as stored: UTF-8 (docs/schema.md). Flags that are not were
+ * refused (cli/options.c) and a sidecar's values escaped where it was read (sidecar.c); what
+ * is left is a file name, and what `benchdb run` recorded (the command line, the OS). */
+static void utf8_file(struct arena *a, const struct source *src, const struct import_labels *in,
+                      struct source *named, struct import_labels *out, struct diag *d)
+{
+    *named = *src;
+    *out = *in;
+    named->path = utf8_stored(a, src->path, "file name", NULL, src, 0, d);
+    out->host = utf8_stored(a, in->host, "host", NULL, src, 0, d);
+    out->storage_class = utf8_stored(a, in->storage_class, "storage class", NULL, src, 0, d);
+    out->sec = utf8_stored(a, in->sec, "sec", NULL, src, 0, d);
+    out->mount = utf8_stored(a, in->mount, "mount", NULL, src, 0, d);
+    struct kv *tags = NULL;
+    for (size_t i = 0; i < in->n_tags; i++) {
+        const char *key = utf8_stored(a, in->tags[i].key, "tag name", NULL, src, 0, d);
+        const char *value = utf8_stored(a, in->tags[i].value, "tag", key, src, 0, d);
+        if (!tags && (key != in->tags[i].key || value != in->tags[i].value)) {
+            tags = arena_alloc(a, in->n_tags * sizeof(*tags));
+            memcpy(tags, in->tags, in->n_tags * sizeof(*tags));
+            out->tags = tags;
+        }
+        if (tags)
+            tags[i] = (struct kv){key, value};
+    }
+}
+
 /* Parses into the database inside one transaction: src whole (its hash and stored bytes from
  * pre when a worker prepared them), or the stream in (then src has the path only, and the hash
  * is known, and looked up, only at the end). 0 stored, 1 skipped, -1 rejected, -2 database
@@ -210,6 +240,13 @@ static int store(struct import_session *s, const struct import_labels *labels,
     if (db_file_begin(s->db, s->d))
         return -2;
     int rc = 0;
+    struct arena a = ARENA_INIT;
+    struct source named;
+    struct import_labels stored;
+    const char *path = src->path; /* as opened: attach.c pairs logs by it */
+    utf8_file(&a, src, labels, &named, &stored, s->d);
+    src = &named;
+    labels = &stored;
     if (!in) {
         if (pre)
             memcpy(sha, pre->sha, sizeof(sha));
@@ -217,17 +254,18 @@ static int store(struct import_session *s, const struct import_labels *labels,
             sha256_hex(src->data, src->len, sha);
         rc = skip_if_stored(s, src->path, sha, labels);
     }
-    if (rc)
+    if (rc) {
+        arena_release(&a);
         return rc;
+    }
     s->o->now(when);
     unsigned errors = s->d->errors;
     struct db_import *di =
         db_import_begin(s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL,
                         imp->name, when, labels, s->d);
-    struct arena a = ARENA_INIT;
     rc = -2;
     if (di) {
-        struct collect_sink collect = {db_import_sink(di), di, s->attach, src->path, imp->name};
+        struct collect_sink collect = {db_import_sink(di), di, s->attach, path, imp->name};
         struct record_sink sink = {collect_emit, &collect};
         if (in)
             in->di = di;

@@ -12,6 +12,7 @@
 
 #include "../core/buf.h"
 #include "../core/scan.h"
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 
 #define TAG_PREFIX "tag."
@@ -188,6 +189,8 @@ static int parse_line(struct sidecar *sc, const struct source *src, unsigned lin
         return diag_error_line(d, src, lineno, "empty value for '%s'", key);
     if (slot ? *slot != NULL : tag_seen(sc, key + strlen(TAG_PREFIX)))
         return diag_error_line(d, src, lineno, "duplicate key '%s'", key);
+    key = utf8_stored(&sc->mem, key, "key", NULL, src, lineno, d);
+    value = utf8_stored(&sc->mem, value, "value of", key, src, lineno, d);
     if (slot) {
         *slot = value;
         return 0;
@@ -198,7 +201,7 @@ static int parse_line(struct sidecar *sc, const struct source *src, unsigned lin
     return 0;
 }
 
-static int parse(struct sidecar *sc, const struct source *src, struct diag *d)
+int sidecar_parse(const struct source *src, struct sidecar *sc, struct diag *d)
 {
     struct line_iter it;
     const char *line;
@@ -236,7 +239,7 @@ int sidecar_load(const char *result_path, struct sidecar_dir *sd, struct sidecar
     fclose(f);
     if (rc == 0) {
         struct source src = {sc->path, text.data, text.len};
-        rc = parse(sc, &src, d);
+        rc = sidecar_parse(&src, sc, d);
     } else {
         diag_error(d, "cannot read '%s': %s", sc->path, strerror(err));
     }

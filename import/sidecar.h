@@ -37,6 +37,9 @@ enum { SIDECAR_LIST_AFTER = 4 };
  * sidecar_release in both cases. */
 int sidecar_load(const char *result_path, struct sidecar_dir *sd, struct sidecar *sc,
                  struct diag *d);
+/* Parses the sidecar text src (its path names it in messages) into sc, zeroed before; 0, or -1
+ * after a message. sidecar_load's parser, for the fuzz target (tests/fuzz/fuzz_labels.c). */
+int sidecar_parse(const struct source *src, struct sidecar *sc, struct diag *d);
 void sidecar_release(struct sidecar *sc);
 void sidecar_dir_release(struct sidecar_dir *sd);
 

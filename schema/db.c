@@ -382,7 +382,8 @@ struct db_import {
     size_t count;
     int64_t last_result; /* the id of the result stored last; 0: none */
     sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
-    struct buf json; /* metrics_extra, bins or points being written */
+    struct buf json;  /* metrics_extra, bins or points being written */
+    struct arena fix; /* the records whose text was escaped (record_utf8) */
 };
 
 /* The result columns store_record binds before the metric columns, in the order of the
@@ -787,6 +788,7 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r, in
 static int store_record(void *ctx, const struct bench_record *r)
 {
     struct db_import *imp = ctx;
+    r = record_utf8(&imp->fix, r, &imp->src, imp->d);
     if (record_check(r, &imp->src, imp->d) || ensure_run(imp, r))
         return -1;
     sqlite3_stmt *st = imp->ins_result;
@@ -864,6 +866,7 @@ void db_import_free(struct db_import *imp)
     sql_release(imp->ins_hist);
     sql_release(imp->ins_series);
     buf_release(&imp->json);
+    arena_release(&imp->fix);
     free(imp->label_mount_sec);
     free(imp->run_tool);
     free(imp);
