@@ -56,7 +56,8 @@ void notes_scan_jobs(struct notes *nt);
 void notes_context(struct notes *nt, size_t first, size_t last, struct bench_record *r, char family,
                    const char *hint);
 int notes_is_mount_line(const char *s);
-/* Tag os (e.g. "RHEL 7") when the result's label or heading names an OS release. */
+/* Tag os (e.g. "RHEL 7") when the result's label or heading names an OS release; of a client
+ * and a server ("from RHEL 4u7 to Fedora 8 Host"), os is the client's, server_os the server's. */
 void notes_os_tag(struct notes *nt, struct bench_record *r);
 /* The heading/label text that governs line i and its parents, joined with " / ". */
 const char *notes_heading_chain(struct notes *nt, size_t i);

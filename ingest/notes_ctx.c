@@ -368,13 +368,14 @@ static void add_headings(struct notes *nt, size_t first, struct bench_record *r)
     }
 }
 
-/* "RHEL 7", "Rocky Linux 9", "Ubuntu 22.04" in text -> "RHEL 7", "Rocky 9", "Ubuntu 22.04"; NULL
- * when it names no release. Ubuntu's are YY.MM; the others' a major version (minor kept). */
-static const char *os_release(struct arena *a, const char *text)
+/* "RHEL 7", "Rocky Linux 9", "Ubuntu 22.04", "RHEL 4u7", "Solaris 10" in text[0..len) -> "RHEL 7",
+ * "Rocky 9", "Ubuntu 22.04", "RHEL 4.7", "Solaris 10"; NULL when it names no release. Ubuntu's are
+ * YY.MM; the others' a major version (minor kept: RHEL's "4u7" is 4 update 7). */
+static const char *os_release(struct arena *a, const char *text, size_t len)
 {
     static const char *const names[] = {"RHEL",   "CentOS", "Rocky", "Ubuntu",
-                                        "Debian", "Fedora", "SLES"};
-    for (const char *p = text; *p; p++) {
+                                        "Debian", "Fedora", "SLES",  "Solaris"};
+    for (const char *p = text; p < text + len && *p; p++) {
         if (p > text && isalnum((unsigned char)p[-1]))
             continue;
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -389,6 +390,12 @@ static const char *os_release(struct arena *a, const char *text)
                    (v[n] == '.' && isdigit((unsigned char)v[n + 1])))
                 n++;
             int ubuntu = !strcmp(names[i], "Ubuntu");
+            size_t u = 0; /* "4u7": the update's digits after the 'u' */
+            if (n && !memchr(v, '.', n) && v[n] == 'u')
+                while (isdigit((unsigned char)v[n + 1 + u]))
+                    u++;
+            if (u && !isalpha((unsigned char)v[n + 1 + u]))
+                return arena_printf(a, "%s %.*s.%.*s", names[i], (int)n, v, (int)u, v + n + 1);
             if (!n || isalpha((unsigned char)v[n]) || (ubuntu && !memchr(v, '.', n)))
                 continue;
             return arena_printf(a, "%s %.*s", names[i], (int)n, v);
@@ -397,12 +404,35 @@ static const char *os_release(struct arena *a, const char *text)
     return NULL;
 }
 
+/* "... over NFS from RHEL 4u7 to Fedora 8 Host": the client's OS (from) and the server's (to);
+ * 0 when text names no such pair. */
+static int client_server_os(struct arena *a, const char *text, const char **client,
+                            const char **server)
+{
+    const char *from = strstr(text, " from "), *to = from ? strstr(from + 6, " to ") : NULL;
+    if (!to)
+        return 0;
+    *client = os_release(a, from + 6, (size_t)(to - from - 6));
+    *server = os_release(a, to + 4, strlen(to + 4));
+    return *client || *server;
+}
+
+/* Tag os (e.g. "RHEL 7") when the result's label or heading names an OS release; when it names
+ * a client and a server ("from RHEL 4u7 to Fedora 8 Host"), os is the client's (the machine
+ * that ran the benchmark) and server_os the server's. */
 void notes_os_tag(struct notes *nt, struct bench_record *r)
 {
     static const char *const keys[] = {"label", "heading"};
-    for (size_t i = 0; i < 2 && !record_tag_get(r, "os"); i++) {
-        const char *text = record_tag_get(r, keys[i]);
-        const char *os = text ? os_release(nt->a, text) : NULL;
+    for (size_t i = 0; i < 2 && !record_tag_get(r, "os") && !record_tag_get(r, "server_os"); i++) {
+        const char *text = record_tag_get(r, keys[i]), *client, *server;
+        if (text && client_server_os(nt->a, text, &client, &server)) {
+            if (client)
+                record_tag(nt->a, r, "os", client);
+            if (server)
+                record_tag(nt->a, r, "server_os", server);
+            continue;
+        }
+        const char *os = text ? os_release(nt->a, text, strlen(text)) : NULL;
         if (os)
             record_tag(nt->a, r, "os", os);
     }

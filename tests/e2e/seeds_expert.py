@@ -13,6 +13,8 @@
 - 000: a network-filesystem I/O faster than any link it could cross (block size / latency: 1 MiB
   writes at a 49 us median over NFS are 171 Gbit/s per I/O) is cautioned as cached; the NFS
   reads (1 MiB at 9 ms: 0.93 Gbit/s) and the local NVMe results are not judged by it;
+- 002: "over NFS ... from RHEL 4u7 to Fedora 8 Host": os is the client's (RHEL 4.7, the machine
+  that ran dd), server_os the server's (Fedora 8); a local run's os is its own;
 Skipped (exit 77) where the seeds are not next to the checkout."""
 import csv, glob, io, os, re, sys
 
@@ -239,10 +241,42 @@ def test_000_per_io(path):
                  "000: %s: a local result is not judged against a link: %s" % (name, text_))
 
 
+def os_name(typed):
+    """'RHEL 4u7' -> 'RHEL 4.7' (update 7 of RHEL 4), else as typed."""
+    m = re.match(r"RHEL (\d+)u(\d+)$", typed)
+    return "RHEL %s.%s" % m.groups() if m else typed
+
+
+def test_002_os(path):
+    text = open(path, encoding="utf-8").read()
+    lines = text.splitlines()
+    want = {}
+    for i, l in enumerate(lines):
+        m = re.search(r"over NFS .*from (.+?) to (.+?)(?: Host)?$", l)
+        if m:
+            want[l] = (os_name(m.group(1)), os_name(m.group(2)))
+        m = re.search(r"on local filesystem - (.+)$", l)
+        if m:
+            want[l] = (m.group(1), None)
+    t.eq(len(want), 8, "002: eight labelled dd runs")
+    # the transcript agrees: the RHEL 5u2 client's /etc/redhat-release says 5.2
+    t.ok("release 5.2 (Tikanga)" in text, "002: RHEL 5u2 is release 5.2")
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        recs = bdb.export(db, t)
+        t.eq(len(recs), 8, "002: results")
+        for r in recs:
+            label = r["tags"].get("label")
+            if not t.ok(label in want, "002: line %d has a label" % r["line_first"]):
+                continue
+            t.eq((r["tags"].get("os"), r["tags"].get("server_os")), want[label],
+                 "002: client and server OS of '%s'" % label)
+
+
 if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
     print("seeds_expert: the seeds are not in %s: skipped" % SEEDS)
     sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
-for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("001", test_001_defaults), ("003", test_003_defaults),
+for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("001", test_001_defaults), ("002", test_002_os), ("003", test_003_defaults),
                    ("004", test_004_header)):
     if seed(prefix):
         fn(seed(prefix))
