@@ -25,10 +25,26 @@ static int same_workload(const struct side_result *a, const struct side_result *
            !strcmp(a->direction ? a->direction : "", b->direction ? b->direction : "");
 }
 
-/* Random I/O is counted in operations, sequential I/O and network tests in bytes per second. */
-static int counts_iops(const struct side_result *r)
+/* Random I/O is counted in operations, sequential I/O in bytes per second, and network tests
+ * in bits per second, as links are rated and as the report shows them. */
+static enum unit headline_unit(const struct side_result *r)
 {
-    return r->rw && strstr(r->rw, "rand");
+    return result_is_network(r)             ? UNIT_BITS_S
+           : r->rw && strstr(r->rw, "rand") ? UNIT_IOPS
+                                            : UNIT_BYTES_S;
+}
+
+/* r's headline value, in headline_unit's base unit. */
+static double headline(const struct side_result *r)
+{
+    switch (headline_unit(r)) {
+    case UNIT_BITS_S:
+        return r->m[RM_BW] * 8;
+    case UNIT_IOPS:
+        return r->m[RM_IOPS];
+    default:
+        return r->m[RM_BW];
+    }
 }
 
 static void add_value(double **v, size_t *n, size_t cap, double x)
@@ -61,8 +77,7 @@ static void add_row(struct report *r, struct table *t, const struct group *g, st
         buf_addf(name, "%s: ", g->first->job);
     result_workload_name(name, g->first);
     cell_set_text(&row[0], arena_strdup(&r->arena, name->data));
-    stats_cell(&row[1], g->headline, g->nheadline,
-               counts_iops(g->first) ? UNIT_IOPS : UNIT_BYTES_S);
+    stats_cell(&row[1], g->headline, g->nheadline, headline_unit(g->first));
     stats_cell(&row[2], g->p99, g->np99, UNIT_NS);
 }
 
@@ -79,8 +94,7 @@ static size_t group_results(const struct side_results *res, struct group *g)
             k++;
         if (k == n)
             g[n++] = (struct group){.first = x};
-        double headline = counts_iops(x) ? x->m[RM_IOPS] : x->m[RM_BW];
-        add_value(&g[k].headline, &g[k].nheadline, res->n, headline);
+        add_value(&g[k].headline, &g[k].nheadline, res->n, headline(x));
         add_value(&g[k].p99, &g[k].np99, res->n, x->m[RM_P99]);
     }
     return n;

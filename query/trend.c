@@ -369,6 +369,18 @@ static void point_rows(struct report *r, struct table *t, const struct series *s
     }
 }
 
+/* A network test's rate in bit/s, as links are rated and as the comparison shows it. */
+static void network_in_bits(struct series *s)
+{
+    struct side_result r;
+    row_identity(s->first, &r);
+    if (s->info.unit != UNIT_BYTES_S || !r.tool || !result_is_network(&r))
+        return;
+    s->info.unit = UNIT_BITS_S;
+    for (size_t i = 0; i < s->n; i++)
+        s->value[i] *= 8;
+}
+
 /* The context keys whose values differ among the rows [i, *end) that share rows->v[i]'s base
  * (*end is set past them): results of one workload that are not repeats of one another
  * (libaio and io_uring, RHEL 7 and 9) are series of their own, named by what differs. */
@@ -448,6 +460,7 @@ static int metric_series(struct db *db, const struct trend_opts *o, const char *
             mask = varying_context(&rows, i, &base_end);
         struct series s = {.metric = metric, .info = metric_info(metric)};
         take_series(&rows, &i, &s);
+        network_in_bits(&s);
         s.workload = broken_out_name(&r->arena, s.first, mask);
         s.label = series_label(r, &s);
         s.ncp = changepoints_find(s.value, s.n, &o->cp, &s.cp);

@@ -3,7 +3,7 @@
 prints one summary line per job and direction whose mean and standard deviation are those of
 the three stored values (python's statistics module over the ndjson export). Under a
 pseudo-terminal it shows "run K/3" as it goes. Skipped (77) without fio."""
-import os, re, shutil, statistics, subprocess, sys, tempfile
+import os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb
@@ -62,7 +62,37 @@ def check_progress(d):
     t.ok(re.search(r"\x1b\[K2/2 runs, [\d.]+ runs/s\r\n$", text), "final line: %r" % text[-80:])
 
 
+BITS = {"bit/s": 1, "kbit/s": 1e3, "Mbit/s": 1e6, "Gbit/s": 1e9}
+
+
+def check_network_bits():
+    """`run -- iperf3` prints a network's rate in bit/s, as the report does (issue 28): the
+    mean and sd of the two stored receiver rates (bytes/s in the export) times 8."""
+    if not shutil.which("iperf3"):
+        return
+    server = subprocess.Popen(["iperf3", "-s", "-p", "5397"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        with bdb.temp_db() as db:
+            rc, out, err = bdb.call(db, "run", "--repeat", "2", "--", "iperf3", "-c", "127.0.0.1",
+                                    "-p", "5397", "-t", "1")
+            t.eq(rc, 0, "run -- iperf3: " + err)
+            bits = [r["bw_bytes_s"] * 8 for r in bdb.export(db, t)]
+            m = re.match(r"^iperf3 TCP, 1 stream \(send\): ([\d.]+) (\w+/s) \u00b1 ([\d.]+) (\w+/s) "
+                         r"\(n=2\)$", out.strip())
+            if t.ok(m and m.group(2) in BITS and m.group(4) in BITS, "in bit/s: %r" % out):
+                for value, unit, want, what in ((m.group(1), m.group(2), statistics.mean(bits), "mean"),
+                                                (m.group(3), m.group(4), statistics.stdev(bits), "sd")):
+                    SCALE[unit] = BITS[unit]
+                    shown("iperf3 %s rate" % what, value, unit, want)
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def main():
+    check_network_bits()
     if not shutil.which("fio"):
         print("run_repeat: fio not installed, skipped")
         return 77

@@ -148,7 +148,25 @@ def check_errors(db):
         t.ok(msg in p.stderr, "trend %s names it: %r" % (" ".join(opts), p.stderr))
 
 
+def check_network_bits():
+    """A network's series is in bit/s, as links are rated and as the report shows it (issue 28):
+    each point is the receiver's rate iperf3 printed (end.sum_received.bits_per_second)."""
+    iperf = os.path.join(os.environ["FIXTURES"], "iperf")
+    with bdb.temp_db() as db:
+        files = [os.path.join(iperf, f) for f in ("iperf3_tcp.json", "iperf3_tcp_P2.json")]
+        p = bdb.run(db, "import", *files)
+        t.eq(p.returncode, 0, "import iperf3: " + p.stderr)
+        p = bdb.run(db, "trend", "--metric", "bw_bytes_s", "--table", "points", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        want = sorted(json.load(open(f))["end"]["sum_received"]["bits_per_second"] for f in files)
+        t.eq([r["unit"] for r in rows], ["bits/s"] * 2, "network series in bits/s")
+        got = sorted(float(r["value"]) for r in rows)
+        t.ok(len(got) == 2 and all(t.close(g, w) for g, w in zip(got, want)),
+             "network points: iperf3's bits_per_second: %r vs %r" % (got, want))
+
+
 def main():
+    check_network_bits()
     rng = random.Random(20261201)
     with bdb.temp_db() as db:
         tmp = os.path.dirname(db)
