@@ -4,7 +4,8 @@
 # (--runs: repeatable, so CI cannot fail by chance), seeded from tests/corpus/<importer>/. New inputs go to
 # build-fuzz/corpus/<importer>/; a crash, leak, timeout or sanitizer report stops with status 1
 # and leaves the input in build-fuzz/artifacts/<importer>/ (copy it to tests/corpus/<importer>/
-# once fixed, so the replay CTest keeps it). Default: every importer in ingest/registry.c.
+# once fixed, so the replay CTest keeps it). Default: every importer in ingest/registry.c, then
+# labels (tests/fuzz/fuzz_labels.c: the sidecar, mount and date parsers).
 set -eu
 cd "$(dirname "$0")/.."
 limit="-max_total_time=${1:-20}" what="${1:-20}s"
@@ -19,7 +20,7 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBENCHDB_FU
     -DBENCHDB_WERROR=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" >build-fuzz/build.log 2>&1 || { tail -n 40 build-fuzz/build.log >&2; exit 1; }
 if [ $# -eq 0 ]; then
-    set -- $(sed -n 's/^ *&importer_\([a-z0-9_]*\),.*/\1/p' ingest/registry.c)
+    set -- $(sed -n 's/^ *&importer_\([a-z0-9_]*\),.*/\1/p' ingest/registry.c) labels
 fi
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for imp in "$@"; do
