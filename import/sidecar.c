@@ -14,6 +14,7 @@
 #include "../core/scan.h"
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
+#include "internal.h"
 
 #define TAG_PREFIX "tag."
 
@@ -234,10 +235,15 @@ int sidecar_load(const char *result_path, struct sidecar_dir *sd, struct sidecar
         return found;
     }
     struct buf text = BUF_INIT;
-    int rc = buf_read_file(&text, f);
+    int rc = read_upto(f, &text, SIDECAR_MAX + 1);
     int err = errno;
     fclose(f);
-    if (rc == 0) {
+    if (rc == 0 && text.len > SIDECAR_MAX) {
+        rc = diag_error_path(d, sc->path,
+                             "sidecar over %d KiB, the most read (a sidecar holds a few key=value "
+                             "lines); the file it labels is not imported",
+                             SIDECAR_MAX >> 10);
+    } else if (rc == 0) {
         struct source src = {sc->path, text.data, text.len};
         rc = sidecar_parse(&src, sc, d);
     } else {

@@ -31,6 +31,9 @@ struct sidecar_dir {
     size_t n, alloc;
 };
 enum { SIDECAR_LIST_AFTER = 4 };
+/* The largest sidecar read, in bytes: a larger one (a 1 GiB sparse file was read whole before
+ * its first NUL byte was refused) is an error before it is read. */
+enum { SIDECAR_MAX = 1 << 20 };
 
 /* Reads the sidecar of result_path ("-": none), through sd's listing (NULL: by name). 0 (with
  * or without a sidecar), or -1 after a `path:line: error: ...` message. Release with
