@@ -22,8 +22,10 @@ const char *query_key_expr(const char *key, const char **param)
             return exprs[i];
     if (!strncmp(key, "mount:", 6) && key[6]) {
         *param = key + 6;
-        return "(SELECT mo.value FROM mount_option mo WHERE mo.mount_id = r.mount_id AND "
-               "mo.key = ?)";
+        /* a flag (hard, async) has no value: '' as `labels` lists it, so that --by, --compare
+         * and --where find the results that have it */
+        return "(SELECT coalesce(mo.value, '') FROM mount_option mo WHERE mo.mount_id = "
+               "r.mount_id AND mo.key = ?)";
     }
     if (!strncmp(key, "tag:", 4) && key[4]) {
         *param = key + 4;

@@ -15,6 +15,7 @@
   reads (1 MiB at 9 ms: 0.93 Gbit/s) and the local NVMe results are not judged by it;
 - 002: "over NFS ... from RHEL 4u7 to Fedora 8 Host": os is the client's (RHEL 4.7, the machine
   that ran dd), server_os the server's (Fedora 8); a local run's os is its own;
+- 002: `labels` lists the flag mount:async (no value); --by/--compare/--where find its result;
 Skipped (exit 77) where the seeds are not next to the checkout."""
 import csv, glob, io, os, re, sys
 
@@ -273,10 +274,31 @@ def test_002_os(path):
                  "002: client and server OS of '%s'" % label)
 
 
+def test_002_mount_flag(path):
+    text = open(path, encoding="utf-8").read()
+    lines = text.splitlines()
+    # by hand: the one run mounted with -o async, under its label
+    at = next(i for i, l in enumerate(lines) if re.search(r"# mount -o async ", l))
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        rc, out, err = bdb.call(db, "labels", "mount:async", "--format", "csv")
+        rows = list(csv.reader(io.StringIO(out)))
+        t.eq(rows[1:], [["mount:async", "", "1", "1"]], "002: labels lists the flag, no value")
+        label = next(l for l in reversed(lines[:at]) if l.startswith("LINUX"))
+        rc, out, err = bdb.call(db, "labels", "tag:label", "--where", "mount:async=",
+                                "--format", "csv")
+        got = [r[1] for r in list(csv.reader(io.StringIO(out)))[1:]]
+        t.eq(got, [label], "002: --where mount:async= selects the async run (%s)" % err)
+        rc, out, err = bdb.call(db, "report", "--by", "mount:async", "--compare", "", "x")
+        t.ok("no result has a mount:async" not in err and "values: ''" in err,
+             "002: --by mount:async knows the flag's results: " + err.strip())
+
+
 if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
     print("seeds_expert: the seeds are not in %s: skipped" % SEEDS)
     sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
-for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("001", test_001_defaults), ("002", test_002_os), ("003", test_003_defaults),
+for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("001", test_001_defaults), ("002", test_002_os),
+                   ("002", test_002_mount_flag), ("003", test_003_defaults),
                    ("004", test_004_header)):
     if seed(prefix):
         fn(seed(prefix))
