@@ -1,6 +1,7 @@
 /* export.c: benchdb export, the stable interface for scripts (fields in docs/export.md). */
 #include "query.h"
 
+#include <csv.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -235,6 +236,22 @@ static void pg_ddl(struct buf *out, const struct names *names)
     buf_adds(out, "\n);\n");
 }
 
+/* One field with its bytes exact: RFC 4180 quoting (libcsv's) when it holds a comma, a quote or
+ * a line break, and no spreadsheet guard (report_csv_field's ' before = + - @): the export is
+ * data for programs (docs/export.md), and "-1" or "=x" must load back as it was stored. */
+static void csv_exact(struct buf *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        buf_adds(out, s);
+        return;
+    }
+    size_t len = strlen(s), need = csv_write(NULL, 0, s, len);
+    buf_grow(out, need);
+    csv_write(out->data + out->len, need, s, len);
+    out->len += need;
+    out->data[out->len] = '\0';
+}
+
 static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names,
                     const struct row *row)
 {
@@ -244,13 +261,13 @@ static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names
         if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
             fmt_plain_number(out, sqlite3_column_double(st, i));
         else if (sqlite3_column_type(st, i) != SQLITE_NULL)
-            report_csv_field(out, (const char *)sqlite3_column_text(st, i));
+            csv_exact(out, (const char *)sqlite3_column_text(st, i));
     }
     struct buf tags = BUF_INIT;
     for (size_t i = 0; i < row->tag_keys.n; i++)
         buf_addf(&tags, "%s%s=%s", i ? ";" : "", row->tag_keys.v[i], row->tag_vals.v[i]);
     buf_addc(out, ',');
-    report_csv_field(out, tags.data);
+    csv_exact(out, tags.data);
     buf_release(&tags);
     for (size_t i = 0; i < names->n; i++) {
         buf_addc(out, ',');
