@@ -517,6 +517,17 @@ static int has_metric(const struct workload_group *w, size_t nsides, enum result
     return 0;
 }
 
+/* The side (0 or 1) whose p99 is unknown because its I/O is submitted, not completed
+ * (results.h: p99_untimed), or -1. */
+static int p99_untimed_side(const struct result_set *const sets[2])
+{
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < sets[s]->n; i++)
+            if (sets[s]->v[i]->p99_untimed)
+                return s;
+    return -1;
+}
+
 static void factor_cell(struct report *r, struct cell *f, const char *const names[2],
                         const struct result_set *base, const struct result_set *cand,
                         const struct metric_def *m, struct tests *tests)
@@ -525,6 +536,16 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
     struct sample_stats a, b;
     describe(base, m->m, 1, &a);
     describe(cand, m->m, 1, &b);
+    int untimed =
+        m->m == RM_P99 ? p99_untimed_side((const struct result_set *const[2]){base, cand}) : -1;
+    if ((!a.n || !b.n) && untimed >= 0) { /* a row with a reason, never a bare cell */
+        cell_set_text(f, arena_printf(&r->arena,
+                                      "no verdict: %s's I/O happens in submission (slat above "
+                                      "clat) and fio gave no total-latency p99 "
+                                      "(lat_percentiles=1); its completion p99 would flatter it",
+                                      names[untimed]));
+        return;
+    }
     if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0))
         return;
     compare_factor(&a, &b, m->higher_is_better, f);

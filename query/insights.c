@@ -16,8 +16,6 @@ const double MAX_CV = 0.25;
 /* At most this many sources are named per finding; the rest are counted. */
 enum { MAX_EVIDENCE = 3 };
 
-/* Submission latency under a microsecond is bookkeeping, whatever clat says. */
-static const double SUBMISSION_FLOOR_NS = 1000;
 /* A queue asked for at least this deep, with under 1/SHALLOW_FACTOR of it in flight. */
 static const double SHALLOW_MIN_DEPTH = 4, SHALLOW_FACTOR = 4;
 
@@ -281,7 +279,7 @@ static void submission_dominates(struct insight_ctx *c)
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];
         double slat = r->m[RM_SLAT_MEAN], clat = r->m[RM_LAT_MEAN];
-        if (result_usable(r) && slat > clat && slat >= SUBMISSION_FLOOR_NS && evidence(&f, r))
+        if (result_usable(r) && result_submission_dominates(r) && evidence(&f, r))
             detail(&f, "%s, %s: submission %s, completion %s", c->o->values[r->side],
                    workload(c, r), fmt_value(c->r, slat, UNIT_NS), fmt_value(c->r, clat, UNIT_NS));
     }
@@ -290,7 +288,8 @@ static void submission_dominates(struct insight_ctx *c)
              "(clat): the work happened inside the submit call (O_DIRECT silently ignored, as on "
              "ext4 data=journal and some FUSE or network filesystems, or a saturated submission "
              "path). Completion latency alone would flatter it: mean latency here, and the "
-             "cache and Little's law checks, use the total (fio's lat = slat + clat).",
+             "cache and Little's law checks, use the total (fio's lat = slat + clat), and its "
+             "p99 is the total's where fio gave it (lat_percentiles=1), else not compared.",
              f.count, plural(f.count));
     emit(c, &f);
 }

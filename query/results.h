@@ -21,6 +21,7 @@ enum result_metric {
     RM_SYNC_P99,  /* sync_lat_p99_ns */
     RM_SYNC_P50,  /* sync_lat_p50_ns */
     RM_SLAT_MEAN, /* slat_mean_ns: submission latency, part of lat */
+    RM_LAT_P99,   /* lat_p99_ns: total latency's p99 (fio's lat_percentiles=1) */
     RM_COUNT
 };
 
@@ -58,6 +59,7 @@ struct side_result {
     int part;           /* a thread or client of a job result stored beside it: never compared */
     int transcribed;    /* typed by a person (notes) */
     int stated_cached;  /* tag cached (not 0/no/false): its author says a cache answered */
+    int p99_untimed;    /* submission dominates and fio gave no total p99: m[RM_P99] unknown */
     int nfs_export;     /* tag nfs_export: the text names the NFS export it ran on */
     unsigned suspect;   /* enum suspect bits */
     unsigned derived;   /* bit (1 << RM_x): m[x] computed from other metrics, not measured */
@@ -96,6 +98,10 @@ int result_is_network(const struct side_result *r);
 int result_engine_is_sync(const struct side_result *r);
 /* The result is on a network filesystem (nfs, nfs4, cifs, smb3, ceph, glusterfs, fuse.*). */
 int result_is_network_fs(const struct side_result *r);
+/* Submission latency above completion latency (and above a microsecond of bookkeeping): the
+ * I/O happened inside the submit call (io_submit with O_DIRECT silently ignored, as on ext4
+ * data=journal; or a saturated submission path), so completion latency alone flatters it. */
+int result_submission_dominates(const struct side_result *r);
 /* The result can be compared: not failed, not a part of another result. */
 int result_usable(const struct side_result *r);
 /* Every result's value of the stored metric `name` into out[0..res->n-1] (NAN when absent). */

@@ -95,7 +95,9 @@ static void table(struct buf *out, const struct table *t)
             if (cell->kind == CELL_NUMBER) {
                 number_cell(out, cell, cell_unit(t, r, c));
             } else if (cell->kind == CELL_TEXT) {
-                buf_adds(out, "<td>");
+                /* a factor column's text says why the row has no factor: muted, never coloured */
+                buf_adds(out,
+                         t->cols[c].role == ROLE_FACTOR ? "<td class=\"factor none\">" : "<td>");
                 html_escape(out, cell->text);
                 buf_adds(out, "</td>");
             } else {
