@@ -70,7 +70,16 @@ HOSTILE = [
     long_name(CELL_MAX, 2).encode(),
     long_name(CELL_MAX + 1, 3).encode(),
 ]
-HOST = b"host\x01\x7f\xff\xe2\x82 \x0bend"
+# controls and a non-ASCII letter: a flag's label must be UTF-8 (issue 29, item 5), so the
+# ill-formed bytes come through the job names of the files
+HOST = b"host\x01\x7f\xc3\xa9 \x0bend"
+BAD_HOST = b"host\xff\xe2\x82 end"
+
+
+def stored(raw):
+    """What the warehouse holds of text that may not be UTF-8: each ill-formed byte as \\xNN
+    (issue 29, item 5), as python's backslashreplace writes it."""
+    return raw.decode("utf-8", errors="backslashreplace").encode()
 
 
 def unzip_part(path, name):
@@ -125,6 +134,9 @@ def hostile_warehouse(tmp):
                         b"tmpfs", b"--host", HOST] + [f.encode() for f in tmpfs],
                        capture_output=True)
     t.eq(p.returncode, 0, "import tmpfs with a hostile host: %r" % p.stderr[-500:])
+    p = subprocess.run([bdb.BENCHDB.encode(), b"--db", db.encode(), b"import", b"--host",
+                        BAD_HOST, tmpfs[0].encode()], capture_output=True)
+    t.eq(p.returncode, 2, "a --host that is not UTF-8 is a usage error: %r" % p.stderr[-300:])
     return db
 
 
@@ -138,7 +150,7 @@ def check_xlsx_text(db, tmp):
         return
     jobs = column(wb["Results"], "job")
     for raw in HOSTILE:
-        want = sanitized(raw)
+        want = sanitized(stored(raw))
         t.ok(want in jobs, "job %r... (%d chars) in Results as %r..." % (raw[:30], len(want),
                                                                         want[:30]))
     cut = [j for j in jobs if j and j.endswith(ELLIPSIS)]
