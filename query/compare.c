@@ -528,6 +528,19 @@ static int p99_untimed_side(const struct result_set *const sets[2])
     return -1;
 }
 
+/* Why a row has no factor, in its factor cell: a side that did not run the workload, has no
+ * value of the metric, or has a 0 (no ratio). */
+static void no_factor(struct report *r, struct cell *f, const char *const names[2],
+                      const struct result_set *const sets[2],
+                      const struct sample_stats *const st[2], const struct metric_def *m)
+{
+    int s = !st[0]->n ? 0 : !st[1]->n ? 1 : !(st[0]->mean > 0) ? 0 : 1;
+    const char *why = !st[s]->n && !sets[s]->n ? "did not run this workload"
+                      : !st[s]->n              ? arena_printf(&r->arena, "has no %s", m->label)
+                                  : arena_printf(&r->arena, "has a %s of 0 (no ratio)", m->label);
+    cell_set_text(f, arena_printf(&r->arena, "no verdict: %s %s", names[s], why));
+}
+
 static void factor_cell(struct report *r, struct cell *f, const char *const names[2],
                         const struct result_set *base, const struct result_set *cand,
                         const struct metric_def *m, struct tests *tests)
@@ -546,8 +559,11 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
                                       names[untimed]));
         return;
     }
-    if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0))
+    if (!a.n || !b.n || !(a.mean > 0 && b.mean > 0)) { /* a row with a reason, never blank */
+        no_factor(r, f, names, (const struct result_set *const[2]){base, cand},
+                  (const struct sample_stats *const[2]){&a, &b}, m);
         return;
+    }
     compare_factor(&a, &b, m->higher_is_better, f);
     add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand},
              (const struct sample_stats *const[2]){&a, &b});
