@@ -430,9 +430,30 @@ static void describe(const struct result_set *rs, enum result_metric m, double s
     free(v);
 }
 
+/* "13-15 ms (typed range)": the one value of a side that its author typed as a range, shown as
+ * typed (results.h: result_typed_range) and not as its midpoint; NULL otherwise. */
+static const char *typed_range_text(struct report *r, const struct result_set *rs,
+                                    enum result_metric m)
+{
+    const char *text = NULL;
+    struct buf range = BUF_INIT;
+    size_t n = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        if (isnan(rs->v[i]->m[m]))
+            continue;
+        buf_reset(&range);
+        if (n++ || !result_typed_range(rs->v[i], m, &range))
+            text = NULL;
+        else
+            text = arena_printf(&r->arena, "%s (typed range)", range.data);
+    }
+    buf_release(&range);
+    return text;
+}
+
 /* The mean ± sd (n) of a side, with IOPS beside the bandwidth. */
-static void value_cell(struct cell *c, const struct result_set *rs, const struct metric_def *m,
-                       double scale)
+static void value_cell(struct report *r, struct cell *c, const struct result_set *rs,
+                       const struct metric_def *m, double scale)
 {
     struct sample_stats st;
     describe(rs, m->m, scale, &st);
@@ -445,6 +466,8 @@ static void value_cell(struct cell *c, const struct result_set *rs, const struct
     c->max = st.max;
     c->lo = st.ci_lo;
     c->hi = st.ci_hi;
+    if (scale == 1)
+        c->text = typed_range_text(r, rs, m->m);
     if (m->m == RM_BW && scale == 1) {
         struct sample_stats iops;
         describe(rs, RM_IOPS, 1, &iops);
@@ -496,6 +519,16 @@ static void add_test(struct report *r, struct tests *t, struct cell *c, const st
     } else {
         suspect_words(&caution, names[0], base);
         suspect_words(&caution, names[1], cand);
+    }
+    for (int s = 0; s < 2; s++) { /* a factor from a midpoint says so */
+        for (size_t i = 0; i < sets[s]->n; i++) {
+            if (!result_typed_range(sets[s]->v[i], m->m, NULL))
+                continue;
+            buf_addf(&caution, "%s%s from a typed range (", caution.len ? "; " : "", names[s]);
+            result_typed_range(sets[s]->v[i], m->m, &caution);
+            buf_adds(&caution, ", its midpoint compared)");
+            break;
+        }
     }
     double cv[2];
     for (int i = 0; i < 2; i++)
@@ -585,7 +618,7 @@ static void add_comparison_rows(struct report *r, struct table *t, const struct 
             struct cell *v = &row[s ? 1 + 2 * s : 2];
             /* bytes/s stored; a network's rate shown in bit/s (base unit of UNIT_BITS_S) */
             v->unit = network && m->m == RM_BW ? UNIT_BITS_S : m->unit;
-            value_cell(v, &w->sides[s], m, v->unit == UNIT_BITS_S ? 8 : 1);
+            value_cell(r, v, &w->sides[s], m, v->unit == UNIT_BITS_S ? 8 : 1);
             if (s)
                 factor_cell(r, &row[2 + 2 * s], (const char *const[2]){o->values[0], o->values[s]},
                             &w->sides[0], &w->sides[s], m, tests);

@@ -50,7 +50,7 @@ static const char *const pivot[RM_COUNT][2] = {
  * subquery per result cost 0.7 us each even when it found nothing (0.7 s a million). */
 static const char TAGS_SQL[] = "SELECT result_id, key, value FROM tag WHERE key IN "
                                "('aggregate', 'part', 'os', 'label', 'protocol', 'cached', "
-                               "'nfs_export')";
+                               "'nfs_export', 'range')";
 
 /* Appends side i's condition (side_condition) and its parameters. */
 static void add_side(struct buf *sql, struct binds *b, const struct compare_opts *o, size_t i)
@@ -318,6 +318,8 @@ static void apply_tag(struct side_results *res, struct side_result *r, const cha
         r->protocol = intern(res, value);
     else if (!strcmp(key, "nfs_export"))
         r->nfs_export = 1;
+    else if (!strcmp(key, "range"))
+        r->range = intern(res, value);
     else if (!strcmp(key, "cached")) /* unless it says no */
         r->stated_cached =
             strcmp(value, "0") && strcasecmp(value, "no") && strcasecmp(value, "false");
@@ -632,6 +634,66 @@ int result_engine_is_sync(const struct side_result *r)
         if (!strcmp(r->ioengine, engines[i]))
             return 1;
     return 0;
+}
+
+/* One end of a typed range: its number and unit ("13", "ms"; the unit may be empty). */
+static int range_end(const char **p, double *v, const char **unit, size_t *unit_len)
+{
+    while (**p == ' ')
+        (*p)++;
+    if (!scan_number(p, v))
+        return 0;
+    while (**p == ' ')
+        (*p)++;
+    *unit = *p;
+    while (**p && **p != '-' && **p != ' ')
+        (*p)++;
+    *unit_len = (size_t)(*p - *unit);
+    while (**p == ' ')
+        (*p)++;
+    return 1;
+}
+
+/* The multiplier from a typed unit to m's base unit (a bare number: 1), 0 when unknown. */
+static double range_unit(enum result_metric m, const char *u, size_t n)
+{
+    if (!n)
+        return 1;
+    if (m == RM_BW) {
+        const char *slash = memchr(u, '/', n);
+        return slash && slash + 2 == u + n && slash[1] == 's'
+                   ? unit_bytes(u, (size_t)(slash - u), 0)
+                   : 0;
+    }
+    if (m == RM_IOPS)
+        return n == 1 && (*u == 'k' || *u == 'K') ? 1e3 : 0;
+    if (m == RM_RUNTIME)
+        return unit_time_ns(u, n) / 1e6;
+    return unit_time_ns(u, n);
+}
+
+int result_typed_range(const struct side_result *r, enum result_metric m, struct buf *out)
+{
+    const char *p = r->range, *ul, *uh;
+    size_t nl, nh;
+    double lo, hi;
+    if (!p || isnan(r->m[m]) || !range_end(&p, &lo, &ul, &nl) || *p++ != '-' ||
+        !range_end(&p, &hi, &uh, &nh) || *p)
+        return 0;
+    double kl = range_unit(m, nl ? ul : uh, nl ? nl : nh), kh = range_unit(m, uh, nh);
+    double mid = (lo * kl + hi * kh) / 2;
+    if (!(kl > 0 && kh > 0) || !(fabs(r->m[m] - mid) <= 1e-9 * fabs(mid)))
+        return 0; /* the range is another metric's */
+    if (out) {
+        const char *a = r->range;
+        while (*a == ' ')
+            a++;
+        /* "13-15ms" and "13 ms - 15 ms" read "13-15 ms"; ends in two units keep both */
+        size_t same = nl && (nl != nh || memcmp(ul, uh, nh));
+        buf_addf(out, "%g%s%.*s-%g%s%.*s", lo, same ? " " : "", same ? (int)nl : 0, ul, hi,
+                 nh ? " " : "", (int)nh, uh);
+    }
+    return 1;
 }
 
 int result_is_network_fs(const struct side_result *r)

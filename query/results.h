@@ -42,6 +42,8 @@ struct side_result {
     const char *tool_version, *ioengine, *mount, *fstype, *os, *label; /* NULL unknown */
     const char *protocol; /* network tests: tcp or udp; NULL unknown */
     const char *sec;      /* NFS security flavor; NULL unknown */
+    const char *range;    /* tag range: a value its author typed as a range ("13-15ms"), stored
+                           * as its midpoint (notes); result_typed_range reads it */
     /* result_workload_key's text, interned when loaded: the results of one workload share
      * the pointer, so grouping a million results compares pointers */
     const char *workload;
@@ -102,6 +104,10 @@ int result_is_network_fs(const struct side_result *r);
  * I/O happened inside the submit call (io_submit with O_DIRECT silently ignored, as on ext4
  * data=journal; or a saturated submission path), so completion latency alone flatters it. */
 int result_submission_dominates(const struct side_result *r);
+/* Whether r's value of m was typed as a range (tag range, "13-15ms": stored as its midpoint,
+ * which m's value is); if so and out is not NULL, the range as a person reads it ("13-15 ms")
+ * is appended to out. A typed range is never shown as its midpoint alone. */
+int result_typed_range(const struct side_result *r, enum result_metric m, struct buf *out);
 /* The result can be compared: not failed, not a part of another result. */
 int result_usable(const struct side_result *r);
 /* Every result's value of the stored metric `name` into out[0..res->n-1] (NAN when absent). */

@@ -17,7 +17,7 @@
   that ran dd), server_os the server's (Fedora 8); a local run's os is its own;
 - 002: `labels` lists the flag mount:async (no value); --by/--compare/--where find its result;
 Skipped (exit 77) where the seeds are not next to the checkout."""
-import csv, glob, io, os, re, sys
+import csv, glob, io, json, os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -242,6 +242,36 @@ def test_000_per_io(path):
                  "000: %s: a local result is not judged against a link: %s" % (name, text_))
 
 
+def test_000_range(path):
+    """A value typed as a range ("13-15ms average") is stored as its midpoint but shown as typed,
+    and a factor from it says so."""
+    text = open(path, encoding="utf-8").read()
+    nfs_part = text[:text.index("# NVMe Local Storage")]
+    lo, hi, unit = re.search(r"fsync latency:\*\* (\d+)-(\d+)(ms) average", nfs_part).groups()
+    t.eq((lo, hi, unit), ("13", "15", "ms"), "000: the NFS fsync latency typed as a range")
+    shown = "%s-%s %s (typed range)" % (lo, hi, unit)
+    midpoint = "%.1f ms" % ((int(lo) + int(hi)) / 2)  # 14.0 ms: how the midpoint would read
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        recs = [r for r in bdb.export(db, t) if r["tags"].get("range")]
+        t.eq([(r["storage_class"], r.get("sync_lat_mean_ns")) for r in recs],
+             [("nfs-csi", (int(lo) + int(hi)) / 2 * 1e6)], "000: stored as its midpoint, in ns")
+        rows = table(db, "comparison", "--compare", "local-nvme-retain", "nfs-csi")
+        row = [r for r in rows if r["Metric"] == "fsync latency"]
+        if t.eq(len(row), 1, "000: one fsync latency row"):
+            factor = row[0]["nfs-csi vs local-nvme-retain text"]
+            t.ok("nfs-csi from a typed range (%s-%s %s" % (lo, hi, unit) in factor,
+                 "000: the factor says it is from a typed range: " + factor)
+        rc, md, err = bdb.call(db, "report", "--compare", "local-nvme-retain", "nfs-csi")
+        line = [l for l in md.splitlines() if "| fsync latency |" in l]
+        if t.eq(len(line), 1, "000: one fsync latency line in the Markdown report"):
+            t.ok(shown in line[0], "000: the range shown as typed: " + line[0])
+            t.ok(midpoint not in line[0], "000: never its midpoint alone: " + line[0])
+        rc, js, err = bdb.call(db, "report", "--format", "json", "--compare",
+                               "local-nvme-retain", "nfs-csi")
+        t.ok(json.dumps(shown) in js, "000: the JSON cell's text is the range")
+
+
 def os_name(typed):
     """'RHEL 4u7' -> 'RHEL 4.7' (update 7 of RHEL 4), else as typed."""
     m = re.match(r"RHEL (\d+)u(\d+)$", typed)
@@ -297,7 +327,7 @@ def test_002_mount_flag(path):
 if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
     print("seeds_expert: the seeds are not in %s: skipped" % SEEDS)
     sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
-for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("001", test_001_defaults), ("002", test_002_os),
+for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("000", test_000_range), ("001", test_001_defaults), ("002", test_002_os),
                    ("002", test_002_mount_flag), ("003", test_003_defaults),
                    ("004", test_004_header)):
     if seed(prefix):
