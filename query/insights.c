@@ -316,14 +316,46 @@ static void shallow_queue(struct insight_ctx *c)
     emit(c, &f);
 }
 
+/* suspect_io_above_link's evidence: one I/O moved faster than a link could carry it. */
+static void io_above_link(struct insight_ctx *c)
+{
+    struct finding f = {"Faster than the network per I/O", BUF_INIT, BUF_INIT, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        const struct link *l = link_of(c->links, r->host);
+        if (!result_usable(r) || !result_on_network(r, c->net) || !suspect_io_above_link(r, l) ||
+            !evidence(&f, r))
+            continue;
+        double lat = io_latency(r), per_io = (double)r->bs * 8 / (lat / 1e9);
+        if (l && l->bits_s > 0)
+            detail(&f, "%s, %s: %s in %s = %s per I/O, above the link's %s; link: %s",
+                   c->o->values[r->side], workload(c, r),
+                   fmt_value(c->r, (double)r->bs, UNIT_BYTES), fmt_value(c->r, lat, UNIT_NS),
+                   fmt_value(c->r, per_io, UNIT_BITS_S), fmt_value(c->r, l->bits_s, UNIT_BITS_S),
+                   link_name(c, l));
+        else
+            detail(&f, "%s, %s: %s in %s = %s per I/O, above %s (no link measured)",
+                   c->o->values[r->side], workload(c, r),
+                   fmt_value(c->r, (double)r->bs, UNIT_BYTES), fmt_value(c->r, lat, UNIT_NS),
+                   fmt_value(c->r, per_io, UNIT_BITS_S),
+                   fmt_value(c->r, PLAUSIBLE_LINK_BITS, UNIT_BITS_S));
+    }
+    buf_addf(&f.text,
+             "%zu network-filesystem result%s whose single I/O (block size / latency) is faster "
+             "than the link it would cross (the host's measured link, else the fastest a client "
+             "plausibly has): the data did not cross it, a client cache answered.",
+             f.count, plural(f.count));
+    emit(c, &f);
+}
+
 static void sync_engine_depth(struct insight_ctx *c)
 {
     struct finding f = {"Synchronous engine", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];
         if (result_usable(r) && r->iodepth > 1 && result_engine_is_sync(r) && evidence(&f, r))
-            detail(&f, "%s, %s: ioengine=%s, iodepth=%lld", c->o->values[r->side], workload(c, r),
-                   r->ioengine, (long long)r->iodepth);
+            detail(&f, "%s, %s: ioengine=%s%s, iodepth=%lld", c->o->values[r->side], workload(c, r),
+                   r->ioengine, r->engine_default ? " (fio's default)" : "", (long long)r->iodepth);
     }
     buf_addf(&f.text,
              "%zu result%s with iodepth>1 on a synchronous engine (psync, sync, pvsync, ...): "
@@ -531,6 +563,7 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
     counted(&c, &STATED);
     below_device(&c);
     above_link(&c);
+    io_above_link(&c);
     little(&c);
     submission_dominates(&c);
     shallow_queue(&c);

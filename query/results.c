@@ -50,7 +50,7 @@ static const char *const pivot[RM_COUNT][2] = {
  * subquery per result cost 0.7 us each even when it found nothing (0.7 s a million). */
 static const char TAGS_SQL[] = "SELECT result_id, key, value FROM tag WHERE key IN "
                                "('aggregate', 'part', 'os', 'label', 'protocol', 'cached', "
-                               "'nfs_export', 'range')";
+                               "'nfs_export', 'range', 'fio_defaults')";
 
 /* Appends side i's condition (side_condition) and its parameters. */
 static void add_side(struct buf *sql, struct binds *b, const struct compare_opts *o, size_t i)
@@ -318,6 +318,8 @@ static void apply_tag(struct side_results *res, struct side_result *r, const cha
         r->protocol = intern(res, value);
     else if (!strcmp(key, "nfs_export"))
         r->nfs_export = 1;
+    else if (!strcmp(key, "fio_defaults")) /* "ioengine=psync,direct=0" */
+        r->engine_default = str_starts(value, "ioengine=") || strstr(value, ",ioengine=");
     else if (!strcmp(key, "range"))
         r->range = intern(res, value);
     else if (!strcmp(key, "cached")) /* unless it says no */

@@ -63,6 +63,7 @@ struct side_result {
     int stated_cached;  /* tag cached (not 0/no/false): its author says a cache answered */
     int p99_untimed;    /* submission dominates and fio gave no total p99: m[RM_P99] unknown */
     int nfs_export;     /* tag nfs_export: the text names the NFS export it ran on */
+    int engine_default; /* tag fio_defaults names ioengine: fio's default, not typed */
     unsigned suspect;   /* enum suspect bits */
     unsigned derived;   /* bit (1 << RM_x): m[x] computed from other metrics, not measured */
     double m[RM_COUNT]; /* NAN when absent */

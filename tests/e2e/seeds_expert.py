@@ -91,6 +91,10 @@ def test_001_defaults(path):
         want = sum(1 for r in recs if r.get("rw") == "randread")
         t.eq(named, want, "001: every buffered random read cautioned as cached")
         t.ok("Synchronous engine" in insights, "001: iodepth=4 on psync explained")
+        # the engine no command named is fio's, and the insight says so
+        sync_ev = insights.get("Synchronous engine", {}).get("Evidence", "")
+        t.ok("ioengine=psync (fio's default), iodepth=%s" % opts["iodepth"] in sync_ev,
+             "001: psync named as fio's default: " + sync_ev)
 
 
 def test_003_defaults(path):
@@ -129,6 +133,10 @@ def test_003_defaults(path):
         t.ok("Effective queue depth" not in names,
              "003: 8 I/Os in flight is what 8 psync jobs do, not a shallow queue: %r" % names)
         t.ok("Synchronous engine" in names, "003: iodepth=16 on psync explained")
+        ev = [i["Evidence"] for i in table(db, "insights", "--by", "tag:column", "--compare",
+                                           "CephFS", "NFS") if i["Insight"] == "Synchronous engine"]
+        t.ok(ev and "ioengine=psync (fio's default), iodepth=%s" % rand[0]["iodepth"] in ev[0],
+             "003: psync named as fio's default: %r" % ev)
 
 
 def test_004_header(path):
@@ -240,6 +248,23 @@ def test_000_per_io(path):
             t.eq("nfs-csi cached" in text_, cached, "000: %s: %s" % (name, text_))
             t.ok("local-nvme-retain cached" not in text_ and "both" not in text_,
                  "000: %s: a local result is not judged against a link: %s" % (name, text_))
+        # the insight that explains the caution, worked by hand: 1 MiB in 49 us (3 significant
+        # digits, as the report writes them), no iperf in the note so the 100 Gbit/s bound
+        v, u = re.search(r"Median: ([\d.]+) (ns|\u00b5s|ms)",
+                         next(b for c, h, b in secs if c == "nfs-csi" and h == "Sequential Write")
+                         ).groups()
+        t.eq((v, u), ("49", "\u00b5s"), "000: the NFS write median as typed")
+        want = "%.2f MiB in %.1f %s = %.0f Gbit/s per I/O, above 100 Gbit/s (no link measured)" % (
+            bs / 2**20, float(v), u, per_io["Sequential Write"] / 1e9)
+        t.eq(want, "1.00 MiB in 49.0 \u00b5s = 171 Gbit/s per I/O, above 100 Gbit/s "
+             "(no link measured)", "000: by hand")
+        ins = {i["Insight"]: i for i in table(db, "insights", "--compare", "nfs-csi",
+                                                "local-nvme-retain")}
+        ev = ins.get("Faster than the network per I/O", {}).get("Evidence", "")
+        t.ok(want in ev and "nfs-csi, Sequential Write 1M" in ev,
+             "000: the per-I/O insight names the write: " + ev)
+        t.ok("Sequential Read" not in ev and "local-nvme" not in ev,
+             "000: and nothing else: " + ev)
 
 
 def test_000_range(path):
