@@ -28,12 +28,12 @@ struct cursor {
 
 static cJSON *value(struct cursor *c);
 
-/* cJSON's whitespace: any byte up to ' '. Runs of spaces (fio's indentation) are passed in a
+/* cJSON's whitespace (fastjson_blank). Runs of spaces (fio's indentation) are passed in a
  * loop of their own, without counting lines. */
 static void skip_space(struct cursor *c)
 {
     const unsigned char *p = c->p, *end = c->end;
-    while (p < end && *p <= ' ') {
+    while (p < end && fastjson_blank(*p)) {
         c->line += *p++ == '\n';
         while (p < end && *p == ' ')
             p++;

@@ -7,6 +7,15 @@
 
 #include "../core/arena.h"
 
+/* cJSON's whitespace, the one rule of what a blank between JSON tokens is: any byte up to ' '
+ * (NUL and every control character included, not only " \t\r\n"). Whatever scans fio's JSON
+ * again (for lines, for a key's colon, for what follows a cut document) passes the same bytes
+ * cJSON passed, so lines and positions agree whichever parser read the document. */
+static inline int fastjson_blank(unsigned char ch)
+{
+    return ch <= ' ';
+}
+
 /* Where an object or array of the tree is: the lines of its brackets, counted from 1 at s[0].
  * cJSON keeps no positions; these let an importer name the lines of a record's object. */
 struct fastjson_span {

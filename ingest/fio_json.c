@@ -597,7 +597,7 @@ static int is_key(const char *s, size_t i, size_t end, size_t stop, const char *
     if (end - i - 1 != n || memcmp(s + i + 1, key, n))
         return 0;
     size_t k = end + 1;
-    while (k < stop && s[k] && strchr(" \t\r\n", s[k]))
+    while (k < stop && fastjson_blank((unsigned char)s[k]))
         k++;
     return k < stop && s[k] == ':';
 }
@@ -741,12 +741,12 @@ static int report_failure(const struct source *src, struct diag *d)
     return 0;
 }
 
-/* cJSON stops at the token it could not use; nothing but blanks after it means the document
- * was cut short rather than malformed. */
+/* cJSON stops at the token it could not use; nothing but blanks (cJSON's) after it means the
+ * document was cut short rather than malformed. */
 static int only_space_after(const struct source *src, size_t at)
 {
     for (size_t i = at; i < src->len; i++)
-        if (!strchr(" \t\r\n", src->data[i]))
+        if (!fastjson_blank((unsigned char)src->data[i]))
             return 0;
     return 1;
 }
