@@ -231,9 +231,10 @@ static void utf8_file(struct arena *a, const struct source *src, const struct im
  * pre when a worker prepared them), or the stream in (then src has the path only, and the hash
  * is known, and looked up, only at the end). 0 stored, 1 skipped, -1 rejected, -2 database
  * failure. */
-static int store(struct import_session *s, const struct import_labels *labels,
-                 const struct importer *imp, const struct source *src, struct import_stream *in,
-                 const struct producer *parse, const struct prepared *pre)
+static int store_file(struct import_session *s, const struct import_labels *labels,
+                      const struct importer *imp, const struct source *src,
+                      struct import_stream *in, const struct producer *parse,
+                      const struct prepared *pre)
 {
     char sha[65], when[32];
     /* Look up inside the write transaction: another import may be storing the same file. */
@@ -300,6 +301,39 @@ static int store(struct import_session *s, const struct import_labels *labels,
     }
     db_import_free(di);
     arena_release(&a);
+    return rc;
+}
+
+/* After a database failure in path's transaction: the batch is lost (rolled back, by SQLite
+ * itself or when the warehouse is closed), the files stored before it in the batch with it. The
+ * error that caused it was said where it happened; this says what is not in the warehouse. */
+static void batch_lost(struct import_session *s, const char *path)
+{
+    size_t before = 0;
+    for (size_t i = 0; i < s->said.len; i++)
+        before += s->said.data[i] == '\n';
+    struct buf msg = BUF_INIT;
+    buf_adds(&msg, "'");
+    diag_escape(&msg, path);
+    if (before)
+        buf_addf(&msg, "' and the %zu file%s stored before it in its batch were not stored", before,
+                 before == 1 ? "" : "s");
+    else
+        buf_adds(&msg, "' was not stored");
+    diag_error(s->d, "%s (nothing of them is in the warehouse)", msg.data);
+    buf_release(&msg);
+    buf_reset(&s->said);
+    s->batch_results = 0;
+}
+
+/* store_file(), saying what is lost when the database failed. */
+static int store(struct import_session *s, const struct import_labels *labels,
+                 const struct importer *imp, const struct source *src, struct import_stream *in,
+                 const struct producer *parse, const struct prepared *pre)
+{
+    int rc = store_file(s, labels, imp, src, in, parse, pre);
+    if (rc == -2 && s->db)
+        batch_lost(s, src->path);
     return rc;
 }
 

@@ -335,6 +335,13 @@ int db_file_begin(struct db *db, struct diag *d)
 
 int db_file_end(struct db *db, int keep, struct diag *d)
 {
+    /* A full disk or an I/O error may make SQLite roll the whole transaction back (its savepoints
+     * with it): the batch is lost, and the error that did it, said where it happened, is the one
+     * to report, not "no such savepoint: file". */
+    if (db->in_batch && sqlite3_get_autocommit(db->h)) {
+        db->in_batch = 0;
+        return -1;
+    }
     if (!keep && exec_cached(db, "ROLLBACK TO file", d))
         return -1;
     return exec_cached(db, "RELEASE file", d);

@@ -545,15 +545,18 @@ int db_raw_train(struct db *db, struct diag *d)
     }
     sqlite3_finalize(st);
     int failed = rc != SQLITE_OK, said = 0;
+    char *first = NULL; /* the error that stopped the training, before ROLLBACK replaces it */
     struct repack *done = xcalloc(n ? n : 1, sizeof(*done));
     if (!failed && n) {
         said = failed = db_begin(db, d) != 0;
         for (size_t i = 0; !failed && i < n; i++)
             failed = train_format(db, formats[i], &done[i]) != 0;
-        if (failed && !said)
-            db_rollback(db);
-        else if (!failed)
+        if (failed && !said) {
+            first = xstrdup(sqlite3_errmsg(db->h));
+            db_rollback(db); /* "no transaction is active" when SQLite rolled back already */
+        } else if (!failed) {
             said = failed = db_commit(db, d) != 0;
+        }
     }
     /* once per format and warehouse, and it makes this import take longer: said */
     for (size_t i = 0; !failed && i < n; i++)
@@ -570,6 +573,10 @@ int db_raw_train(struct db *db, struct diag *d)
         db_raw_dicts_release(db);
     if (failed && !said)
         diag_error(d, "database '%s': cannot train a dictionary for stored bytes: %s", db->path,
-                   sqlite3_errmsg(db->h));
+                   first ? first : sqlite3_errmsg(db->h));
+    if (failed)
+        diag_note(d, "the files imported are stored, not compressed against a dictionary (the "
+                     "next import trains it)");
+    free(first);
     return failed ? -1 : 0;
 }
