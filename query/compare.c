@@ -713,23 +713,49 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
 }
 
 static void unmatched_row(struct report *r, struct table **t, const char *name, const char *side,
-                          size_t runs)
+                          size_t runs, const char *why)
 {
     static const struct column cols[] = {{"Workload", UNIT_NONE, ROLE_PLAIN},
                                          {"Ran on", UNIT_NONE, ROLE_PLAIN},
-                                         {"Runs", UNIT_NONE, ROLE_PLAIN}};
+                                         {"Runs", UNIT_NONE, ROLE_PLAIN},
+                                         {"Why", UNIT_NONE, ROLE_PLAIN}};
     if (!*t) {
         struct section *s = report_section(
             r, "Workloads not compared",
             "These workloads have no results on the baseline, or on no candidate, or their "
             "workload is unknown (a dd summary without its command line could be a read or a "
-            "write, buffered or direct): they match nothing and are not compared.");
-        *t = report_table(r, s, "unmatched", cols, 3);
+            "write, buffered or direct): they match nothing and are not compared. A workload "
+            "that another side ran but for a setting one of them does not state (direct, "
+            "iodepth ...) is not matched either: unknown is not the same, and the row says "
+            "which setting is unknown on which side.");
+        *t = report_table(r, s, "unmatched", cols, 4);
     }
     struct cell *row = table_add_row(r, *t);
     cell_set_text(&row[0], name);
     cell_set_text(&row[1], side);
     cell_set_number(&row[2], (double)runs);
+    cell_set_text(&row[3], why);
+}
+
+/* Why group w's results on side s match nothing: a group the comparison would pair them with
+ * (the baseline's for a candidate, a candidate's for the baseline) that is their workload but for
+ * a setting one side leaves unknown (identity.c), else who did not run it. */
+static const char *unmatched_why(struct report *r, const struct compare_opts *o,
+                                 const struct groups *g, const struct workload_group *w, size_t s)
+{
+    struct buf why = BUF_INIT;
+    const struct side_result *a = w->sides[s].v[0];
+    for (size_t i = 0; i < g->n && !why.len; i++) {
+        const struct workload_group *x = &g->v[i];
+        for (size_t t = s ? 0 : 1; t < (s ? 1 : o->nvalues) && !why.len; t++)
+            if (x != w && x->sides[t].n)
+                workload_unknown_only(&why, a, o->values[s], x->sides[t].v[0], o->values[t]);
+    }
+    const char *text = why.len ? arena_strdup(&r->arena, why.data)
+                       : s     ? "the baseline did not run it"
+                               : "no candidate ran it";
+    buf_release(&why);
+    return text;
 }
 
 static void unmatched_section(struct report *r, const struct compare_opts *o,
@@ -743,14 +769,14 @@ static void unmatched_section(struct report *r, const struct compare_opts *o,
         for (size_t side = 0; side < o->nvalues; side++)
             if (w->sides[side].n)
                 unmatched_row(r, &t, arena_strdup(&r->arena, w->name), o->values[side],
-                              w->sides[side].n);
+                              w->sides[side].n, unmatched_why(r, o, g, w, side));
     }
     for (size_t i = 0; i < g->unknown.n; i++) {
         const struct side_result *u = g->unknown.v[i];
         unmatched_row(r, &t,
                       arena_printf(&r->arena, "unknown %s workload (%s:%d)",
                                    *u->tool ? u->tool : "", u->source, u->line ? u->line : 1),
-                      o->values[u->side], 1);
+                      o->values[u->side], 1, "its workload is unknown");
     }
 }
 

@@ -1,7 +1,19 @@
-/* identity.c: what a workload is and what makes results repeats of one another (identity.h). */
+/* identity.c: what a workload is and what makes results repeats of one another (identity.h).
+ *
+ * A workload setting that one result states and another leaves unknown (a pasted fio report
+ * without its direct=, a typed table without its iodepth) does not match: unknown is not "the
+ * same". Buffered and O_DIRECT runs of one rw and block size differ by orders of magnitude
+ * (the page cache answers one of them), and a queue depth changes what a device can do, so
+ * matching them would give a factor that compares the cache with the storage, or two depths,
+ * under one name. Such results stay in "Workloads not compared", and the row says why: the
+ * setting that is unknown and on which side ("direct unknown on pmem; the NFS side states
+ * direct=1"), so the reader knows what to re-run or state (a sidecar's direct=1 matches
+ * them). Seed 004's local pmem baseline (its header gives rw, bs, engine and iodepth, not
+ * direct) against its NFS runs (direct=1) is that case. */
 #include "identity.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 const char *const context_names[N_CONTEXT] = {"host",         "OS",     "label", "mount options",
@@ -107,4 +119,59 @@ void context_label(struct buf *name, struct buf *key, const struct side_result *
     }
     buf_adds(name, "]");
     buf_release(&v);
+}
+
+/* The workload settings result_workload_key joins, one that a side may leave unknown (-1). */
+static const struct {
+    const char *name;
+    size_t off;
+} settings[] = {
+    {"bs", offsetof(struct side_result, bs)},
+    {"iodepth", offsetof(struct side_result, iodepth)},
+    {"numjobs", offsetof(struct side_result, numjobs)},
+    {"direct", offsetof(struct side_result, direct)},
+    {"sync", offsetof(struct side_result, sync)},
+    {"fsync", offsetof(struct side_result, fsync)},
+    {"fdatasync", offsetof(struct side_result, fdatasync)},
+    {"rwmixread", offsetof(struct side_result, rwmixread)},
+};
+
+static int64_t setting(const struct side_result *r, size_t i)
+{
+    int64_t v;
+    memcpy(&v, (const char *)r + settings[i].off, sizeof(v));
+    return v;
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+int workload_unknown_only(struct buf *out, const struct side_result *a, const char *an,
+                          const struct side_result *b, const char *bn)
+{
+    if (!*(a->rw ? a->rw : "") || !same_text(a->rw, b->rw) ||
+        !same_text(a->direction, b->direction) || !same_text(a->tool, b->tool))
+        return 0;
+    size_t unknown = 0;
+    for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+        int64_t x = setting(a, i), y = setting(b, i);
+        if (x != y && x >= 0 && y >= 0)
+            return 0; /* a setting both state, and differ in: another workload */
+        unknown += (x < 0) != (y < 0);
+    }
+    if (!unknown)
+        return 0;
+    size_t start = out->len;
+    for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+        int64_t x = setting(a, i), y = setting(b, i);
+        if ((x < 0) == (y < 0))
+            continue;
+        buf_addf(out, "%s%s unknown on %s, %s=%" PRId64 " on %s", out->len > start ? "; " : "",
+                 settings[i].name, x < 0 ? an : bn, settings[i].name, x < 0 ? y : x,
+                 x < 0 ? bn : an);
+    }
+    buf_adds(out, ": otherwise the same workload, not matched while the setting is unknown");
+    return 1;
 }

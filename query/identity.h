@@ -29,5 +29,10 @@ void context_key(struct buf *out, const struct side_result *r, const char *by);
  * the same keys and values, '|'-tagged, appended to key when key is not NULL. */
 void context_label(struct buf *name, struct buf *key, const struct side_result *r, unsigned mask,
                    const char *by);
+/* Whether a and b are one workload but for settings only one of them states ("direct unknown on
+ * pmem"): then why they are not matched is appended to out, the side that leaves each setting
+ * unknown named (an and bn). Such results are never matched (identity.c says why). */
+int workload_unknown_only(struct buf *out, const struct side_result *a, const char *an,
+                          const struct side_result *b, const char *bn);
 
 #endif

@@ -164,6 +164,31 @@ def test_004_header(path):
              "004: no result without block size or rw")
 
 
+def test_004_unmatched(path):
+    """The pmem baseline ran a job file not shown (fio xfs_08k_rand_write.ini; the file shown is
+    nfs_08k_rand_write.ini, direct=1), its pasted header states no direct=: its direct is
+    unknown, and the NFS runs are direct=1. Unknown is not the same (buffered and O_DIRECT
+    writes differ by the page cache): not matched, and the report says which setting is
+    unknown on which side."""
+    text = open(path, encoding="utf-8").read()
+    base = re.search(r"^(Base line[^:\n]*):$", text, re.M).group(1)
+    shown = re.search(r"# cat (\S+)\n((?:.*\n)*?)\n", text)
+    ran = re.search(r"# fio (\S+)", text).group(1)
+    t.ok(shown.group(1) != ran, "004: the baseline ran %s, not the file shown" % ran)
+    t.ok(re.search(r"^direct=1\s*$", shown.group(2), re.M), "004: the file shown is direct=1")
+    hdr = next(l for l in text.splitlines() if re.match(r"^\w+: \(g=\d+\): rw=", l))
+    t.ok("direct" not in hdr, "004: the baseline's header names no direct")
+    want = "direct unknown on %s, direct=1 on RHEL 9" % base
+    with bdb.temp_db() as db:
+        bdb.run(db, "import", path)
+        rows = table(db, "unmatched", "--by", "tag:label", "--compare", base, "RHEL 9")
+        t.ok(rows, "004: workloads not compared")
+        for r in rows:
+            t.ok(r.get("Why", "").startswith(want), "004: %s on %s: %s" % (r["Workload"], r["Ran on"],
+                                                                   r.get("Why")))
+        t.eq(sorted(r["Ran on"] for r in rows)[:1], [base], "004: the baseline's row")
+
+
 def sections(text):
     """(storage class, heading, body) of every Markdown heading, the class from the last
     'Storage Class:' line above it."""
@@ -354,7 +379,7 @@ if not glob.glob(os.path.join(SEEDS, "00[0-4]_*.txt")):
     sys.exit(77)  # CTest's SKIP_RETURN_CODE: skipped, not passed
 for prefix, fn in (("000", test_000_cached), ("000", test_000_per_io), ("000", test_000_range), ("001", test_001_defaults), ("002", test_002_os),
                    ("002", test_002_mount_flag), ("003", test_003_defaults),
-                   ("004", test_004_header)):
+                   ("004", test_004_header), ("004", test_004_unmatched)):
     if seed(prefix):
         fn(seed(prefix))
     else:
