@@ -114,6 +114,53 @@ static void bind_value(sqlite3_stmt *st, int i, const struct local_column *col, 
         sqlite3_bind_text(st, i + 1, v, PQgetlength(r, 0, i), SQLITE_TRANSIENT);
 }
 
+/* The tables whose text column holds a JSON array of number pairs, as push sends them (the read
+ * commands walk it with json_each, which fails on anything else). */
+static const struct pairs_column {
+    const char *table, *column, *pair;
+} pairs_columns[] = {
+    {"series", "points", "[t_ms, value]"},
+    {"histogram", "bins", "[value_ns, count]"},
+};
+
+/* Whether text is a JSON array of pairs of numbers (json_each only once it is valid JSON). */
+#define PAIRS_SQL                                                                                  \
+    "SELECT CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN NOT EXISTS (SELECT 1 FROM "  \
+    "json_each(?1) j WHERE j.type != 'array' OR json_array_length(j.value) != 2 OR "               \
+    "json_type(j.value, '$[0]') NOT IN ('integer', 'real') OR json_type(j.value, '$[1]') NOT "     \
+    "IN ('integer', 'real')) ELSE 0 END"
+
+static const struct pairs_column *pairs_column(const char *table)
+{
+    for (size_t i = 0; i < sizeof(pairs_columns) / sizeof(pairs_columns[0]); i++)
+        if (!strcmp(pairs_columns[i].table, table))
+            return &pairs_columns[i];
+    return NULL;
+}
+
+/* 1 when the row r of a table of pairs (its result_id and metric first) holds pairs in column
+ * i, else 0 with a warning: the row is left out. -1 when SQLite fails. */
+static int pairs_ok(sqlite3_stmt *check, const struct pairs_column *pc, const char *table,
+                    const struct local_column *cols, size_t n, const PGresult *r, struct diag *d)
+{
+    size_t i = 0;
+    while (i < n && strcmp(cols[i].name, pc->column))
+        i++;
+    if (i == n || PQgetisnull(r, 0, (int)i))
+        return 1;
+    sqlite3_bind_text(check, 1, PQgetvalue(r, 0, (int)i), PQgetlength(r, 0, (int)i), SQLITE_STATIC);
+    int step = sqlite3_step(check);
+    int ok = step == SQLITE_ROW ? sqlite3_column_int(check, 0) : -1;
+    sqlite3_reset(check);
+    sqlite3_clear_bindings(check);
+    if (ok == 0)
+        diag_warn(d,
+                  "the server's %s '%s' of result %s is not a JSON array of %s pairs: left "
+                  "out",
+                  table, PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 0), pc->pair);
+    return ok;
+}
+
 /* Streams one table's rows (in range) from the server into the local table (the server's ids
  * kept). */
 static int pull_table(PGconn *c, sqlite3 *h, const char *table, const struct time_range *dates,
@@ -123,14 +170,27 @@ static int pull_table(PGconn *c, sqlite3 *h, const char *table, const struct tim
     struct buf select = BUF_INIT, insert = BUF_INIT;
     size_t n = table_columns(h, table, &cols, &select, &insert);
     add_cut(&select, table, dates);
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st = NULL, *check = NULL;
+    const struct pairs_column *pc = pairs_column(table);
     int rc = sqlite3_prepare_v2(h, insert.data, -1, &st, NULL) == SQLITE_OK &&
+                     (!pc || sqlite3_prepare_v2(h, PAIRS_SQL, -1, &check, NULL) == SQLITE_OK) &&
                      PQsendQuery(c, select.data) && PQsetSingleRowMode(c)
                  ? 0
                  : -1;
+    if (rc && !d->errors && sqlite3_errcode(h) != SQLITE_OK)
+        rc = diag_error(d, "cannot copy the server's table '%s': %s", table, sqlite3_errmsg(h));
     PGresult *r;
     while ((r = PQgetResult(c))) {
+        int ok = rc == 0 && PQresultStatus(r) == PGRES_SINGLE_TUPLE && pc
+                     ? pairs_ok(check, pc, table, cols, n, r, d)
+                     : 1;
+        if (ok < 0)
+            rc = diag_error(d, "cannot copy the server's table '%s': %s", table, sqlite3_errmsg(h));
         if (rc == 0 && PQresultStatus(r) == PGRES_SINGLE_TUPLE) {
+            if (!ok) { /* left out, said */
+                PQclear(r);
+                continue;
+            }
             for (size_t i = 0; i < n; i++)
                 bind_value(st, (int)i, &cols[i], r);
             if (sqlite3_step(st) != SQLITE_DONE)
@@ -144,6 +204,7 @@ static int pull_table(PGconn *c, sqlite3 *h, const char *table, const struct tim
     if (rc && !d->errors)
         rc = pg_error(c, WHO, "cannot read the server's warehouse", d);
     sqlite3_finalize(st);
+    sqlite3_finalize(check);
     for (size_t i = 0; i < n; i++)
         free(cols[i].name);
     free(cols);
