@@ -296,6 +296,8 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
         number(x, ws, row, col, st, v->value, u);
     }
     if ((st->kind[c] == COL_VALUE || st->kind[c] == COL_VALUE_ALT) && v->kind == CELL_NUMBER) {
+        if (v->text) /* "13-15 ms (typed range)": the number is its midpoint, never alone */
+            check(x, worksheet_write_comment(ws, row, col, cell_text(x, v->text)));
         if (cell_has_spread(v))
             number(x, ws, row, col + 1, st, v->sd, u);
         if (v->n > 0)

@@ -17,7 +17,7 @@
   that ran dd), server_os the server's (Fedora 8); a local run's os is its own;
 - 002: `labels` lists the flag mount:async (no value); --by/--compare/--where find its result;
 Skipped (exit 77) where the seeds are not next to the checkout."""
-import csv, glob, io, json, os, re, sys
+import csv, glob, io, json, os, re, sys, tempfile, zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -320,6 +320,13 @@ def test_000_range(path):
         rc, js, err = bdb.call(db, "report", "--format", "json", "--compare",
                                "local-nvme-retain", "nfs-csi")
         t.ok(json.dumps(shown) in js, "000: the JSON cell's text is the range")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.xlsx")
+            rc, _, err = bdb.call(db, "report", "--format", "xlsx", "-o", out, "--compare",
+                                  "local-nvme-retain", "nfs-csi")
+            with zipfile.ZipFile(out) as z:
+                notes = "".join(z.read(n).decode() for n in z.namelist() if "comments" in n)
+            t.ok(shown in notes, "000: the workbook's value cell has the range as its note")
 
 
 def os_name(typed):
