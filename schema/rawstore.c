@@ -376,7 +376,8 @@ static int add_sample(void *ctx, const void *data, size_t len)
 
 /* Fills t with format's undictionaried files and a sample of them; 0, or -1 (SQLite's
  * message). */
-static int gather(sqlite3 *h, const char *format, struct training *t)
+/* The ids of format's files stored whole without a dictionary, in t->ids. */
+static int undictionaried(sqlite3 *h, const char *format, struct training *t)
 {
     int rc = SQLITE_OK;
     sqlite3_stmt *st =
@@ -390,6 +391,12 @@ static int gather(sqlite3 *h, const char *format, struct training *t)
         t->ids[t->n++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int gather(sqlite3 *h, const char *format, struct training *t)
+{
+    int rc = undictionaried(h, format, t) ? SQLITE_ERROR : SQLITE_OK;
     size_t want = t->n < DICT_SAMPLES ? t->n : DICT_SAMPLES;
     t->sizes = xcalloc(want ? want : 1, sizeof(*t->sizes));
     struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
@@ -527,8 +534,96 @@ static int train_format(struct db *db, const char *format, struct repack *r)
     return rc;
 }
 
+/* The formats whose dictionary this import did not know: trained by another import while this
+ * one ran (each packs against the dictionaries it read when it began), so that this import's
+ * files of those formats were stored without it, and no training will look at them again (a
+ * format is trained once). *formats set (the caller frees each and it), their count returned;
+ * -1 when SQLite fails. known: the dictionaries this import packed against (NULL: none read,
+ * nothing packed). */
+static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***formats)
+{
+    int rc = SQLITE_OK;
+    size_t n = 0, alloc = 0;
+    *formats = NULL;
+    if (!known)
+        return 0;
+    sqlite3_stmt *st = sql_prepare(
+        db->h, &rc,
+        "SELECT d.format, d.id FROM raw_dict d WHERE d.format IN (SELECT format FROM source_file "
+        "INDEXED BY source_undictionaried WHERE raw_dict IS NULL AND raw IS NOT NULL) ORDER BY "
+        "d.format, d.id");
+    while (sql_step(st, &rc)) {
+        const char *format = (const char *)sqlite3_column_text(st, 0);
+        const struct raw_dict *k = raw_dict_find(known, format);
+        if ((k && k->id == sqlite3_column_int64(st, 1)) ||
+            (n && !strcmp((*formats)[n - 1], format)))
+            continue;
+        ALLOC_GROW(*formats, n + 1, alloc);
+        (*formats)[n++] = xstrdup(format);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? (long)n : -1;
+}
+
+/* Repacks format's files stored whole without a dictionary against the warehouse's (read
+ * again, checked as any is), inside the caller's transaction; *r says what it did (nothing
+ * when the dictionary does not load). */
+static int pack_late(struct db *db, const char *format, struct repack *r)
+{
+    struct training t = {.samples = BUF_INIT};
+    const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
+    int rc = dict ? undictionaried(db->h, format, &t) : 0;
+    if (rc == 0 && dict && t.n)
+        rc = repack(db->h, dict, &t, r);
+    r->files = t.n;
+    free(t.ids);
+    return rc;
+}
+
+/* After an import that another import's training overtook (unknown_dicts): its files packed
+ * against the dictionaries trained meanwhile, in one transaction. */
+static int train_late(struct db *db, struct diag *d)
+{
+    char **formats;
+    long n = unknown_dicts(db, db->dicts, &formats);
+    int failed = n < 0, said = 0;
+    char *first = NULL;
+    struct repack *done = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*done));
+    if (n > 0) {
+        db_raw_dicts_release(db); /* the ones trained meanwhile read */
+        said = failed = db_begin(db, d) != 0;
+        for (long i = 0; !failed && i < n; i++)
+            failed = pack_late(db, formats[i], &done[i]) != 0;
+        if (failed && !said) {
+            first = xstrdup(sqlite3_errmsg(db->h));
+            db_rollback(db);
+        } else if (!failed) {
+            said = failed = db_commit(db, d) != 0;
+        }
+    }
+    for (long i = 0; !failed && i < n; i++)
+        if (done[i].files)
+            diag_note(d,
+                      "%s: %zu stored files compressed against the dictionary another import "
+                      "trained meanwhile: %zu bytes, from %zu",
+                      formats[i], done[i].files, done[i].after, done[i].before);
+    for (long i = 0; i < n; i++)
+        free(formats[i]);
+    free(formats);
+    free(done);
+    if (failed)
+        db_raw_dicts_release(db);
+    if (failed && !said)
+        diag_error(d, "database '%s': cannot compress stored bytes against a dictionary: %s",
+                   db->path, first ? first : sqlite3_errmsg(db->h));
+    free(first);
+    return failed ? -1 : 0;
+}
+
 int db_raw_train(struct db *db, struct diag *d)
 {
+    if (train_late(db, d))
+        return -1;
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_prepare(
         db->h, &rc,
