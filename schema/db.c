@@ -193,7 +193,6 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                 (mode == DB_READ_ONLY    ? read_flags(path)
                  : mode == DB_READ_WRITE ? SQLITE_OPEN_READWRITE
                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    char *uri = flags & SQLITE_OPEN_READONLY ? immutable_uri(path) : NULL;
     /* nothing reads SQLite's memory statistics, whose upkeep takes a mutex per allocation
      * (refused, harmlessly, once SQLite is initialized: the first open sets it) */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -203,6 +202,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
                           "no warehouse at '%s' yet: import results first (or name one with "
                           "--db or $BENCHDB_DB)",
                           path);
+    char *uri = flags & SQLITE_OPEN_READONLY ? immutable_uri(path) : NULL;
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
     int rc = sqlite3_open_v2(uri ? uri : path, &db->h, flags | (uri ? SQLITE_OPEN_URI : 0), NULL);
