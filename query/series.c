@@ -156,7 +156,10 @@ static void judge(struct series_verdict *sv, const char *metric, const struct se
     sv->has_cliff = series_cliff(p->t, p->v, p->n, &sv->cliff);
 }
 
-static int read_series(sqlite3 *h, const struct side_results *res, struct series_verdict *out)
+/* The error is said where it happens: SQLite's message is gone once a later call succeeds
+ * (finalizing the statements said "not an error"). */
+static int read_series(sqlite3 *h, const struct side_results *res, struct series_verdict *out,
+                       struct diag *d)
 {
     sqlite3_stmt *list, *pts = NULL;
     struct series_points p = {NULL, NULL, 0, 0};
@@ -167,20 +170,28 @@ static int read_series(sqlite3 *h, const struct side_results *res, struct series
                                 -1, &list, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(h, SERIES_POINTS_SQL, -1, &pts, NULL);
+    if (rc != SQLITE_OK)
+        diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
     while (rc == SQLITE_OK && sqlite3_step(list) == SQLITE_ROW) {
         long i = side_results_find(res, sqlite3_column_int64(list, 0));
         const char *metric = (const char *)sqlite3_column_text(list, 1);
         if (i < 0 || out[i].metric)
             continue;
         metric = !strcmp(metric, "iops") ? "iops" : "bw_bytes_s";
-        if (series_load_points(pts, sqlite3_column_int64(list, 0), metric, &p))
+        if (series_load_points(pts, sqlite3_column_int64(list, 0), metric, &p)) {
             rc = SQLITE_ERROR;
-        else
+            diag_error(d, "cannot read the %s series of result %lld: %s", metric,
+                       (long long)sqlite3_column_int64(list, 0), sqlite3_errmsg(h));
+        } else
             judge(&out[i], metric, &p);
     }
     series_points_release(&p);
     sqlite3_finalize(pts);
-    return sqlite3_finalize(list) == SQLITE_OK && rc == SQLITE_OK ? 0 : -1;
+    if (sqlite3_finalize(list) != SQLITE_OK && rc == SQLITE_OK) {
+        rc = SQLITE_ERROR;
+        diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
+    }
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 int query_series_verdicts(struct db *db, const struct side_results *res, struct arena *a,
@@ -188,8 +199,7 @@ int query_series_verdicts(struct db *db, const struct side_results *res, struct 
 {
     sqlite3 *h = db_handle(db);
     memset(out, 0, res->n * sizeof(*out));
-    int rc = read_fio_verdicts(h, res, a, out) || read_series(h, res, out);
-    if (rc)
+    if (read_fio_verdicts(h, res, a, out))
         return diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
-    return 0;
+    return read_series(h, res, out, d);
 }

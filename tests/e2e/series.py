@@ -181,6 +181,22 @@ def check_insights(db):
          "the comparison marks the disk side not steady: %r" % text)
 
 
+def check_malformed(db):
+    """A series whose points are not JSON (a damaged warehouse) is an error that says what
+    SQLite said of it and names the result, never "not an error" (issue 29, item 8)."""
+    import sqlite3
+    (rid,) = bdb.sql_rows(db, "SELECT result_id FROM series WHERE metric = 'bw_bytes_s' "
+                              "ORDER BY result_id LIMIT 1")[0]
+    con = sqlite3.connect(db)
+    con.execute("UPDATE series SET points = '[[0, 1], [1' WHERE result_id = ? AND "
+                "metric = 'bw_bytes_s'", (rid,))
+    con.commit()
+    con.close()
+    rc, _, err = bdb.call(db, "report", "--compare", "tmpfs", "disk")
+    t.ok(rc != 0 and "not an error" not in err and "malformed JSON" in err and
+         "result %d" % rid in err, "a malformed series named with SQLite's reason: %r" % err)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-series-") as tmp:
         dbs = [os.path.join(tmp, "j%d.sqlite" % j) for j in (1, 2)]
@@ -195,6 +211,7 @@ def main():
         t.ok(rc == 0 and all("unchanged" in line for line in out.splitlines()),
              "reparse keeps the attached series: " + out + err)
         t.eq(stored(dbs[0]), one, "nothing moved by reparse")
+        check_malformed(dbs[1])
     check_other_folder()
     check_threads()
     return t.done()
