@@ -414,6 +414,7 @@ static enum reason left_out(const struct side_result *r)
 struct side_tally {
     double value;        /* the worst workload's mean; NAN: none */
     const char *worst;   /* its name */
+    const char *range;   /* its one result's value as its author typed it ("13-15 ms"); NULL */
     size_t workloads, n; /* workloads with a value; the worst's results */
     unsigned flags;      /* FLAG_* of the worst's results */
     size_t selected, nometric;
@@ -468,6 +469,12 @@ static void take_workload(const struct rule *ru, struct side_tally *t, const str
     t->worst = arena_strdup(&r->arena, name.data);
     t->n = k;
     t->flags = f;
+    /* a typed range is shown as typed, never as its midpoint alone (results.h) */
+    int li = loaded_index(ru->metric);
+    buf_reset(&name);
+    t->range = k == 1 && li >= 0 && result_typed_range(&res->v[e[0].i], loaded[li].m, &name)
+                   ? arena_printf(&r->arena, "%s (typed range)", name.data)
+                   : NULL;
     buf_release(&name);
 }
 
@@ -517,7 +524,10 @@ static void side_evidence(struct buf *why, const struct rule *ru, const char *si
     size_t start = why->len;
     if (!isnan(t->value)) {
         buf_addf(why, "%s: %s ", side, ru->metric);
-        unit_format(why, t->value, ru->unit);
+        if (t->range)
+            buf_adds(why, t->range);
+        else
+            unit_format(why, t->value, ru->unit);
         buf_addf(why, "%s, worst of %zu workload%s (%s: mean of %zu result%s%s)",
                  t->flags & FLAG_DERIVED ? " (derived)" : "", t->workloads,
                  t->workloads == 1 ? "" : "s", t->worst, t->n, t->n == 1 ? "" : "s",

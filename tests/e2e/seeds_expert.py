@@ -327,6 +327,10 @@ def test_000_range(path):
             with zipfile.ZipFile(out) as z:
                 notes = "".join(z.read(n).decode() for n in z.namelist() if "comments" in n)
             t.ok(shown in notes, "000: the workbook's value cell has the range as its note")
+        recs = table(db, "recommendations", "--compare", "local-nvme-retain", "nfs-csi")
+        ev = [r["Evidence"] for r in recs if r["Workload class"].startswith("Sync-write")]
+        t.ok(ev and "nfs-csi: sync_lat_mean_ns " + shown in ev[0] and midpoint not in ev[0],
+             "000: the recommendation's evidence shows the range as typed: %r" % ev)
 
 
 def os_name(typed):
