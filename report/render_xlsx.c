@@ -18,6 +18,7 @@
 #include <string.h>
 #include <xlsxwriter.h>
 
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 #include "chart.h"
 #include "plot.h"
@@ -89,37 +90,6 @@ static void fit(struct sheet_table *st, lxw_col_t col, double w)
 {
     if (w + 2 > st->width[col])
         st->width[col] = w + 2 > WIDTH_MAX ? WIDTH_MAX : w + 2;
-}
-
-/* The length of the well-formed UTF-8 sequence at s (Unicode's table 3-7: no overlong form,
- * surrogate or code point past U+10FFFF), else minus the length of its longest well-formed
- * prefix, at least 1 (each such prefix becomes one U+FFFD, as Unicode recommends). */
-static int utf8_len(const unsigned char *s)
-{
-    unsigned char lo = 0x80, hi = 0xBF;
-    int n;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        n = 3;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        n = 4;
-    else
-        return -1;
-    if (s[0] == 0xE0)
-        lo = 0xA0;
-    else if (s[0] == 0xED)
-        hi = 0x9F;
-    else if (s[0] == 0xF0)
-        lo = 0x90;
-    else if (s[0] == 0xF4)
-        hi = 0x8F;
-    for (int i = 1; i < n; i++, lo = 0x80, hi = 0xBF)
-        if (s[i] < lo || s[i] > hi) /* the terminating NUL stops here too */
-            return -i;
-    return n;
 }
 
 /* Whether the well-formed n-byte sequence at s is a character XML 1.0 allows: not a C0 control
