@@ -534,12 +534,19 @@ static int train_format(struct db *db, const char *format, struct repack *r)
     return rc;
 }
 
+static void formats_release(char **formats, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(formats[i]);
+    free(formats);
+}
+
 /* The formats whose dictionary this import did not know: trained by another import while this
  * one ran (each packs against the dictionaries it read when it began), so that this import's
  * files of those formats were stored without it, and no training will look at them again (a
- * format is trained once). *formats set (the caller frees each and it), their count returned;
- * -1 when SQLite fails. known: the dictionaries this import packed against (NULL: none read,
- * nothing packed). */
+ * format is trained once). *formats set (the caller frees it: formats_release), their count
+ * returned; -1 when SQLite fails (nothing to free). known: the dictionaries this import packed
+ * against (NULL: none read, nothing packed). */
 static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***formats)
 {
     int rc = SQLITE_OK;
@@ -562,7 +569,11 @@ static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***
         (*formats)[n++] = xstrdup(format);
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_OK ? (long)n : -1;
+    if (rc == SQLITE_OK)
+        return (long)n;
+    formats_release(*formats, n);
+    *formats = NULL;
+    return -1;
 }
 
 /* Repacks format's files stored whole without a dictionary against the warehouse's (read
@@ -582,42 +593,60 @@ static int pack_late(struct db *db, const char *format, struct repack *r)
 
 /* After an import that another import's training overtook (unknown_dicts): its files packed
  * against the dictionaries trained meanwhile, in one transaction. */
+/* One format's part of a repack (train_format, pack_late), counted in r. */
+typedef int format_pass(struct db *db, const char *format, struct repack *r);
+
+/* Runs pass over each of formats[0..n) in one transaction, filling done[i]: 0, or -1 after a
+ * message. A pass that fails without one (SQLite's own error mid-pass) is said as "database
+ * 'PATH': cannot WHAT: ERROR", with the error taken before the ROLLBACK replaces it ("no
+ * transaction is active" when SQLite rolled back already); the dictionaries read are dropped
+ * after any failure. */
+static int repack_formats(struct db *db, char **formats, size_t n, format_pass *pass,
+                          struct repack *done, const char *what, struct diag *d)
+{
+    if (!n)
+        return 0;
+    int failed = db_begin(db, d) != 0;
+    if (!failed) {
+        for (size_t i = 0; !failed && i < n; i++)
+            failed = pass(db, formats[i], &done[i]) != 0;
+        if (failed) {
+            char *first = xstrdup(sqlite3_errmsg(db->h));
+            db_rollback(db);
+            diag_error(d, "database '%s': cannot %s: %s", db->path, what, first);
+            free(first);
+        } else {
+            failed = db_commit(db, d) != 0;
+        }
+    }
+    if (failed)
+        db_raw_dicts_release(db);
+    return failed ? -1 : 0;
+}
+
 static int train_late(struct db *db, struct diag *d)
 {
     char **formats;
     long n = unknown_dicts(db, db->dicts, &formats);
-    int failed = n < 0, said = 0;
-    char *first = NULL;
-    struct repack *done = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*done));
-    if (n > 0) {
-        db_raw_dicts_release(db); /* the ones trained meanwhile read */
-        said = failed = db_begin(db, d) != 0;
-        for (long i = 0; !failed && i < n; i++)
-            failed = pack_late(db, formats[i], &done[i]) != 0;
-        if (failed && !said) {
-            first = xstrdup(sqlite3_errmsg(db->h));
-            db_rollback(db);
-        } else if (!failed) {
-            said = failed = db_commit(db, d) != 0;
-        }
+    if (n < 0) {
+        db_raw_dicts_release(db);
+        return diag_error(d, "database '%s': cannot compress stored bytes against a dictionary: %s",
+                          db->path, sqlite3_errmsg(db->h));
     }
+    struct repack *done = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*done));
+    if (n > 0)
+        db_raw_dicts_release(db); /* the ones trained meanwhile read */
+    int failed = repack_formats(db, formats, (size_t)n, pack_late, done,
+                                "compress stored bytes against a dictionary", d);
     for (long i = 0; !failed && i < n; i++)
         if (done[i].files)
             diag_note(d,
                       "%s: %zu stored files compressed against the dictionary another import "
                       "trained meanwhile: %zu bytes, from %zu",
                       formats[i], done[i].files, done[i].after, done[i].before);
-    for (long i = 0; i < n; i++)
-        free(formats[i]);
-    free(formats);
+    formats_release(formats, (size_t)n);
     free(done);
-    if (failed)
-        db_raw_dicts_release(db);
-    if (failed && !said)
-        diag_error(d, "database '%s': cannot compress stored bytes against a dictionary: %s",
-                   db->path, first ? first : sqlite3_errmsg(db->h));
-    free(first);
-    return failed ? -1 : 0;
+    return failed;
 }
 
 int db_raw_train(struct db *db, struct diag *d)
@@ -639,19 +668,15 @@ int db_raw_train(struct db *db, struct diag *d)
         formats[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    int failed = rc != SQLITE_OK, said = 0;
-    char *first = NULL; /* the error that stopped the training, before ROLLBACK replaces it */
     struct repack *done = xcalloc(n ? n : 1, sizeof(*done));
-    if (!failed && n) {
-        said = failed = db_begin(db, d) != 0;
-        for (size_t i = 0; !failed && i < n; i++)
-            failed = train_format(db, formats[i], &done[i]) != 0;
-        if (failed && !said) {
-            first = xstrdup(sqlite3_errmsg(db->h));
-            db_rollback(db); /* "no transaction is active" when SQLite rolled back already */
-        } else if (!failed) {
-            said = failed = db_commit(db, d) != 0;
-        }
+    int failed = rc != SQLITE_OK;
+    if (failed) {
+        db_raw_dicts_release(db);
+        diag_error(d, "database '%s': cannot train a dictionary for stored bytes: %s", db->path,
+                   sqlite3_errmsg(db->h));
+    } else {
+        failed = repack_formats(db, formats, n, train_format, done,
+                                "train a dictionary for stored bytes", d) != 0;
     }
     /* once per format and warehouse, and it makes this import take longer: said */
     for (size_t i = 0; !failed && i < n; i++)
@@ -660,18 +685,10 @@ int db_raw_train(struct db *db, struct diag *d)
                       "%s: %zu stored files compressed against a dictionary trained on %zu of "
                       "them: %zu bytes, from %zu",
                       formats[i], done[i].files, done[i].samples, done[i].after, done[i].before);
-    for (size_t i = 0; i < n; i++)
-        free(formats[i]);
-    free(formats);
+    formats_release(formats, n);
     free(done);
-    if (failed)
-        db_raw_dicts_release(db);
-    if (failed && !said)
-        diag_error(d, "database '%s': cannot train a dictionary for stored bytes: %s", db->path,
-                   first ? first : sqlite3_errmsg(db->h));
     if (failed)
         diag_note(d, "the files imported are stored, not compressed against a dictionary (the "
                      "next import trains it)");
-    free(first);
     return failed ? -1 : 0;
 }
