@@ -1,5 +1,5 @@
 """fio terse importer end to end: every expected value is read here from the raw fixture text
-(split on ';' with the field maps of HOWTO.rst "Terse output", FORMATS.md 2), independently of
+(split on ';' with the field maps of HOWTO.rst "Terse output", docs/formats.md 2), independently of
 benchdb, then compared with `benchdb export --format ndjson`. Also checks bad inputs: a failed
 fio run, a truncated and a garbled terse line (exit status 1 and the exact diagnostic)."""
 import os, re, sys, tempfile

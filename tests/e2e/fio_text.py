@@ -2,7 +2,7 @@
 """e2e: fio normal (human-readable) output, importer fio-text.
 
 Expected values are read here from the raw fixtures with regular expressions (an independent
-reading of fio's format, FORMATS.md section 3), then compared with what
+reading of fio's format, docs/formats.md section 3), then compared with what
 `benchdb export --format ndjson` returns (0.1 % relative tolerance). Error cases check the exit
 status and the exact `path:line[:col]: error: ...` line."""
 import os, re, shutil, sys, tempfile
@@ -200,7 +200,7 @@ def reference(text):
 
 
 def one_result_per_job(exp):
-    """METHODS.md "What one result is": the blocks fio prints per thread of one job (numjobs
+    """docs/methods.md "What one result is": the blocks fio prints per thread of one job (numjobs
     without group_reporting) are parts (`part` = `thread K`) of one merged job result; with
     "All clients" summing one job per direction, the servers' blocks are its parts
     (`client HOST`) and it is that job's result (keeping fio's name, "All clients")."""

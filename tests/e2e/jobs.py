@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""e2e: one result per fio job per run (METHODS.md "What one result is").
+"""e2e: one result per fio job per run (docs/methods.md "What one result is").
 
 fio prints one entry per thread for numjobs=4 without group_reporting (fixtures in
 tests/fixtures/jobs, made by gen.sh with fio 3.33). benchdb must store one job result, compared,

@@ -100,7 +100,7 @@ def submitted(x):
 
 def below_device(job, x):
     """Random I/O (not an fsync job's) whose latency is under 10 us on ext4 (not memory): no
-    device answers that fast, memory did (METHODS.md, "Caches and links")."""
+    device answers that fast, memory did (docs/methods.md, "Caches and links")."""
     o = job["job options"]
     return (o["rw"].startswith("rand") and o.get("fsync", "0") == "0"
             and LATENCY(x) < 10000)

@@ -83,7 +83,7 @@ def weak_points(x, window, max_p):
     return sorted(weak)
 
 
-MIN_SEGMENT_RUNS = 3  # a side of a change point with fewer runs is not tested (METHODS.md)
+MIN_SEGMENT_RUNS = 3  # a side of a change point with fewer runs is not tested (docs/methods.md)
 
 
 def measure(x, idx, k):

@@ -11,7 +11,7 @@ out here from the formulas (scipy only for the t distribution):
   (verdict, equivalent, family);
 - the runs per side an inconclusive verdict asks for (runs_needed): the smallest n >= 2 with
   n >= 2 (t(0.975, 2n-2) + t(0.8, 2n-2))^2 cv^2 / ln(1.1)^2, cv^2 the two sides' squared
-  coefficients of variation averaged (METHODS.md, "Too few runs")."""
+  coefficients of variation averaged (docs/methods.md, "Too few runs")."""
 import math
 import statistics
 
