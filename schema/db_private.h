@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "../core/strmap.h"
 #include "db.h"
 
 /* Statements prepared once per connection, found again by their SQL text's address (the
@@ -18,7 +19,8 @@ struct stmt_cache {
 struct wide_columns {
     char **names;
     size_t n, alloc;
-    int *slot;        /* open addressing: index into names, -1 empty; NULL until loaded */
+    struct strmap index; /* name -> its index into names */
+    int loaded;
     char *insert_sql; /* the result INSERT naming them (db.c), kept for the statement cache */
 };
 
