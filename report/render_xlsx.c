@@ -1,5 +1,6 @@
-/* render_xlsx.c: the report as an Excel workbook (libxlsxwriter): Summary, Comparison, Charts,
- * and the Runs and Results appendix tables.
+/* render_xlsx.c: the report as an Excel workbook (libxlsxwriter): Summary, Comparison, and the
+ * Runs and Results appendix tables, the cells every sheet writes, and the workbook itself; the
+ * Charts sheet and the time-series chart sheets are xlsx_charts.c's.
  *
  * Units: the Comparison and Charts sheets hold numbers in one spreadsheet unit per kind of
  * value (MiB/s, IOPS, µs, MiB), whatever their size, so that a column can be sorted and summed;
@@ -20,17 +21,9 @@
 
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
-#include "chart.h"
-#include "plot.h"
-#include "xlsx_errbars.h"
+#include "xlsx.h"
 
-enum { N_UNITS = UNIT_BITS_S + 1 };
-
-static const struct sheet_unit {
-    double div;         /* base units per spreadsheet unit */
-    const char *format; /* Excel number format */
-    const char *name;
-} sheet_units[N_UNITS] = {
+const struct sheet_unit sheet_units[N_UNITS] = {
     [UNIT_NONE] = {1, "General", ""},
     [UNIT_BYTES_S] = {1048576, "#,##0.0 \"MiB/s\"", "MiB/s"},
     [UNIT_BYTES] = {1048576, "#,##0.0 \"MiB\"", "MiB"},
@@ -48,16 +41,6 @@ static const time_t FIXED_CREATED = 946684800;
 enum { WIDTH_MIN = 6, WIDTH_MAX = 60, PROSE_WIDTH = 100 };
 enum { CELL_CHARS_MAX = 32767 }; /* Excel's limit on the characters of a cell */
 
-struct xlsx {
-    lxw_workbook *wb;
-    lxw_format *title, *bold, *header, *wrap, *count, *interval, *better, *worse;
-    lxw_format *unit[N_UNITS];
-    lxw_error err;          /* the first failed write */
-    struct buf clean;       /* the text of the last cell written, as cell_text made it */
-    struct errbars errbars; /* the charts' interval error bars, put in after workbook_close */
-    lxw_col_t helper;       /* the Charts sheet's first hidden column: error bar lengths */
-};
-
 /* How one column of the model spreads over the sheet: a value with its spread, a factor with
  * its interval and verdict, or a plain column. */
 /* COL_VALUE_ALT: values with a second view beside them (IOPS beside bandwidth) */
@@ -71,7 +54,7 @@ struct sheet_table {
     double *width;    /* fitted width of each sheet column */
 };
 
-static void check(struct xlsx *x, lxw_error e)
+void xlsx_check(struct xlsx *x, lxw_error e)
 {
     if (e && !x->err)
         x->err = e;
@@ -106,7 +89,7 @@ static int xml_char(const unsigned char *s, int n)
  * U+FFFE/U+FFFF become U+FFFD, other C0 controls are dropped. Text longer than Excel's
  * 32,767-character limit (which libxlsxwriter refuses) is cut to that many characters, the last
  * an ellipsis. Returns x->clean's text, valid until the next call. */
-static const char *cell_text(struct xlsx *x, const char *s)
+const char *xlsx_cell_text(struct xlsx *x, const char *s)
 {
     static const char replacement[] = "\xEF\xBF\xBD", ellipsis[] = "\xE2\x80\xA6";
     size_t chars = 0, cut = 0;
@@ -134,17 +117,17 @@ static const char *cell_text(struct xlsx *x, const char *s)
     return x->clean.data;
 }
 
-static void put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const char *s,
-                     lxw_format *f)
+void xlsx_put_text(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const char *s,
+                   lxw_format *f)
 {
-    check(x, worksheet_write_string(ws, row, col, cell_text(x, s), f));
+    xlsx_check(x, worksheet_write_string(ws, row, col, xlsx_cell_text(x, s), f));
 }
 
-static void put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v,
-                       lxw_format *f)
+void xlsx_put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v,
+                     lxw_format *f)
 {
     if (isfinite(v))
-        check(x, worksheet_write_number(ws, row, col, v, f));
+        xlsx_check(x, worksheet_write_number(ws, row, col, v, f));
 }
 
 static void formats(struct xlsx *x)
@@ -228,14 +211,14 @@ static void header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct shee
     for (size_t c = 0; c < st->t->ncols; c++) {
         const char *name = st->t->cols[c].name;
         lxw_col_t col = st->first[c];
-        put_text(x, ws, row, col, name, x->header);
+        xlsx_put_text(x, ws, row, col, name, x->header);
         fit(st, col, text_width(name) + 2); /* the autofilter button */
         static const size_t nsubs[] = {
             [COL_PLAIN] = 0, [COL_VALUE] = 2, [COL_VALUE_ALT] = 3, [COL_FACTOR] = 3};
         for (size_t i = 0; i < nsubs[st->kind[c]]; i++) {
             buf_reset(&h);
             buf_addf(&h, "%s %s", name, st->kind[c] == COL_FACTOR ? factor_sub[i] : value_sub[i]);
-            put_text(x, ws, row, col + 1 + (lxw_col_t)i, h.data, x->header);
+            xlsx_put_text(x, ws, row, col + 1 + (lxw_col_t)i, h.data, x->header);
             fit(st, col + 1 + (lxw_col_t)i, text_width(h.data) + 2);
         }
     }
@@ -247,7 +230,7 @@ static void number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t c
                    struct sheet_table *st, double v, enum unit u)
 {
     double shown = v / sheet_units[u].div;
-    put_number(x, ws, row, col, shown, x->unit[u]);
+    xlsx_put_number(x, ws, row, col, shown, x->unit[u]);
     char tmp[64];
     int n = snprintf(tmp, sizeof(tmp), "%.2f", shown);
     fit(st, col, n + 1.3 * (double)n / 3 + text_width(sheet_units[u].name) + 1);
@@ -260,23 +243,23 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
     lxw_col_t col = st->first[c];
     enum unit u = cell_unit(st->t, r, c);
     if (v->kind == CELL_TEXT) {
-        put_text(x, ws, row, col, v->text, NULL);
+        xlsx_put_text(x, ws, row, col, v->text, NULL);
         fit(st, col, text_width(v->text));
     } else if (v->kind == CELL_NUMBER) {
         number(x, ws, row, col, st, v->value, u);
     }
     if ((st->kind[c] == COL_VALUE || st->kind[c] == COL_VALUE_ALT) && v->kind == CELL_NUMBER) {
         if (v->text) /* "13-15 ms (typed range)": the number is its midpoint, never alone */
-            check(x, worksheet_write_comment(ws, row, col, cell_text(x, v->text)));
+            xlsx_check(x, worksheet_write_comment(ws, row, col, xlsx_cell_text(x, v->text)));
         if (cell_has_spread(v))
             number(x, ws, row, col + 1, st, v->sd, u);
         if (v->n > 0)
-            put_number(x, ws, row, col + 2, v->n, x->count);
+            xlsx_put_number(x, ws, row, col + 2, v->n, x->count);
         if (isfinite(v->alt))
             number(x, ws, row, col + 3, st, v->alt, UNIT_IOPS);
     } else if (st->kind[c] == COL_FACTOR && v->kind == CELL_NUMBER) {
-        put_number(x, ws, row, col + 1, v->lo, x->interval);
-        put_number(x, ws, row, col + 2, v->hi, x->interval);
+        xlsx_put_number(x, ws, row, col + 1, v->lo, x->interval);
+        xlsx_put_number(x, ws, row, col + 2, v->hi, x->interval);
         /* the words md and html show: a direction, or what an inconclusive verdict needs, and
          * any caution, so that no reader of the sheet loses them */
         struct buf verdict = BUF_INIT;
@@ -287,7 +270,7 @@ static void cell(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, struct sheet_
             if (v->caution)
                 buf_addf(&verdict, "; caution: %s", v->caution);
         }
-        put_text(x, ws, row, col + 3, verdict.data, NULL);
+        xlsx_put_text(x, ws, row, col + 3, verdict.data, NULL);
         fit(st, col + 3, text_width(verdict.data));
         buf_release(&verdict);
     }
@@ -312,7 +295,7 @@ static void factor_rules(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, lxw
         rule.type = LXW_CONDITIONAL_TYPE_FORMULA;
         rule.value_string = formula;
         rule.format = better ? x->better : x->worse;
-        check(x, worksheet_conditional_format_range(ws, first, col, last, col, &rule));
+        xlsx_check(x, worksheet_conditional_format_range(ws, first, col, last, col, &rule));
     }
 }
 
@@ -334,18 +317,18 @@ static lxw_row_t table(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row0, struct
 static void set_widths(struct xlsx *x, lxw_worksheet *ws, const struct sheet_table *st)
 {
     for (lxw_col_t c = 0; c < st->ncols; c++)
-        check(x, worksheet_set_column(ws, c, c, st->width[c], NULL));
+        xlsx_check(x, worksheet_set_column(ws, c, c, st->width[c], NULL));
 }
 
 /* Every sheet prints landscape on A4, its columns fitted to the page width (as many pages down
  * as it takes), its first row repeated on each page. */
-static void page_setup(struct xlsx *x, lxw_worksheet *ws)
+void xlsx_page_setup(struct xlsx *x, lxw_worksheet *ws)
 {
     enum { PAPER_A4 = 9 };
     worksheet_set_landscape(ws);
     worksheet_set_paper(ws, PAPER_A4);
     worksheet_fit_to_pages(ws, 1, 0);
-    check(x, worksheet_repeat_rows(ws, 0, 0));
+    xlsx_check(x, worksheet_repeat_rows(ws, 0, 0));
 }
 
 /* A sheet that is one table: header frozen, autofilter on, columns fitted. */
@@ -358,8 +341,8 @@ static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
     lxw_row_t end = table(x, ws, 0, &st);
     set_widths(x, ws, &st);
     worksheet_freeze_panes(ws, 1, frozen_cols);
-    page_setup(x, ws);
-    check(x, worksheet_autofilter(ws, 0, 0, end > 1 ? end - 1 : 1, st.ncols - 1));
+    xlsx_page_setup(x, ws);
+    xlsx_check(x, worksheet_autofilter(ws, 0, 0, end > 1 ? end - 1 : 1, st.ncols - 1));
     layout_release(&st);
 }
 
@@ -403,15 +386,15 @@ struct summary {
 static void summary_title(void *ctx, const char *title)
 {
     struct summary *sm = ctx;
-    put_text(sm->x, sm->ws, sm->row, 0, title, sm->x->title);
+    xlsx_put_text(sm->x, sm->ws, sm->row, 0, title, sm->x->title);
     sm->row += 2;
 }
 
 static void summary_fact(void *ctx, const char *key, const char *value)
 {
     struct summary *sm = ctx;
-    put_text(sm->x, sm->ws, sm->row, 0, key, sm->x->bold);
-    put_text(sm->x, sm->ws, sm->row++, 1, value, sm->x->wrap);
+    xlsx_put_text(sm->x, sm->ws, sm->row, 0, key, sm->x->bold);
+    xlsx_put_text(sm->x, sm->ws, sm->row++, 1, value, sm->x->wrap);
 }
 
 static void summary_units(void *ctx)
@@ -426,11 +409,12 @@ static void summary_units(void *ctx)
 static void summary_section(void *ctx, const struct section *s)
 {
     struct summary *sm = ctx;
-    put_text(sm->x, sm->ws, sm->row, 0, s->heading, sm->x->bold);
+    xlsx_put_text(sm->x, sm->ws, sm->row, 0, s->heading, sm->x->bold);
     if (s->prose && *s->prose) {
         char *text = plain_text(s->prose);
-        put_text(sm->x, sm->ws, sm->row, 1, text, sm->x->wrap);
-        check(sm->x, worksheet_set_row(sm->ws, sm->row, wrapped_height(text, PROSE_WIDTH), NULL));
+        xlsx_put_text(sm->x, sm->ws, sm->row, 1, text, sm->x->wrap);
+        xlsx_check(sm->x,
+                   worksheet_set_row(sm->ws, sm->row, wrapped_height(text, PROSE_WIDTH), NULL));
         free(text);
     }
     sm->row++;
@@ -446,8 +430,9 @@ static void summary_table(void *ctx, const struct table *t)
 {
     struct summary *sm = ctx;
     if (compares(t)) {
-        put_text(sm->x, sm->ws, sm->row++, 1,
-                 "The table is on the Comparison sheet, the charts on the Charts sheet.", NULL);
+        xlsx_put_text(sm->x, sm->ws, sm->row++, 1,
+                      "The table is on the Comparison sheet, the charts on the Charts sheet.",
+                      NULL);
         return;
     }
     struct sheet_table small;
@@ -472,360 +457,9 @@ static void summary_sheet(struct xlsx *x, const struct report *r)
                                                  .section_end = summary_section_end};
     struct summary sm = {x, workbook_add_worksheet(x->wb, "Summary"), 0};
     report_walk(r, &summary, &sm);
-    check(x, worksheet_set_column(sm.ws, 0, 0, 34, NULL));
-    check(x, worksheet_set_column(sm.ws, 1, 1, PROSE_WIDTH, NULL));
-    page_setup(x, sm.ws);
-}
-
-/* ---- Charts: any figure as its data block and a native chart of it ---- */
-
-enum { CHART_ROWS = 18 }; /* a chart's height in rows at the default 480x288 px */
-enum { CHART_COLS = 8 };  /* its width in columns of the default 64 px, or more */
-
-static const char CHARTS_SHEET[] = "Charts";
-
-/* "Bandwidth (MiB/s)": an axis title with the spreadsheet unit its numbers are in. */
-static void sheet_axis_title(struct buf *out, const struct figure_axis *a)
-{
-    buf_adds(out, a->title);
-    const char *unit = sheet_units[a->unit].name, *log = a->scale == SCALE_LOG ? "log scale" : "";
-    if (!strcmp(a->title, unit))
-        unit = ""; /* never "IOPS (IOPS)" */
-    if (a->scale == SCALE_NINES)
-        buf_adds(out, " (nines: 1 = p90, 2 = p99, 3 = p99.9)");
-    else if (*unit || *log)
-        buf_addf(out, " (%s%s%s)", unit, *unit && *log ? ", " : "", log);
-}
-
-/* A value of axis a as the sheet holds it: its spreadsheet unit; nines as nines. */
-static double sheet_value(const struct figure_axis *a, double v)
-{
-    return a->scale == SCALE_NINES ? plot_axis_value(SCALE_NINES, v) : v / sheet_units[a->unit].div;
-}
-
-static void axis_setup(struct xlsx *x, lxw_chart_axis *axis, const struct figure_axis *a)
-{
-    struct buf title = BUF_INIT;
-    sheet_axis_title(&title, a);
-    chart_axis_set_name(axis, cell_text(x, title.data));
-    if (a->scale == SCALE_LOG)
-        chart_axis_set_log_base(axis, 10);
-    buf_release(&title);
-}
-
-/* Bars: a row per category, a column per series. Returns the last data row. */
-static lxw_row_t bar_data(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first,
-                          const struct figure *f)
-{
-    for (size_t c = 0; c < f->ncategories; c++)
-        put_text(x, ws, first + (lxw_row_t)c, 0, f->categories[c], NULL);
-    for (size_t s = 0; s < f->nseries; s++)
-        for (size_t i = 0; i < f->series[s].n; i++) {
-            const struct figure_point *p = &f->series[s].v[i];
-            put_number(x, ws, first + (lxw_row_t)p->x, (lxw_col_t)(1 + s), sheet_value(&f->y, p->y),
-                       x->unit[f->y.unit]);
-        }
-    return first + (lxw_row_t)(f->ncategories ? f->ncategories - 1 : 0);
-}
-
-/* x/y plots: two columns (x, y) per series, its points down them. Returns the last data row. */
-static lxw_row_t xy_data(struct xlsx *x, lxw_worksheet *ws, lxw_row_t first, const struct figure *f)
-{
-    size_t longest = 0;
-    for (size_t s = 0; s < f->nseries; s++) {
-        const struct figure_series *fs = &f->series[s];
-        for (size_t i = 0; i < fs->n; i++) {
-            lxw_format *xf = f->x.scale == SCALE_NINES ? x->interval : x->unit[f->x.unit];
-            put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(2 * s),
-                       sheet_value(&f->x, fs->v[i].x), xf);
-            put_number(x, ws, first + (lxw_row_t)i, (lxw_col_t)(2 * s + 1),
-                       sheet_value(&f->y, fs->v[i].y), x->unit[f->y.unit]);
-        }
-        longest = fs->n > longest ? fs->n : longest;
-    }
-    return first + (lxw_row_t)(longest ? longest - 1 : 0);
-}
-
-static void data_header(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const struct figure *f)
-{
-    if (f->kind == FIGURE_BARS)
-        put_text(x, ws, row, 0, "Workload", x->header);
-    for (size_t s = 0; s < f->nseries; s++) {
-        if (f->kind == FIGURE_BARS) {
-            put_text(x, ws, row, (lxw_col_t)(1 + s), f->series[s].name, x->header);
-            continue;
-        }
-        struct buf h = BUF_INIT;
-        buf_addf(&h, "%s: %s", f->series[s].name, f->x.title);
-        put_text(x, ws, row, (lxw_col_t)(2 * s), h.data, x->header);
-        put_text(x, ws, row, (lxw_col_t)(2 * s + 1), f->y.title, x->header);
-        buf_release(&h);
-    }
-}
-
-/* The lowest end an error bar of f may have: an interval of a mean from few runs can reach
- * below zero, which no bandwidth or latency can be and a log axis cannot show, so the bar
- * stops at zero, or on a log axis at the power of ten below f's smallest bar (the axis' own
- * end). The CSV and JSON keep the interval as computed. */
-static double error_floor(const struct figure *f)
-{
-    if (f->y.scale != SCALE_LOG)
-        return 0;
-    double min = INFINITY;
-    for (size_t s = 0; s < f->nseries; s++)
-        for (size_t i = 0; i < f->series[s].n; i++)
-            if (f->series[s].v[i].y > 0 && f->series[s].v[i].y < min)
-                min = f->series[s].v[i].y;
-    return isfinite(min) ? pow(10, floor(log10(min))) : 0;
-}
-
-/* Bar series s's 95 % intervals as error bars: their plus and minus lengths in the hidden
- * helper columns of its data block (header at row), and the chart's fixed error bar marking
- * them for errbars_apply (xlsx_errbars.c says why). A series without intervals has none. */
-static void bar_error_bars(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, const struct figure *f,
-                           size_t s, lxw_chart_series *series)
-{
-    const struct figure_series *fs = &f->series[s];
-    size_t n = f->ncategories, shown = 0;
-    double *len = xmalloc(2 * (n ? n : 1) * sizeof(*len)), *plus = len, *minus = len + n;
-    double floor_v = error_floor(f);
-    for (size_t i = 0; i < 2 * n; i++)
-        len[i] = NAN;
-    for (size_t i = 0; i < fs->n; i++) {
-        const struct figure_point *p = &fs->v[i];
-        if (!isfinite(p->lo) || !isfinite(p->hi))
-            continue;
-        double y = sheet_value(&f->y, p->y);
-        plus[(size_t)p->x] = sheet_value(&f->y, p->hi) - y;
-        minus[(size_t)p->x] = y - sheet_value(&f->y, p->lo > floor_v ? p->lo : floor_v);
-        shown++;
-    }
-    lxw_col_t col = x->helper + (lxw_col_t)(2 * s);
-    for (int side = 0; shown && side < 2; side++) {
-        struct buf h = BUF_INIT;
-        buf_addf(&h, "%s 95%% CI %s", fs->name, side ? "minus" : "plus");
-        put_text(x, ws, row, col + side, h.data, x->header);
-        buf_release(&h);
-        for (size_t c = 0; c < n; c++)
-            put_number(x, ws, row + 1 + (lxw_row_t)c, col + side, len[side * n + c],
-                       x->unit[f->y.unit]);
-    }
-    if (shown)
-        chart_series_set_error_bars(
-            series->x_error_bars, LXW_CHART_ERROR_BAR_TYPE_FIXED,
-            errbars_add(&x->errbars, CHARTS_SHEET, row + 1, col, col + 1, plus, minus, n));
-    free(len);
-}
-
-/* The native chart over the data block (header at row, data first..last). */
-static lxw_chart *native_chart(struct xlsx *x, lxw_worksheet *ws, const struct figure *f,
-                               lxw_row_t row, lxw_row_t first, lxw_row_t last)
-{
-    int bars = f->kind == FIGURE_BARS;
-    lxw_chart *chart =
-        workbook_add_chart(x->wb, bars ? LXW_CHART_BAR : LXW_CHART_SCATTER_STRAIGHT_WITH_MARKERS);
-    chart_title_set_name(chart, cell_text(x, f->title)); /* copies the text */
-    if (bars) {
-        /* libxlsxwriter swaps a bar chart's axes: x_axis is the value axis (drawn across), y_axis
-         * the category axis (drawn upright). The category axis is reversed so that the first
-         * workload is on top, as in the table; the value axis never is, and crossing the
-         * categories at their maximum keeps it below the bars. */
-        chart_axis_set_reverse(chart->y_axis);
-        chart_axis_set_crossing_max(chart->y_axis);
-        axis_setup(x, chart->x_axis, &f->y);
-    } else {
-        axis_setup(x, chart->x_axis, &f->x);
-        axis_setup(x, chart->y_axis, &f->y);
-    }
-    for (size_t s = 0; s < f->nseries; s++) {
-        lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
-        lxw_col_t xcol = bars ? 0 : (lxw_col_t)(2 * s), ycol = bars ? (lxw_col_t)(1 + s) : xcol + 1;
-        chart_series_set_categories(series, CHARTS_SHEET, first, xcol, last, xcol);
-        chart_series_set_values(series, CHARTS_SHEET, first, ycol, last, ycol);
-        if (bars) {
-            chart_series_set_name_range(series, CHARTS_SHEET, row, ycol);
-            bar_error_bars(x, ws, row, f, s, series);
-        } else {
-            chart_series_set_name(series, cell_text(x, f->series[s].name));
-        }
-    }
-    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
-    return chart;
-}
-
-/* The columns of f's data block; its chart stands one column to the right. */
-static size_t data_width(const struct figure *f)
-{
-    return f->kind == FIGURE_BARS ? f->nseries + 1 : 2 * f->nseries;
-}
-
-/* The figure's data (in the spreadsheet unit) and a native chart of it; returns the next row. */
-static lxw_row_t figure_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
-                              const struct figure *f)
-{
-    struct buf title = BUF_INIT;
-    sheet_axis_title(&title, &f->y);
-    if (f->kind != FIGURE_BARS) {
-        buf_reset(&title);
-        buf_adds(&title, f->title);
-    }
-    put_text(x, ws, row, 0, title.data, x->bold);
-    buf_release(&title);
-    data_header(x, ws, row + 1, f);
-    lxw_row_t first = row + 2;
-    lxw_row_t last = f->kind == FIGURE_BARS ? bar_data(x, ws, first, f) : xy_data(x, ws, first, f);
-    check(x, worksheet_insert_chart(ws, row, (lxw_col_t)(data_width(f) + 1),
-                                    native_chart(x, ws, f, row + 1, first, last)));
-    lxw_row_t height = last - row + 2;
-    return row + (height > CHART_ROWS ? height : CHART_ROWS);
-}
-
-/* The comparison's bar charts, then every figure of the page's sections. */
-static void charts_sheet(struct xlsx *x, const struct report *r, const struct table *t)
-{
-    struct arena a = ARENA_INIT;
-    struct figure **bars;
-    size_t n = chart_bar_figures(t, &a, &bars);
-    lxw_worksheet *ws = workbook_add_worksheet(x->wb, CHARTS_SHEET);
-    page_setup(x, ws);
-    size_t widest = 1, columns = 0;
-    for (size_t i = 0; i < n; i++) {
-        widest = bars[i]->nseries > widest ? bars[i]->nseries : widest;
-        columns = data_width(bars[i]) > columns ? data_width(bars[i]) : columns;
-    }
-    for (size_t i = 0; i < r->nsections; i++)
-        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
-            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES && /* timeseries_sheets */
-                data_width(r->sections[i].figures[j]) > columns)
-                columns = data_width(r->sections[i].figures[j]);
-    /* right of every data block and chart; hidden, as only the charts read them */
-    x->helper = (lxw_col_t)(columns + 1 + CHART_COLS + 1);
-    lxw_row_t row = 0;
-    for (size_t i = 0; i < n; i++)
-        row = figure_block(x, ws, row, bars[i]);
-    for (size_t i = 0; i < r->nsections; i++)
-        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++)
-            if (r->sections[i].figures[j]->kind != FIGURE_TIMESERIES)
-                row = figure_block(x, ws, row, r->sections[i].figures[j]);
-    check(x, worksheet_set_column(ws, 0, 0, 36, NULL));
-    check(x, worksheet_set_column(ws, 1, (lxw_col_t)(2 * widest), 16, NULL));
-    lxw_row_col_options hidden = {.hidden = 1};
-    check(x, worksheet_set_column_opt(ws, x->helper, x->helper + (lxw_col_t)(2 * widest - 1), 16,
-                                      NULL, &hidden));
-    arena_release(&a);
-}
-
-/* ---- Time series: a chart sheet each, their data on the sheet "Series data" ---- */
-
-static const char SERIES_DATA[] = "Series data";
-
-/* The columns of series s in a block: time and value, then min and max when it has a band. */
-static lxw_col_t series_columns(const struct figure *f, size_t s)
-{
-    lxw_col_t c = 0;
-    for (size_t i = 0; i < s; i++)
-        c += f->series[i].band ? 4 : 2;
-    return c;
-}
-
-/* The figure's title, a header row and its series' points from row; returns the last row. */
-static lxw_row_t series_block(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
-                              const struct figure *f)
-{
-    static const char *const what[] = {"time (s)", "", "min", "max"};
-    lxw_row_t last = row + 2;
-    put_text(x, ws, row, 0, f->title, x->bold);
-    for (size_t s = 0; s < f->nseries; s++) {
-        const struct figure_series *fs = &f->series[s];
-        lxw_col_t c0 = series_columns(f, s);
-        for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++) {
-            struct buf h = BUF_INIT;
-            buf_addf(&h, "%s: %s", fs->name, k == 1 ? f->y.title : what[k]);
-            put_text(x, ws, row + 1, c0 + k, h.data, x->header);
-            buf_release(&h);
-        }
-        for (size_t i = 0; i < fs->n; i++) {
-            const struct figure_point *p = &fs->v[i];
-            const double v[] = {p->x, sheet_value(&f->y, p->y), sheet_value(&f->y, p->lo),
-                                sheet_value(&f->y, p->hi)};
-            for (lxw_col_t k = 0; k < (fs->band ? 4 : 2); k++)
-                put_number(x, ws, row + 2 + (lxw_row_t)i, c0 + k, v[k],
-                           k ? x->unit[f->y.unit] : NULL);
-        }
-        if (fs->n && row + 1 + (lxw_row_t)fs->n > last)
-            last = row + 1 + (lxw_row_t)fs->n;
-    }
-    return last;
-}
-
-/* Under a block, a line per series that says what it showed (steady state, a cliff), as the
- * Markdown and HTML reports say it; returns how many rows that took. */
-static lxw_row_t series_notes(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row,
-                              const struct figure *f)
-{
-    lxw_row_t n = 0;
-    for (size_t s = 0; s < f->nseries; s++) {
-        if (!f->series[s].note)
-            continue;
-        struct buf line = BUF_INIT;
-        buf_addf(&line, "%s: %s", f->series[s].name, f->series[s].note);
-        put_text(x, ws, row + n++, 0, line.data, NULL);
-        buf_release(&line);
-    }
-    return n;
-}
-
-/* A line chart of the block at row (data from row + 2 to last): each series' value, and its
- * min and max as thin dashed lines when it has a band. */
-static lxw_chart *series_chart(struct xlsx *x, const struct figure *f, lxw_row_t row,
-                               lxw_row_t last)
-{
-    lxw_chart *chart = workbook_add_chart(x->wb, LXW_CHART_SCATTER_STRAIGHT);
-    chart_title_set_name(chart, cell_text(x, f->title));
-    axis_setup(x, chart->x_axis, &f->x);
-    axis_setup(x, chart->y_axis, &f->y);
-    lxw_chart_line thin = {.width = 0.75, .dash_type = LXW_CHART_LINE_DASH_DASH};
-    for (size_t s = 0; s < f->nseries; s++) {
-        lxw_col_t c0 = series_columns(f, s);
-        for (lxw_col_t k = 1; k < (f->series[s].band ? 4 : 2); k++) {
-            lxw_chart_series *series = chart_add_series(chart, NULL, NULL);
-            chart_series_set_categories(series, SERIES_DATA, row + 2, c0, last, c0);
-            chart_series_set_values(series, SERIES_DATA, row + 2, c0 + k, last, c0 + k);
-            chart_series_set_name_range(series, SERIES_DATA, row + 1, c0 + k);
-            if (k > 1)
-                chart_series_set_line(series, &thin);
-        }
-    }
-    chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
-    return chart;
-}
-
-/* Each time-series figure of r as a chart sheet of its own ("Time series 1", ...), its data on
- * the worksheet "Series data", one block under the other. */
-static void timeseries_sheets(struct xlsx *x, const struct report *r)
-{
-    lxw_worksheet *data = NULL;
-    lxw_row_t row = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < r->nsections; i++) {
-        for (size_t j = 0; j < r->sections[i].nfigures && !r->sections[i].appendix; j++) {
-            const struct figure *f = r->sections[i].figures[j];
-            if (f->kind != FIGURE_TIMESERIES)
-                continue;
-            if (!data) {
-                data = workbook_add_worksheet(x->wb, SERIES_DATA);
-                page_setup(x, data);
-            }
-            lxw_row_t last = series_block(x, data, row, f);
-            char name[32];
-            snprintf(name, sizeof(name), "Time series %zu", ++n);
-            lxw_chartsheet *cs = workbook_add_chartsheet(x->wb, name);
-            check(x, chartsheet_set_chart(cs, series_chart(x, f, row, last)));
-            row = last + 2 + series_notes(x, data, last + 1, f);
-        }
-    }
-    if (data)
-        check(x, worksheet_set_column(data, 0, 255, 16, NULL));
+    xlsx_check(x, worksheet_set_column(sm.ws, 0, 0, 34, NULL));
+    xlsx_check(x, worksheet_set_column(sm.ws, 1, 1, PROSE_WIDTH, NULL));
+    xlsx_page_setup(x, sm.ws);
 }
 
 /* ---- the workbook ---- */
@@ -842,14 +476,14 @@ static const struct table *find_comparison(const struct report *r)
 static void properties(struct xlsx *x, const struct report *r)
 {
     char author[] = "benchdb";
-    char *title = xstrdup(cell_text(x, r->title));
+    char *title = xstrdup(xlsx_cell_text(x, r->title));
     lxw_doc_properties p = {0};
     p.title = title;
     p.author = author;
     p.created = r->generated ? (time_t)r->generated_epoch : FIXED_CREATED;
     if (!p.created)
         p.created = 1; /* libxlsxwriter writes the clock for 0: state epoch 0 a second late */
-    check(x, workbook_set_properties(x->wb, &p)); /* copies the strings */
+    xlsx_check(x, workbook_set_properties(x->wb, &p)); /* copies the strings */
     free(title);
 }
 
@@ -861,8 +495,8 @@ static void sheets(struct xlsx *x, const struct report *r)
     summary_sheet(x, r);
     if (cmp) {
         table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
-        charts_sheet(x, r, cmp);
-        timeseries_sheets(x, r);
+        xlsx_charts_sheet(x, r, cmp);
+        xlsx_timeseries_sheets(x, r);
     }
     for (size_t i = 0; i < r->nsections; i++)
         if (r->sections[i].appendix && r->sections[i].table)

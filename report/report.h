@@ -93,7 +93,7 @@ static inline struct cell *table_cell(const struct table *t, size_t r, size_t co
 }
 
 /* ---- figures: every chart of a report is data (a figure) and one plot writer per page kind
- * draws any figure (report/plot_svg.c for HTML, report/plot_xlsx.c for native charts). ---- */
+ * draws any figure (report/plot_svg.c for HTML, report/xlsx_charts.c for native charts). ---- */
 
 /* What a figure shows; HTML names it in data-kind ("bars", "percentiles", ...). */
 enum figure_kind { FIGURE_BARS, FIGURE_PERCENTILES, FIGURE_TIMESERIES, FIGURE_SCALING };
