@@ -6,15 +6,11 @@
 #define BDB_ARRAY_H
 
 #if defined(__GNUC__)
-/* 0 for an array; a compile error (a negative bit-field width) for a pointer. */
+/* 0 for an array; a compile error (an array of negative size) for a pointer. An array type,
+ * not a struct with a bit-field, so that the macro may size a parameter's array too (a struct
+ * declared in a parameter list is a warning). */
 #    define ARRAY_BARF_UNLESS_ARRAY(a)                                                             \
-        (sizeof(struct {                                                                           \
-             int array_size_needs_an_array                                                         \
-                 : __builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0]))                \
-                   ? -1                                                                            \
-                   : 1;                                                                            \
-         }) *                                                                                      \
-         0)
+        (sizeof(char[1 - 2 * __builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0]))]) - 1)
 #else
 #    define ARRAY_BARF_UNLESS_ARRAY(a) 0
 #endif
