@@ -33,48 +33,37 @@ struct fio_doc {
     unsigned job_first, job_last;       /* the job object being read */
 };
 
-/* ---- cJSON's memory ---- */
+/* ---- a document's tree ---- */
 
-/* A document's tree is allocated from an arena of its own and freed with it, never node by
- * node: a small file's tree is ~1,000 allocations, and malloc/free of them cost about a third
- * of its parse. cJSON's hooks are process-wide, so they are installed once before main (before
- * any thread) and use malloc/free on any thread, and for any other cJSON user, while no arena
- * is set on that thread. */
-static _Thread_local struct arena *json_arena;
+/* One parsed document: fastjson's tree, allocated from mem and freed with it, with the lines
+ * of its objects in spans; or, for what fastjson leaves to cJSON (errors included), cJSON's
+ * own tree, freed by cJSON_Delete (spans.n is then 0). */
+struct json_tree {
+    cJSON *root;
+    int by_cjson;
+    struct arena mem;
+    struct fastjson_spans spans;
+};
 
-static void *json_alloc(size_t n)
+static cJSON *tree_parse(struct json_tree *t, const char *s, size_t len, const char **end)
 {
-    return json_arena ? arena_alloc_uninit(json_arena, n) : malloc(n);
+    t->root = fastjson_parse(&t->mem, s, len, end, &t->spans);
+    t->by_cjson = !t->root;
+    if (t->root)
+        return t->root;
+    t->spans.n = 0;
+    arena_release(&t->mem); /* what fastjson made before it gave up */
+    return t->root = cJSON_ParseWithLengthOpts(s, len, end, 0);
 }
 
-static void json_free(void *p)
+/* Frees the tree; the spans' room is kept for the next document. */
+static void tree_clear(struct json_tree *t)
 {
-    if (!json_arena)
-        free(p);
-}
-
-__attribute__((constructor)) static void json_hooks_install(void)
-{
-    cJSON_Hooks hooks = {json_alloc, json_free};
-    cJSON_InitHooks(&hooks);
-}
-
-/* cJSON_ParseWithLengthOpts with the tree (or what it made of it) in mem: release mem, never
- * cJSON_Delete the tree. fastjson parses the common case, with the lines of its objects in
- * *spans; cJSON the rest, errors included (spans->n is then 0). */
-static cJSON *parse_json_in(struct arena *mem, const char *s, size_t len, const char **end,
-                            struct fastjson_spans *spans)
-{
-    cJSON *fast = fastjson_parse(mem, s, len, end, spans);
-    if (fast)
-        return fast;
-    spans->n = 0;
-    arena_release(mem); /* what fastjson made before it gave up */
-    struct arena *outer = json_arena;
-    json_arena = mem;
-    cJSON *root = cJSON_ParseWithLengthOpts(s, len, end, 0);
-    json_arena = outer;
-    return root;
+    if (t->by_cjson)
+        cJSON_Delete(t->root);
+    t->root = NULL;
+    t->by_cjson = 0;
+    arena_release(&t->mem);
 }
 
 /* ---- locating the JSON documents ---- */
@@ -762,16 +751,15 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
             return diag_error_line(d, src, 1, "empty file: expected fio JSON output");
         return diag_error_line(d, src, 1, "expected fio JSON output (a line starting with '{')");
     }
-    cJSON *final = NULL;
-    /* their trees, from a's pool of blocks when it has one, and their objects' lines */
-    struct arena final_mem = {NULL, a->pool}, mem = {NULL, a->pool};
-    struct fastjson_spans final_spans = {0}, spans = {0};
+    /* the last fio report so far and the document being read, their fastjson trees from a's
+     * pool of blocks when it has one */
+    struct json_tree final = {.mem = {NULL, a->pool}}, cur = {.mem = {NULL, a->pool}};
     unsigned reports = 0;
     size_t final_start = 0, final_stop = 0;
     int rc = 0;
     while (start < src->len) {
         const char *end = NULL;
-        cJSON *root = parse_json_in(&mem, src->data + start, src->len - start, &end, &spans);
+        cJSON *root = tree_parse(&cur, src->data + start, src->len - start, &end);
         if (!root) {
             size_t at = end ? (size_t)(end - src->data) : start;
             rc = only_space_after(src, at)
@@ -781,22 +769,19 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
         }
         size_t stop = (size_t)(end - src->data);
         if (looks_like_fio_doc(root)) {
-            arena_release(&final_mem);
-            final_mem = mem;
-            mem = (struct arena){NULL, a->pool};
-            struct fastjson_spans swap = final_spans;
-            final_spans = spans;
-            spans = swap;
-            final = root;
+            tree_clear(&final);
+            struct json_tree swap = final;
+            final = cur;
+            cur = swap;
             final_start = start;
             final_stop = stop;
             reports++;
         } else {
-            arena_release(&mem);
+            tree_clear(&cur);
         }
         start = next_doc_start(src, stop);
     }
-    if (rc == 0 && !final)
+    if (rc == 0 && !final.root)
         rc = diag_error_line(d, src, source_line(src, next_doc_start(src, 0)),
                              "expected fio JSON output with 'jobs' or 'client_stats'");
     /* --status-interval prints one report per interval, each ending its line: a last report
@@ -812,16 +797,16 @@ static int parse_records(const struct source *src, struct arena *a, struct recor
         struct fio_doc doc = {.src = src,
                               .a = a,
                               .d = d,
-                              .root = final,
+                              .root = final.root,
                               .start = final_start,
                               .stop = final_stop,
-                              .spans = &final_spans};
+                              .spans = &final.spans};
         rc = emit_doc(&doc, out);
     }
-    arena_release(&final_mem);
-    arena_release(&mem);
-    free(final_spans.v);
-    free(spans.v);
+    tree_clear(&final);
+    tree_clear(&cur);
+    free(final.spans.v);
+    free(cur.spans.v);
     return rc;
 }
 
