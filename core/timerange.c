@@ -34,41 +34,51 @@ static int digits(const char **p, int n, int *v)
     return 1;
 }
 
-/* YYYY-MM-DD into days since the epoch. */
-static int scan_date(const char **p, int64_t *days, const char **why)
+static int scan_date_at(const char **p, int64_t *days, const char **why)
 {
     int y, m, d;
     if (!digits(p, 4, &y) || *(*p)++ != '-' || !digits(p, 2, &m) || *(*p)++ != '-' ||
         !digits(p, 2, &d))
-        return *why = "expected YYYY-MM-DD", -1;
+        return *why = "expected YYYY-MM-DD", 0;
     if (m < 1 || m > 12)
-        return *why = "month out of range", -1;
+        return *why = "month out of range", 0;
     if (d < 1 || d > days_in_month(y, m))
-        return *why = "day out of range", -1;
+        return *why = "day out of range", 0;
     *days = days_from_civil(y, (unsigned)m, (unsigned)d);
-    return 0;
+    return 1;
 }
 
-/* HH:MM[:SS[.fff]] into seconds of the day; *frac is set when a non-zero fraction followed. */
-static int scan_clock(const char **p, int64_t *secs, int *frac, const char **why)
+int scan_iso_date(const char **p, int64_t *days, const char **why)
+{
+    const char *q = *p;
+    return scan_date_at(&q, days, why) && (*p = q, 1);
+}
+
+static int scan_clock_at(const char **p, int64_t *secs, int *frac, const char **why)
 {
     int h, mi, s = 0;
     if (!digits(p, 2, &h) || *(*p)++ != ':' || !digits(p, 2, &mi))
-        return *why = "expected HH:MM after the date", -1;
+        return *why = "expected HH:MM after the date", 0;
     if (**p == ':' && (++*p, !digits(p, 2, &s)))
-        return *why = "expected two digits of seconds", -1;
+        return *why = "expected two digits of seconds", 0;
     *frac = 0;
     if (**p == '.' || **p == ',') {
         const char *start = ++*p;
         for (; isdigit((unsigned char)**p); ++*p)
             *frac |= **p != '0';
         if (*p == start)
-            return *why = "expected digits after the decimal mark", -1;
+            return *why = "expected digits after the decimal mark", 0;
     }
     if (h > 23 || mi > 59 || s > 60)
-        return *why = "time of day out of range", -1;
+        return *why = "time of day out of range", 0;
     *secs = h * 3600 + mi * 60 + (s == 60 ? 59 : s); /* a leap second is its minute's last */
-    return 0;
+    return 1;
+}
+
+int scan_iso_clock(const char **p, int64_t *secs, int *frac, const char **why)
+{
+    const char *q = *p;
+    return scan_clock_at(&q, secs, frac, why) && (*p = q, 1);
 }
 
 /* "", "Z", +HH, +HHMM, +HH:MM (or -) into seconds east of UTC. */
@@ -97,7 +107,7 @@ int parse_iso_time(const char *s, enum time_bound bound, int64_t *t, const char 
     const char *p = s;
     int64_t days, secs, east;
     int frac;
-    if (scan_date(&p, &days, why))
+    if (!scan_iso_date(&p, &days, why))
         return -1;
     if (!*p) {
         *t = days * 86400 + (bound == TIME_UPPER ? 86399 : 0);
@@ -106,7 +116,7 @@ int parse_iso_time(const char *s, enum time_bound bound, int64_t *t, const char 
     if (*p != 'T' && *p != 't' && *p != ' ')
         return *why = "expected 'T' and a time after the date", -1;
     p++;
-    if (scan_clock(&p, &secs, &frac, why) || scan_offset(&p, &east, why))
+    if (!scan_iso_clock(&p, &secs, &frac, why) || scan_offset(&p, &east, why))
         return -1;
     if (*p)
         return *why = "unexpected text after the time", -1;

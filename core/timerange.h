@@ -8,6 +8,15 @@
 /* Days from 1970-01-01 to y-m-d (m 1-12, d 1-31) in the proleptic Gregorian calendar. */
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
 
+/* Cursor scanners (core/scan.h's way: 1 and *p past what was read, else 0, *p unmoved, and
+ * *why a short reason), checked: YYYY-MM-DD, a day the proleptic Gregorian calendar has (no
+ * Feb 31, no Feb 29 of a common year), into days since 1970-01-01; HH:MM[:SS[.fff]] into
+ * seconds of the day (a leap second :60 is its minute's last), *frac set when a fraction
+ * other than zeros followed. The one date reader: importers that find a date in a tool's
+ * output read it with these, as --since/--until do (parse_iso_time). */
+int scan_iso_date(const char **p, int64_t *days, const char **why);
+int scan_iso_clock(const char **p, int64_t *secs, int *frac, const char **why);
+
 /* Which end of a range a value bounds: a bare date means its first second as a lower bound
  * and its last second as an upper bound (--until 2026-03-01 includes that whole day). */
 enum time_bound { TIME_LOWER, TIME_UPPER };

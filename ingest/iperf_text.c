@@ -750,15 +750,13 @@ static int64_t connect_time(const struct line *l)
     if (!p || !find(l, "(UTC)"))
         return 0;
     p += 5;
-    int64_t y, mo, dd, h, mi, se;
-    if (!scan_int64(&p, &y) || *p++ != '-' || !scan_int64(&p, &mo) || *p++ != '-' ||
-        !scan_int64(&p, &dd) || *p++ != ' ' || !scan_int64(&p, &h) || *p++ != ':' ||
-        !scan_int64(&p, &mi) || *p++ != ':' || !scan_int64(&p, &se))
+    int64_t days, secs;
+    int frac;
+    const char *why;
+    if (!scan_iso_date(&p, &days, &why) || *p++ != ' ' || !scan_iso_clock(&p, &secs, &frac, &why))
         return 0;
-    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || h > 23 || mi > 59 ||
-        se > 60)
-        return 0;
-    return days_from_civil(y, (unsigned)mo, (unsigned)dd) * 86400 + h * 3600 + mi * 60 + se;
+    int64_t t = days * 86400 + secs;
+    return t > 0 ? t : 0; /* 0 is unknown: a date before 1970 too */
 }
 
 static void iperf2_connect(struct iperf2_reader *c, struct iperf2_group *g, const struct line *l,

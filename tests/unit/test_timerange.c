@@ -77,10 +77,55 @@ static void errors(void)
     refuses("2026-03-01T14:30:00Z junk", "unexpected text after the time");
 }
 
+/* The cursor scanners importers read a tool's dates with (iperf2's "on 2026-11-30 08:34:23
+ * (UTC)"): a day the calendar has, the cursor past it; else refused, the cursor where it was.
+ * Days are python3's: (date(2024, 2, 29) - date(1970, 1, 1)).days. */
+static void scan_refuses(const char *s, const char *reason)
+{
+    const char *p = s, *why = NULL;
+    int64_t days = 7;
+    OK(!scan_iso_date(&p, &days, &why), s);
+    STR_EQ(why, reason, s);
+    OK(p == s && days == 7, "a refused date leaves the cursor and *days alone");
+}
+
+static int64_t scanned_days(const char *s, const char *rest)
+{
+    const char *p = s, *why = NULL;
+    int64_t days = -1;
+    OK(scan_iso_date(&p, &days, &why), s);
+    STR_EQ(p, rest, "the cursor is just past the date");
+    return days;
+}
+
+static void scanners(void)
+{
+    scan_refuses("2026-02-31 08:34:23 (UTC)", "day out of range");
+    scan_refuses("2026-02-29 08:34:23 (UTC)", "day out of range");
+    scan_refuses("1900-02-29", "day out of range");
+    scan_refuses("2026-00-10", "month out of range");
+    scan_refuses("2026-11-3 08:34:23", "expected YYYY-MM-DD");
+    INT_EQ(scanned_days("2024-02-29 08:34:23 (UTC)", " 08:34:23 (UTC)"), 19782,
+           "Feb 29 of a leap year");
+    INT_EQ(scanned_days("2000-02-29", ""), 11016, "Feb 29 of 2000 (divisible by 400)");
+    INT_EQ(scanned_days("2026-02-28T", "T"), 20512, "Feb 28 of a common year");
+
+    const char *p = "08:34:23 (UTC)", *why = NULL;
+    int64_t secs = 0;
+    int frac = 1;
+    OK(scan_iso_clock(&p, &secs, &frac, &why), "a clock");
+    INT_EQ(secs, 8 * 3600 + 34 * 60 + 23, "its seconds of the day");
+    OK(!frac && !strcmp(p, " (UTC)"), "no fraction, the cursor past it");
+    const char *bad = "24:00:00";
+    OK(!scan_iso_clock(&bad, &secs, &frac, &why) && !strcmp(bad, "24:00:00"),
+       "hour 24 is refused, the cursor unmoved");
+}
+
 int main(void)
 {
     dates();
     timestamps();
     errors();
+    scanners();
     return TEST_DONE();
 }
