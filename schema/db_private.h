@@ -21,7 +21,7 @@ struct wide_columns {
     size_t n, alloc;
     struct strmap index; /* name -> its index into names */
     int loaded;
-    char *insert_sql; /* the result INSERT naming them (db.c), kept for the statement cache */
+    char *insert_sql; /* import_sink.c's result INSERT naming them, kept for the statement cache */
 };
 
 struct db {
@@ -34,9 +34,13 @@ struct db {
     struct raw_dicts *dicts;   /* db_raw_dicts(); NULL until used */
     int in_batch;              /* a batch transaction is open (db_file_begin) */
     double batch_started;
-    double batch_seconds;              /* how long the open batch runs (batch_seconds()) */
+    double batch_seconds;              /* how long the open batch runs (batch.c) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
 };
+
+/* ---- db.c ---- */
+/* Runs sql (no rows, not cached: pragmas, BEGIN, COMMIT); 0, or -1 after a message. */
+int db_exec(struct db *db, const char *sql, struct diag *d);
 
 /* ---- checkpoint.c: the WAL checkpoints of a batch writer on a thread of their own ---- */
 /* Starts checkpointing db's WAL on a thread (once; nothing when that cannot be done). */

@@ -1,0 +1,93 @@
+/* batch.c: a writer's transactions: db_begin/db_commit/db_rollback, and the batches an import
+ * stores its files in, each file in a savepoint inside one transaction committed when the batch
+ * is old enough (db.h). */
+#include "db_private.h"
+
+#include <time.h>
+
+#include "../core/scan.h"
+#include "sql.h"
+
+int db_begin(struct db *db, struct diag *d)
+{
+    return db_exec(db, "BEGIN IMMEDIATE", d);
+}
+
+int db_commit(struct db *db, struct diag *d)
+{
+    db->in_batch = 0;
+    return db_exec(db, "COMMIT", d);
+}
+
+void db_rollback(struct db *db)
+{
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    db->in_batch = 0;
+}
+
+/* Runs a statement that returns no rows, prepared once per connection (a savepoint per file
+ * of a batch would otherwise be parsed again for each). */
+static int exec_cached(struct db *db, const char *sql, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    sql_step_done(sql_cached(db, &rc, sql), &rc);
+    if (rc == SQLITE_OK)
+        return 0;
+    return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+}
+
+/* How long a batch of files may hold the write lock before it is committed: long enough that
+ * thousands of small files share one commit, short enough that another writer waiting on the
+ * busy timeout barely notices and a crash loses at most this much work. The environment
+ * variable BENCHDB_BATCH_MS sets it, for tests (a fast machine imports their whole input
+ * within one batch). */
+static double batch_seconds(void)
+{
+    return (double)scan_env_int64("BENCHDB_BATCH_MS", 250) / 1000;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int db_file_begin(struct db *db, struct diag *d)
+{
+    if (!db->in_batch) {
+        checkpointer_start(db);
+        if (db_exec(db, "BEGIN IMMEDIATE", d))
+            return -1;
+        db->in_batch = 1;
+        db->batch_started = now_seconds();
+        db->batch_seconds = batch_seconds();
+    }
+    return exec_cached(db, "SAVEPOINT file", d);
+}
+
+int db_file_end(struct db *db, int keep, struct diag *d)
+{
+    /* A full disk or an I/O error may make SQLite roll the whole transaction back (its savepoints
+     * with it): the batch is lost, and the error that did it, said where it happened, is the one
+     * to report, not "no such savepoint: file". */
+    if (db->in_batch && sqlite3_get_autocommit(db->h)) {
+        db->in_batch = 0;
+        return -1;
+    }
+    if (!keep && exec_cached(db, "ROLLBACK TO file", d))
+        return -1;
+    return exec_cached(db, "RELEASE file", d);
+}
+
+int db_batch_commit(struct db *db, int force, struct diag *d)
+{
+    if (!db->in_batch || (!force && now_seconds() - db->batch_started < db->batch_seconds))
+        return 0;
+    db->in_batch = 0;
+    if (db_exec(db, "COMMIT", d)) {
+        db_rollback(db);
+        return -1;
+    }
+    return 1;
+}

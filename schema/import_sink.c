@@ -1,0 +1,531 @@
+/* import_sink.c: storing one imported file: its source row and bytes, its runs, and each
+ * record its importer emits (db_import_sink) as a result with its labels, mount, tags,
+ * histograms and series; and finding a file stored already by its content. */
+#include "db_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/array.h"
+#include "../core/fmt.h"
+#include "../core/mount.h"
+#include "../core/xalloc.h"
+#include "sql.h"
+
+int db_source_find(struct db *db, const char *sha256, char **path, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_cached(db, &rc, "SELECT path FROM source_file WHERE sha256 = :sha256");
+    sql_bind_text(st, &rc, ":sha256", sha256);
+    int found = sql_step(st, &rc);
+    if (found && path)
+        *path = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sql_release(st);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': %s", db->path, sqlite3_errmsg(db->h));
+    return found;
+}
+
+struct db_import {
+    struct db *db;
+    struct diag *d;
+    const struct import_labels *labels;
+    struct source src;
+    int64_t source_id, run_id;
+    char *run_tool;         /* the tool of run_id's results (NULL: unknown) */
+    int64_t chunks;         /* stored so far */
+    uint64_t chunk_bytes;   /* their total */
+    int64_t label_mount_id; /* 0: none */
+    char *label_mount_sec;
+    size_t count;
+    int64_t last_result; /* the id of the result stored last; 0: none */
+    sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
+    struct buf json;  /* metrics_extra, bins or points being written */
+    struct arena fix; /* the records whose text was escaped (record_utf8) */
+};
+
+/* The result columns store_record binds before the metric columns, in the order of the
+ * INSERT's numbered parameters: run_id is ?1 (RP_run_id), metric column k of the schema is
+ * ?(RP_METRICS + k). Numbers, not names: a result binds ~25 of them, and SQLite finds a name by
+ * comparing it with each of the ~150 parameters' in turn (7 % of an import's writer). */
+/* clang-format off */
+#define RESULT_FIXED_COLUMNS(X)                                                                    \
+    X(run_id) X(host) X(peer) X(storage_class) X(sec) X(mount_id) X(job) X(direction) X(rw)       \
+    X(bs_bytes) X(iodepth) X(numjobs) X(direct) X(sync) X(fsync) X(fdatasync) X(ioengine)          \
+    X(size_bytes) X(rwmixread) X(runtime_s) X(error) X(error_msg) X(line_first) X(line_last)       \
+    X(transcribed) X(metrics_extra)
+enum result_param {
+    RP_NONE, /* parameters count from 1 */
+#define RESULT_PARAM(column) RP_##column,
+    RESULT_FIXED_COLUMNS(RESULT_PARAM)
+#undef RESULT_PARAM
+    RP_METRICS
+};
+/* clang-format on */
+
+/* The INSERT of one result: the columns above, then every metric column; built once. */
+static const char *insert_result_sql(struct db *db, struct diag *d)
+{
+    static const char *const fixed[] = {
+#define RESULT_COLUMN(column) #column,
+        RESULT_FIXED_COLUMNS(RESULT_COLUMN)
+#undef RESULT_COLUMN
+    };
+    _Static_assert(ARRAY_SIZE(fixed) == RP_METRICS - 1, "one name per parameter");
+    struct wide_columns *w = &db->wide;
+    if (wide_load(db, d))
+        return NULL;
+    if (w->insert_sql)
+        return w->insert_sql;
+    struct buf cols = BUF_INIT, params = BUF_INIT;
+    for (size_t i = 0; i < RP_METRICS - 1 + w->n; i++) {
+        buf_addf(&cols, "%s%s", i ? ", " : "",
+                 i < RP_METRICS - 1 ? fixed[i] : w->names[i - (RP_METRICS - 1)]);
+        buf_addf(&params, "%s?%zu", i ? ", " : "", i + 1);
+    }
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql, "INSERT INTO result(%s) VALUES (%s)", cols.data, params.data);
+    buf_release(&cols);
+    buf_release(&params);
+    return w->insert_sql = buf_detach(&sql, NULL);
+}
+
+static int fail(struct db_import *imp)
+{
+    return diag_error(imp->d, "database '%s': cannot store results of '%s': %s", imp->db->path,
+                      imp->src.path, sqlite3_errmsg(imp->db->h));
+}
+
+/* Stores one row that hangs off another (a mount's option; a result's tag, histogram or
+ * series): st inserts (:owner, :key, :value). */
+static void store_detail(sqlite3_stmt *st, int *rc, int64_t owner, const char *key,
+                         const char *value)
+{
+    sql_bind_int(st, rc, ":owner", owner);
+    sql_bind_text(st, rc, ":key", key);
+    if (value)
+        sql_bind_text_borrowed(st, rc, ":value", value, strlen(value)); /* stepped at once */
+    sql_step_done(st, rc);
+}
+
+/* Stores a parsed mount (once per canonical option set); 0 or -1. */
+static int store_mount(struct db_import *imp, const struct mount_info *m, int64_t *id)
+{
+    struct db *db = imp->db;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *ins = sql_cached(db, &rc,
+                                   "INSERT INTO mount(options, fstype, device) VALUES "
+                                   "(:options, :fstype, :device) ON CONFLICT(options) DO "
+                                   "UPDATE SET fstype = coalesce(fstype, excluded.fstype), "
+                                   "device = coalesce(device, excluded.device) "
+                                   "RETURNING id");
+    sqlite3_stmt *opt = sql_cached(db, &rc,
+                                   "INSERT OR IGNORE INTO mount_option(mount_id, key, value) "
+                                   "VALUES (:owner, :key, :value)");
+    sql_bind_text(ins, &rc, ":options", m->canonical);
+    sql_bind_text(ins, &rc, ":fstype", m->fstype);
+    sql_bind_text(ins, &rc, ":device", m->source);
+    if (sql_step(ins, &rc))
+        *id = sqlite3_column_int64(ins, 0);
+    else if (rc == SQLITE_OK)
+        rc = SQLITE_ERROR; /* RETURNING always gives the row */
+    sql_release(ins);
+    for (size_t i = 0; rc == SQLITE_OK && i < m->n_opts; i++)
+        store_detail(opt, &rc, *id, m->opts[i].key, m->opts[i].value);
+    sql_release(opt);
+    return rc == SQLITE_OK ? 0 : fail(imp);
+}
+
+/* Parses and stores a mount written in any form; *sec gets its flavor (caller frees). */
+static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, char **sec)
+{
+    struct mount_info m;
+    struct buf err = BUF_INIT;
+    if (mount_parse(text, &m, &err)) {
+        diag_error(imp->d, "%s: cannot parse mount options '%s': %s", imp->src.path, text,
+                   err.data);
+        buf_release(&err);
+        return -1;
+    }
+    buf_release(&err);
+    int rc = store_mount(imp, &m, id);
+    if (sec && m.sec)
+        *sec = xstrdup(m.sec);
+    mount_info_release(&m);
+    return rc;
+}
+
+struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
+{
+    struct db_import *imp = xcalloc(1, sizeof(*imp));
+    buf_init(&imp->json);
+    imp->db = db;
+    imp->d = d;
+    imp->labels = labels;
+    imp->src = *src;
+    int rc = SQLITE_OK;
+    int whole = src->data && src->len <= DB_CHUNK_BYTES;
+    sqlite3_stmt *st = sql_cached(db, &rc,
+                                  "INSERT INTO source_file(path, sha256, format, "
+                                  "importer_version, imported_at, size_bytes, raw, raw_codec, "
+                                  "raw_dict) VALUES (:path, :sha256, :format, "
+                                  ":importer_version, :imported_at, :size_bytes, :raw, "
+                                  ":raw_codec, :raw_dict)");
+    if (rc == SQLITE_OK) {
+        sql_bind_text(st, &rc, ":path", src->path);
+        /* the transaction holds the write lock: no other file can have this placeholder */
+        sql_bind_text(st, &rc, ":sha256", sha256 ? sha256 : "(being read)");
+        sql_bind_text(st, &rc, ":format", format);
+        sql_bind_text(st, &rc, ":importer_version", BENCHDB_IMPORTER_VERSION);
+        sql_bind_text(st, &rc, ":imported_at", imported_at);
+        sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
+        if (whole) {
+            struct raw_blob b = packed
+                                    ? *packed
+                                    : raw_pack(&db->packer, raw_dict_find(db_raw_dicts(db), format),
+                                               src->data, src->len);
+            sql_bind_blob(st, &rc, ":raw", b.data, b.len);
+            sql_bind_text(st, &rc, ":raw_codec", b.codec);
+            if (b.dict)
+                sql_bind_int(st, &rc, ":raw_dict", b.dict);
+        }
+        sql_step_done(st, &rc);
+    }
+    sql_release(st);
+    if (rc != SQLITE_OK) {
+        fail(imp);
+        db_import_free(imp);
+        return NULL;
+    }
+    imp->source_id = sqlite3_last_insert_rowid(db->h);
+    for (size_t at = 0; src->data && !whole && at < src->len; at += DB_CHUNK_BYTES) {
+        size_t n = src->len - at < DB_CHUNK_BYTES ? src->len - at : DB_CHUNK_BYTES;
+        if (db_import_add_chunk(imp, src->data + at, n)) {
+            db_import_free(imp);
+            return NULL;
+        }
+    }
+    if (labels->mount &&
+        resolve_mount(imp, labels->mount, &imp->label_mount_id, &imp->label_mount_sec)) {
+        db_import_free(imp);
+        return NULL;
+    }
+    const char *ins_sql = insert_result_sql(db, d);
+    if (!ins_sql) {
+        db_import_free(imp);
+        return NULL;
+    }
+    /* plain INSERTs: a conflict clause would open a statement journal for every row */
+    imp->ins_result = sql_cached(db, &rc, ins_sql);
+    imp->ins_tag = sql_cached(db, &rc,
+                              "INSERT INTO tag(result_id, key, value) VALUES "
+                              "(:owner, :key, :value)");
+    imp->ins_hist = sql_cached(db, &rc,
+                               "INSERT INTO histogram(result_id, metric, bins) VALUES "
+                               "(:owner, :key, :value)");
+    imp->ins_series = sql_cached(db, &rc,
+                                 "INSERT INTO series(result_id, metric, points) VALUES "
+                                 "(:owner, :key, :value)");
+    if (rc != SQLITE_OK) {
+        fail(imp);
+        db_import_free(imp);
+        return NULL;
+    }
+    return imp;
+}
+
+int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
+{
+    struct raw_blob b = raw_pack(&imp->db->packer, NULL, data, len);
+    return db_import_add_packed_chunk(imp, &b, len);
+}
+
+int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *b, size_t len)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "INSERT INTO source_chunk(source_id, seq, data, codec, "
+                                  "size_bytes) VALUES (:source_id, :seq, :data, :codec, "
+                                  ":size_bytes)");
+    if (rc == SQLITE_OK) {
+        sql_bind_int(st, &rc, ":source_id", imp->source_id);
+        sql_bind_int(st, &rc, ":seq", imp->chunks);
+        sql_bind_blob(st, &rc, ":data", b->data, b->len);
+        sql_bind_text(st, &rc, ":codec", b->codec);
+        sql_bind_int(st, &rc, ":size_bytes", (int64_t)len);
+        sql_step_done(st, &rc);
+    }
+    sql_release(st);
+    if (rc != SQLITE_OK)
+        return fail(imp);
+    imp->chunks++;
+    imp->chunk_bytes += len;
+    return 0;
+}
+
+int db_import_set_hash(struct db_import *imp, const char *sha256)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "UPDATE source_file SET sha256 = :sha256, size_bytes = "
+                                  ":size_bytes WHERE id = :id");
+    sql_bind_text(st, &rc, ":sha256", sha256);
+    sql_bind_int(st, &rc, ":size_bytes", (int64_t)imp->chunk_bytes);
+    sql_bind_int(st, &rc, ":id", imp->source_id);
+    sql_step_done(st, &rc);
+    return rc == SQLITE_OK ? 0 : fail(imp);
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A file is one run of one tool; a note with several tools' outputs pasted in is a run of
+ * each, so that every result keeps the tool that made it (a dd result under the note's first
+ * tool, iperf3, would be stored as iperf3's). */
+static int ensure_run(struct db_import *imp, const struct bench_record *r)
+{
+    if (imp->run_id && same_text(imp->run_tool, r->tool))
+        return 0;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_cached(imp->db, &rc,
+                                  "INSERT INTO run(source_id, tool, tool_version, started_at) "
+                                  "VALUES (:source_id, :tool, :tool_version, :started_at)");
+    sql_bind_int(st, &rc, ":source_id", imp->source_id);
+    sql_bind_text(st, &rc, ":tool", r->tool);
+    sql_bind_text(st, &rc, ":tool_version", r->tool_version);
+    if (r->started_at)
+        sql_bind_int(st, &rc, ":started_at", r->started_at);
+    sql_step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return fail(imp);
+    imp->run_id = sqlite3_last_insert_rowid(imp->db->h);
+    free(imp->run_tool);
+    imp->run_tool = r->tool ? xstrdup(r->tool) : NULL;
+    return 0;
+}
+
+int db_sec_valid(const char *s)
+{
+    static const char *const ok[] = {"sys", "krb5", "krb5i", "krb5p", "none"};
+    for (size_t i = 0; s && i < ARRAY_SIZE(ok); i++)
+        if (!strcmp(s, ok[i]))
+            return 1;
+    return 0;
+}
+
+/* The record's labels under the import's (db_labels_overlay) into *out, its tags in *tags
+ * (caller frees). A mount's sec= counts as given with that mount, so the flavor is the first
+ * of --sec, the label mount's sec=, the record's sec, the record mount's sec=. */
+static int bind_labels(struct db_import *imp, const struct bench_record *r,
+                       struct import_labels *out, struct kv **tags, int *rc)
+{
+    const struct import_labels *l = imp->labels;
+    struct import_labels given = *l;
+    const struct import_labels content = {r->host,  r->storage_class, r->sec,
+                                          r->mount, r->tags,          r->n_tags};
+    if (!given.sec)
+        given.sec = imp->label_mount_sec;
+    db_labels_overlay(&given, &content, out, tags);
+    int64_t mount_id = out->mount == l->mount ? imp->label_mount_id : 0;
+    char *mount_sec = NULL;
+    if (!mount_id && out->mount && resolve_mount(imp, out->mount, &mount_id, &mount_sec))
+        return -1;
+    const char *sec = out->sec ? out->sec : mount_sec;
+    if (sec && !db_sec_valid(sec)) {
+        diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
+                   imp->src.path, sec);
+        free(mount_sec);
+        return -1;
+    }
+    sqlite3_stmt *st = imp->ins_result;
+    sql_bind_text_at(st, rc, RP_host, out->host);
+    sql_bind_text_at(st, rc, RP_peer, r->peer);
+    sql_bind_text_at(st, rc, RP_storage_class, out->storage_class);
+    sql_bind_text_at(st, rc, RP_sec, sec);
+    if (mount_id)
+        sql_bind_int_at(st, rc, RP_mount_id, mount_id);
+    free(mount_sec);
+    return 0;
+}
+
+static void bind_workload(sqlite3_stmt *st, int *rc, const struct workload *wl)
+{
+    sql_bind_text_at(st, rc, RP_rw, wl->rw);
+    sql_bind_known_int_at(st, rc, RP_bs_bytes, wl->bs_bytes);
+    sql_bind_known_int_at(st, rc, RP_iodepth, wl->iodepth);
+    sql_bind_known_int_at(st, rc, RP_numjobs, wl->numjobs);
+    sql_bind_known_int_at(st, rc, RP_direct, wl->direct);
+    sql_bind_known_int_at(st, rc, RP_sync, wl->sync);
+    sql_bind_known_int_at(st, rc, RP_fsync, wl->fsync);
+    sql_bind_known_int_at(st, rc, RP_fdatasync, wl->fdatasync);
+    sql_bind_text_at(st, rc, RP_ioengine, wl->ioengine);
+    sql_bind_known_int_at(st, rc, RP_size_bytes, wl->size_bytes);
+    sql_bind_known_int_at(st, rc, RP_rwmixread, wl->rwmixread);
+    sql_bind_known_int_at(st, rc, RP_runtime_s, wl->runtime_s);
+}
+
+static void bind_provenance(sqlite3_stmt *st, int *rc, const struct bench_record *r)
+{
+    sql_bind_text_at(st, rc, RP_job, r->job);
+    sql_bind_text_at(st, rc, RP_direction, r->direction);
+    sql_bind_int_at(st, rc, RP_error, r->error);
+    sql_bind_text_at(st, rc, RP_error_msg, r->error_msg);
+    if (r->line_first) {
+        sql_bind_int_at(st, rc, RP_line_first, r->line_first);
+        sql_bind_int_at(st, rc, RP_line_last, r->line_last);
+    }
+    sql_bind_int_at(st, rc, RP_transcribed, r->transcribed);
+}
+
+/* Writes pairs (bins or points) into imp->json as one JSON array of [a, b] pairs. */
+static const char *pairs_json(struct db_import *imp, const double *pairs, size_t n)
+{
+    struct buf *b = &imp->json;
+    buf_reset(b);
+    buf_addc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        buf_adds(b, i ? ",[" : "[");
+        fmt_plain_number(b, pairs[2 * i]);
+        buf_addc(b, ',');
+        fmt_plain_number(b, pairs[2 * i + 1]);
+        buf_addc(b, ']');
+    }
+    buf_addc(b, ']');
+    return b->data;
+}
+
+/* The tags (labels' over the record's, as bind_labels merged them), the histogram and the
+ * series of result id. */
+static int store_details(struct db_import *imp, const struct bench_record *r, int64_t id,
+                         const struct kv *tags, size_t n_tags)
+{
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < n_tags; i++)
+        store_detail(imp->ins_tag, &rc, id, tags[i].key, tags[i].value);
+    _Static_assert(sizeof(struct hist_bin) == 2 * sizeof(double), "bins are pairs of doubles");
+    _Static_assert(sizeof(struct series_point) == 2 * sizeof(double), "points are pairs");
+    if (r->n_bins)
+        store_detail(imp->ins_hist, &rc, id, r->bins_metric ? r->bins_metric : "clat",
+                     pairs_json(imp, (const double *)r->bins, r->n_bins));
+    if (r->n_series)
+        store_detail(imp->ins_series, &rc, id, r->series_metric ? r->series_metric : "value",
+                     pairs_json(imp, (const double *)r->series, r->n_series));
+    return rc == SQLITE_OK ? 0 : fail(imp);
+}
+
+/* Binds each metric to its column, and the others as the JSON object metrics_extra. */
+static void bind_metrics(struct db_import *imp, const struct bench_record *r, int *rc)
+{
+    sqlite3_stmt *st = imp->ins_result;
+    const struct wide_columns *w = &imp->db->wide;
+    struct buf *extra = &imp->json;
+    buf_reset(extra);
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        const struct metric *m = &r->metrics[i];
+        int col = wide_index(w, m->name);
+        if (col >= 0) {
+            sqlite3_bind_double(st, RP_METRICS + col, m->value);
+            continue;
+        }
+        buf_adds(extra, extra->len ? "," : "{");
+        fmt_json_string(extra, m->name);
+        buf_addc(extra, ':');
+        fmt_plain_number(extra, m->value);
+    }
+    if (extra->len) {
+        buf_addc(extra, '}');
+        sql_bind_text_at(st, rc, RP_metrics_extra, extra->data);
+    }
+}
+
+static int store_record(void *ctx, const struct bench_record *r)
+{
+    struct db_import *imp = ctx;
+    r = record_utf8(&imp->fix, r, &imp->src, imp->d);
+    if (record_check(r, &imp->src, imp->d) || ensure_run(imp, r))
+        return -1;
+    sqlite3_stmt *st = imp->ins_result;
+    struct import_labels labels;
+    struct kv *tags = NULL;
+    int rc = SQLITE_OK;
+    sql_bind_int_at(st, &rc, RP_run_id, imp->run_id);
+    if (bind_labels(imp, r, &labels, &tags, &rc)) {
+        sql_release(st);
+        free(tags);
+        return -1;
+    }
+    bind_provenance(st, &rc, r);
+    bind_workload(st, &rc, &r->wl);
+    bind_metrics(imp, r, &rc);
+    sql_step_done(st, &rc);
+    int bad = rc != SQLITE_OK ? fail(imp) : 0;
+    if (!bad) {
+        imp->count++;
+        imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
+        bad = store_details(imp, r, imp->last_result, labels.tags, labels.n_tags);
+    }
+    free(tags);
+    return bad;
+}
+
+struct record_sink db_import_sink(struct db_import *imp)
+{
+    return (struct record_sink){store_record, imp};
+}
+
+size_t db_import_count(const struct db_import *imp)
+{
+    return imp->count;
+}
+
+int64_t db_import_last_result(const struct db_import *imp)
+{
+    return imp->last_result;
+}
+
+int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    /* tag series:<metric> on the job names the log the series came from (and tells reparse) */
+    sqlite3_stmt *st = sql_cached(
+        db, &rc,
+        "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT :to, 'series:' || se.metric, "
+        "sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run ON run.id = "
+        "r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE se.result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc, "UPDATE series SET result_id = :to WHERE result_id = :from");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    st = sql_cached(db, &rc,
+                    "INSERT OR REPLACE INTO tag(result_id, key, value) VALUES (:from, 'part', "
+                    "'fio log')");
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
+                          db->path, sqlite3_errmsg(db->h));
+    return 0;
+}
+
+void db_import_free(struct db_import *imp)
+{
+    if (!imp)
+        return;
+    sql_release(imp->ins_result);
+    sql_release(imp->ins_tag);
+    sql_release(imp->ins_hist);
+    sql_release(imp->ins_series);
+    buf_release(&imp->json);
+    arena_release(&imp->fix);
+    free(imp->label_mount_sec);
+    free(imp->run_tool);
+    free(imp);
+}
