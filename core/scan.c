@@ -37,6 +37,25 @@ int line_iter_next(struct line_iter *it, const char **line, size_t *len)
     return 1;
 }
 
+void field_iter_init(struct field_iter *it, const char *s, size_t n, char sep)
+{
+    it->p = s;
+    it->end = s + n;
+    it->sep = sep;
+}
+
+int field_iter_next(struct field_iter *it, const char **field, size_t *len)
+{
+    if (!it->p)
+        return 0;
+    const char *sep = memchr(it->p, it->sep, (size_t)(it->end - it->p));
+    const char *stop = sep ? sep : it->end;
+    *field = it->p;
+    *len = (size_t)(stop - it->p);
+    it->p = sep ? sep + 1 : NULL;
+    return 1;
+}
+
 const char *skip_ws(const char *p)
 {
     while (*p == ' ' || *p == '\t')

@@ -16,6 +16,17 @@ void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_i
 /* 1 and sets *line and *len (without the terminator), or 0 at the end. */
 int line_iter_next(struct line_iter *it, const char **line, size_t *len);
 
+/* Iterates over the fields of s[0..n) that sep separates (a CSV row without quoting, fio's
+ * terse ';' lines): "a,,b" is three fields, the middle one empty, and an empty s is one empty
+ * field. Fields are spans of s, not copies. */
+struct field_iter {
+    const char *p, *end; /* p is NULL once the last field was returned */
+    char sep;
+};
+void field_iter_init(struct field_iter *it, const char *s, size_t n, char sep);
+/* 1 and sets *field and *len, or 0 after the last field. */
+int field_iter_next(struct field_iter *it, const char **field, size_t *len);
+
 const char *skip_ws(const char *p);
 /* First occurrence of needle in hay[0..n), or NULL (memmem is not POSIX). */
 const char *mem_find(const char *hay, size_t n, const char *needle);

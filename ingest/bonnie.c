@@ -204,16 +204,16 @@ static int emit_run(struct bon_state *st, const struct run *r)
 static size_t split_csv(struct arena *a, const char *line, size_t len, size_t off, struct field *f,
                         size_t max)
 {
-    size_t n = 0, start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && line[i] != ',')
-            continue;
+    struct field_iter it;
+    const char *s;
+    size_t n = 0, k;
+    field_iter_init(&it, line, len, ',');
+    while (field_iter_next(&it, &s, &k)) {
         if (n == max)
             return max + 1;
-        f[n].s = arena_strndup(a, line + start, i - start);
-        f[n].off = off + start;
+        f[n].s = arena_strndup(a, s, k);
+        f[n].off = off + (size_t)(s - line);
         n++;
-        start = i + 1;
     }
     return n;
 }

@@ -107,15 +107,15 @@ static const char *token(struct arena *a, const char *s, size_t n)
 
 static void split(struct fields *fl, const char *line, size_t len)
 {
+    struct field_iter it;
+    const char *s;
+    size_t n;
     fl->n = 0;
     fl->end = line + len;
-    const char *s = line;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || line[i] == ';') {
-            ALLOC_GROW(fl->f, fl->n, fl->alloc);
-            fl->f[fl->n++] = (struct field){s, (size_t)(line + i - s)};
-            s = line + i + 1;
-        }
+    field_iter_init(&it, line, len, ';');
+    while (field_iter_next(&it, &s, &n)) {
+        ALLOC_GROW(fl->f, fl->n, fl->alloc);
+        fl->f[fl->n++] = (struct field){s, n};
     }
 }
 

@@ -26,22 +26,21 @@ struct csv_row {
     unsigned line;
 };
 
+/* 0 when the row has more than NFIELDS fields. */
 static int split(const char *s, size_t n, struct csv_row *r)
 {
-    const char *p = s, *end = s + n;
+    struct field_iter it;
+    const char *f;
+    size_t len;
     r->n = 0;
-    for (;;) {
-        const char *q = p;
-        while (q < end && *q != ',')
-            q++;
+    field_iter_init(&it, s, n, ',');
+    while (field_iter_next(&it, &f, &len)) {
         if (r->n == NFIELDS)
             return 0;
-        r->f[r->n] = p;
-        r->len[r->n++] = (size_t)(q - p);
-        if (q == end)
-            return 1;
-        p = q + 1;
+        r->f[r->n] = f;
+        r->len[r->n++] = len;
     }
+    return 1;
 }
 
 /* A field as a number; the whole field must be one. */

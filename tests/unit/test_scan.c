@@ -94,6 +94,33 @@ static void test_lines(void)
     OK(!line_iter_next(&it, &l, &n), "a final line end starts no line");
 }
 
+/* Fields as python's str.split(sep) gives them: "a,,b".split(",") == ["a", "", "b"]. */
+static void fields_are(const char *s, size_t n, char sep, const char *const *want, size_t nwant)
+{
+    struct field_iter it;
+    const char *f;
+    size_t len, i = 0;
+    field_iter_init(&it, s, n, sep);
+    for (; field_iter_next(&it, &f, &len); i++) {
+        int same = i < nwant && len == strlen(want[i]) && !memcmp(f, want[i], len);
+        if (!OK(same, s))
+            fprintf(stderr, "  field %zu is '%.*s'\n", i, (int)len, f);
+    }
+    INT_EQ(i, nwant, "the number of fields");
+}
+
+static void test_fields(void)
+{
+    const char *const csv[] = {"20261130083423", "10.0.0.1", "", "3.0-4.0", "1", ""};
+    fields_are("20261130083423,10.0.0.1,,3.0-4.0,1,", 35, ',', csv, 6);
+    const char *const trailing[] = {"a", "b", ""};
+    fields_are("a;b;", 4, ';', trailing, 3);
+    const char *const one[] = {""};
+    fields_are("", 0, ',', one, 1);
+    const char *const cut[] = {"x", "y"};
+    fields_are("x,y,z", 3, ',', cut, 2);
+}
+
 static void test_numbers(void)
 {
     const char *p = "-12.5e3x";
@@ -161,6 +188,7 @@ int main(void)
     test_contains_ci();
     test_bom_len();
     test_lines();
+    test_fields();
     test_numbers();
     test_sizes_and_durations();
     return TEST_DONE();
