@@ -21,9 +21,6 @@ struct chart_set {
     size_t nsides;
 };
 
-/* Text for HTML: & < > " ' as entities (render_html.c). */
-void html_escape(struct buf *out, const char *s);
-
 /* Collects the charts of a table with a metric column and side columns; others have none. */
 void chart_set_init(struct chart_set *cs, const struct table *t);
 void chart_set_release(struct chart_set *cs);

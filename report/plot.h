@@ -4,10 +4,6 @@
 
 #include "report.h"
 
-/* Appends s (n bytes) escaped for HTML text and attribute values. */
-void html_escape_n(struct buf *out, const char *s, size_t n);
-void html_escape(struct buf *out, const char *s);
-
 /* A figure as <figure class="chart" data-kind="..."> with an inline SVG drawing; a log axis
  * adds data-scale="log" and says so in its title. */
 void plot_svg(struct buf *out, const struct figure *f);

@@ -8,12 +8,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/array.h"
 #include "../core/fmt.h"
+#include "html_escape.h"
 
 /* The Okabe-Ito palette: distinguishable with the common colour-vision deficiencies. */
 static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
                                       "#56B4E9", "#D55E00", "#F0E442", "#000000"};
-enum { N_COLORS = sizeof(palette) / sizeof(palette[0]) };
+enum { N_COLORS = ARRAY_SIZE(palette) };
 
 /* Geometry in SVG user units (the CSS scales the whole drawing to the page). */
 enum {
@@ -36,37 +38,6 @@ enum {
     MAX_MARKERS = 60, /* a series of more points is drawn as its line alone */
     LEGEND_ROW_H = 16,
 };
-
-void html_escape_n(struct buf *out, const char *s, size_t n)
-{
-    for (const char *end = s + n; s < end; s++) {
-        switch (*s) {
-        case '&':
-            buf_adds(out, "&amp;");
-            break;
-        case '<':
-            buf_adds(out, "&lt;");
-            break;
-        case '>':
-            buf_adds(out, "&gt;");
-            break;
-        case '"':
-            buf_adds(out, "&quot;");
-            break;
-        case '\'':
-            buf_adds(out, "&#39;");
-            break;
-        default:
-            buf_addc(out, *s);
-        }
-    }
-}
-
-void html_escape(struct buf *out, const char *s)
-{
-    if (s)
-        html_escape_n(out, s, strlen(s));
-}
 
 static void number_attr(struct buf *out, double v)
 {
@@ -213,7 +184,7 @@ static size_t axis_ticks(const struct axis *a, double *v, struct buf *labels)
         static const double nines[] = {50, 90, 99, 99.9, 99.99, 99.999, 99.9999};
         static const char *const names[] = {"p50",    "p90",     "p99",     "p99.9",
                                             "p99.99", "p99.999", "p99.9999"};
-        for (size_t i = 0; i < sizeof(nines) / sizeof(nines[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(nines); i++) {
             if (plot_axis_value(SCALE_NINES, nines[i]) > a->hi + 1e-9)
                 break;
             v[n++] = nines[i];

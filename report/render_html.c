@@ -10,6 +10,7 @@
 
 #include "../core/fmt.h"
 #include "chart.h"
+#include "html_escape.h"
 #include "plot.h"
 #include "template.h"
 
