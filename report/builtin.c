@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../core/array.h"
+
 #define EMBED(ident, name)                                                                         \
     extern const unsigned char ident[];                                                            \
     extern const size_t ident##_len;
@@ -21,7 +23,7 @@ static const struct builtin {
 
 const char *report_builtin_file(const char *name, size_t *len)
 {
-    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
         if (!strcmp(builtins[i].name, name)) {
             *len = *builtins[i].len;
             return (const char *)builtins[i].data;

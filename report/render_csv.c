@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/fmt.h"
 
 /* Factor columns get their interval and verdict; columns of a compared side their n and sd. */
@@ -95,7 +96,7 @@ static void row(struct buf *out, const struct table *t, size_t r)
         if (cell->n)
             buf_addf(out, "%d", cell->n);
         const double stats[] = {cell->sd, cell->min, cell->max, cell->lo, cell->hi};
-        for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(stats); i++) {
             buf_addc(out, ',');
             if (cell->kind == CELL_NUMBER)
                 number(out, stats[i]);

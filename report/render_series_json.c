@@ -2,6 +2,7 @@
  * its change points and values nested (report.h's render_series_json). */
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/fmt.h"
 #include "report.h"
 
@@ -99,7 +100,7 @@ int render_series_json(const struct report *r, const char *parent, struct buf *o
     if (!p || key == p->ncols)
         return diag_error(d, "the report has no table '%s' with a key column", parent);
     struct child ch[8];
-    size_t nch = children(r, p, ch, sizeof(ch) / sizeof(ch[0]));
+    size_t nch = children(r, p, ch, ARRAY_SIZE(ch));
     header(out, r);
     buf_addc(out, ',');
     fmt_json_string(out, parent);

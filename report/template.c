@@ -1,26 +1,12 @@
 /* template.c: templates from --template DIR, else the copies compiled into the binary
- * (templates/ as C arrays, listed in the generated templates.h). */
+ * (builtin.c), and their {{key}} placeholders expanded. */
 #include "template.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#define EMBED(ident, name)                                                                         \
-    extern const unsigned char ident[];                                                            \
-    extern const size_t ident##_len;
-#include "templates.h"
-#undef EMBED
-
-static const struct builtin {
-    const unsigned char *data;
-    const size_t *len;
-    const char *name;
-} builtins[] = {
-#define EMBED(ident, name) {ident, &ident##_len, name},
-#include "templates.h"
-#undef EMBED
-};
+#include "report.h"
 
 /* 1 when dir/name was read, 0 when there is no such file, -1 on error. */
 static int load_file(const char *dir, const char *name, struct buf *out, struct diag *d)
@@ -46,13 +32,12 @@ int template_load(const char *dir, const char *name, struct buf *out, struct dia
     int rc = dir ? load_file(dir, name, out, d) : 0;
     if (rc)
         return rc < 0 ? -1 : 0;
-    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
-        if (!strcmp(builtins[i].name, name)) {
-            buf_add(out, builtins[i].data, *builtins[i].len);
-            return 0;
-        }
-    }
-    return diag_error(d, "no template '%s'", name);
+    size_t len;
+    const char *builtin = report_builtin_file(name, &len);
+    if (!builtin)
+        return diag_error(d, "no template '%s'", name);
+    buf_add(out, builtin, len);
+    return 0;
 }
 
 int template_expand(const char *name, const char *text, const char *const *keys,
