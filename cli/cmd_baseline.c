@@ -1,7 +1,6 @@
 /* cmd_baseline.c: benchdb baseline save|list|rm. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,58 +28,46 @@ static const char usage[] =
 struct baseline_opts {
     const char *verb, *name;
     struct kv_list where;
-    enum table_format fmt;
+    const char *format;
 };
 
-/* The verb and NAME: "save NAME", "list", "rm NAME". */
+/* The verbs, a word each: "save NAME", "list", "rm NAME". */
+static const char *const verbs[] = {"save", "list", "rm", NULL};
+
+/* The verb and NAME from the operands argv[1..argc). */
 static int parse_words(int argc, char **argv, struct baseline_opts *o)
 {
-    o->verb = optind < argc ? argv[optind++] : NULL;
-    int named = o->verb && (!strcmp(o->verb, "save") || !strcmp(o->verb, "rm"));
-    if (!o->verb || (!named && strcmp(o->verb, "list"))) {
-        fprintf(stderr, "benchdb baseline: error: expected save, list or rm, got '%s'\n",
-                o->verb ? o->verb : "");
-        return usage_exit(usage, BDB_EXIT_USAGE);
+    o->verb = argc > 1 ? argv[1] : "";
+    int named = !strcmp(o->verb, "save") || !strcmp(o->verb, "rm");
+    if (!named && strcmp(o->verb, "list")) {
+        struct buf msg = BUF_INIT;
+        buf_addf(&msg, "expected save, list or rm, got '%s'", o->verb);
+        add_did_you_mean(&msg, o->verb, "", verbs);
+        int status = usage_error("baseline", "%s", msg.data);
+        buf_release(&msg);
+        return status;
     }
-    if (named && optind < argc)
-        o->name = argv[optind++];
-    if (named && (!o->name || !db_baseline_name_ok(o->name))) {
-        fprintf(stderr,
-                "benchdb baseline: error: expected a NAME of letters, digits, '.', '_' or "
-                "'-', got '%s'\n",
-                o->name ? o->name : "");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind < argc)
-        return unexpected_argument("baseline", usage, argv[optind]);
-    if (o->where.n && strcmp(o->verb, "save")) {
-        fprintf(stderr, "benchdb baseline: error: --where is for 'baseline save'\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    o->name = named && argc > 2 ? argv[2] : NULL;
+    if (named && (!o->name || !db_baseline_name_ok(o->name)))
+        return usage_error("baseline",
+                           "expected a NAME of letters, digits, '.', '_' or '-', got '%s'",
+                           o->name ? o->name : "");
+    if (argc > 2 + named)
+        return usage_error("baseline", "unexpected argument '%s'", argv[2 + named]);
+    if (o->where.n && strcmp(o->verb, "save"))
+        return usage_error("baseline", "--where is for 'baseline save'");
     return BDB_EXIT_OK;
 }
 
-static int parse_options(struct app *app, int argc, char **argv, struct baseline_opts *o)
+static int parse(struct app *app, int argc, char **argv, struct baseline_opts *o)
 {
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "save the results that match", opt_filter),
+        OPT_ENUM(0, "format", &o->format, table_formats, "output format of list"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
-        if (c == 'w' && !filter_option("baseline", 0, optarg, &o->where))
-            continue;
-        if (c == 'f' && !parse_table_format(optarg, &o->fmt))
-            continue;
-        if (c == 'f')
-            fprintf(stderr, "benchdb baseline: error: unknown format '%s'\n", optarg);
-        return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    return parse_words(argc, argv, o);
+    int status = parse_options(app, &argc, argv, usage, opts, 0);
+    return status == BDB_EXIT_OK ? parse_words(argc, argv, o) : status;
 }
 
 /* save or rm in one transaction: BDB_EXIT_OK, BDB_EXIT_INPUT (a name taken or unknown, no
@@ -111,14 +98,15 @@ static int change(struct db *db, const struct baseline_opts *o, struct diag *d)
 
 int cmd_baseline(int argc, char **argv, struct app *app)
 {
-    struct baseline_opts o = {NULL, NULL, {0}, TABLE_TEXT};
-    int status = parse_options(app, argc, argv, &o);
+    struct baseline_opts o = {NULL, NULL, {0}, "table"};
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     int reading = status == BDB_EXIT_OK && !strcmp(o.verb, "list");
     if (status == BDB_EXIT_OK && open_db(app, reading ? DB_READ_ONLY : DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)
-        status = reading ? write_list(app, db, NULL, o.fmt, "baselines", query_baselines)
+        status = reading ? write_list(app, db, NULL, table_format_of(o.format), "baselines",
+                                      query_baselines)
                          : change(db, &o, &app->diag);
     db_close(db);
     kv_list_release(&o.where);

@@ -1,13 +1,11 @@
 /* cmd_check.c: benchdb check, the comparison as a CI gate. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/scan.h"
-#include "../core/xalloc.h"
 #include "../query/compare.h"
 #include "../query/gate.h"
 #include "../query/sides.h"
@@ -40,59 +38,41 @@ static const char usage[] =
 
 struct check_opts {
     struct compare_opts cmp;
-    const char **values;
-    size_t nv, av;
+    struct str_list values;
     struct kv_list where;
     struct time_range dates;
     double threshold_pct;
 };
 
-static int threshold_option(const char *arg, double *pct)
+static int opt_threshold(const struct opt *opt, char *arg, const char *cmd)
 {
     const char *p = arg;
+    double *pct = opt->value;
     if (scan_number(&p, pct) && !*p && *pct >= 0)
         return 0;
-    fprintf(stderr,
-            "benchdb check: error: expected --threshold to be a percentage of 0 or more, got "
-            "'%s'\n",
-            arg);
+    cli_error(cmd, "expected --threshold to be a percentage of 0 or more, got '%s'", arg);
     return -1;
 }
 
-static int parse_options(struct app *app, int argc, char **argv, struct check_opts *o)
+static int parse(struct app *app, int argc, char **argv, struct check_opts *o)
 {
-    static const struct option longopts[] = {
-        COMPARE_LONGOPTS,   TIME_LONGOPTS, DB_LONGOPT, {"threshold", required_argument, NULL, 't'},
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_COMPARE(&o->values, &o->cmp.by, &o->where),
+        OPT_SINCE(&o->dates),
+        OPT_UNTIL(&o->dates),
+        OPT_CALLBACK(0, "threshold", &o->threshold_pct, "PCT",
+                     "how much worse a significant difference must be to fail", opt_threshold),
+        OPT_END(),
     };
-    int c, compare = 0;
-    optind = 1;
     o->cmp.by = "storage-class";
     o->threshold_pct = 5;
-    while ((c = next_option(app, argc, argv, "-h", longopts)) != -1) {
-        if (c == 1 && compare) { /* a non-option after --compare: a compared value */
-            ALLOC_GROW(o->values, o->nv, o->av);
-            o->values[o->nv++] = optarg;
-        } else if (c == 1) {
-            return unexpected_argument("check", usage, optarg);
-        } else if (c == 'c') {
-            compare = 1;
-        } else if (c == 'b'   ? by_option("check", optarg)
-                   : c == 'w' ? where_option("check", optarg, &o->where)
-                   : c == 't' ? threshold_option(optarg, &o->threshold_pct)
-                              : time_option("check", c, optarg, &o->dates) != 1) {
-            return usage_option(c, usage);
-        } else if (c == 'b') {
-            o->cmp.by = optarg;
-        }
-    }
-    if (o->nv < 2) {
-        fprintf(stderr, "benchdb check: error: --compare needs a baseline and at least one "
-                        "candidate\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    o->cmp.values = o->values;
-    o->cmp.nvalues = o->nv;
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status;
+    if (o->values.n < 2)
+        return usage_error("check", "--compare needs a baseline and at least one candidate");
+    o->cmp.values = o->values.v;
+    o->cmp.nvalues = o->values.n;
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
     o->cmp.dates = &o->dates;
@@ -139,7 +119,7 @@ static int check(struct db *db, const struct check_opts *o, struct diag *d)
 int cmd_check(int argc, char **argv, struct app *app)
 {
     struct check_opts o = {.dates = TIME_RANGE_ALL};
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     app->dates = &o.dates;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
@@ -147,7 +127,7 @@ int cmd_check(int argc, char **argv, struct app *app)
     if (status == BDB_EXIT_OK)
         status = check(db, &o, &app->diag);
     db_close(db);
-    free(o.values);
+    str_list_release(&o.values);
     kv_list_release(&o.where);
     return status < 0 ? BDB_EXIT_OK : status;
 }

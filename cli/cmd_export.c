@@ -1,7 +1,6 @@
 /* cmd_export.c: benchdb export. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,63 +24,47 @@ static const char usage[] =
     "  benchdb export | jq 'select(.storage_class == \"nfs-csi\") | .bw_bytes_s'\n"
     "  benchdb export --format csv -o results.csv\n";
 
-/* What --format takes and -o FILE's extension may name: csv, else ndjson (one JSON object a
- * line, which .json and .jsonl files hold too). */
-static const char *const formats[] = {"ndjson", "json", "jsonl", "csv", NULL};
+/* What -o FILE's extension may name: csv, else ndjson (one JSON object a line, which .json
+ * and .jsonl files hold too). */
+static const char *const extensions[] = {"ndjson", "json", "jsonl", "csv", NULL};
+/* What --format takes: those, and pg-ddl, whose output is SQL, not an export. */
+static const char *const formats[] = {"ndjson", "csv", "pg-ddl", "json", "jsonl", NULL};
 
 /* --format, else -o FILE's extension: 0, or -1 after a message. */
 static int export_format(const char *format, const char *output, enum export_format *fmt)
 {
-    if (!format && !(format = output_format("export", output, formats, "ndjson")))
+    if (!format && !(format = output_format("export", output, extensions, "ndjson")))
         return -1;
-    if (!strcmp(format, "pg-ddl")) { /* --format only: its output is SQL, not an export */
-        *fmt = EXPORT_PG_DDL;
-        return 0;
-    }
-    for (size_t i = 0; formats[i]; i++)
-        if (!strcmp(format, formats[i])) {
-            *fmt = strcmp(format, "csv") ? EXPORT_NDJSON : EXPORT_CSV;
-            return 0;
-        }
-    fprintf(stderr, "benchdb export: error: unknown format '%s' (expected ndjson, csv or pg-ddl)\n",
-            format);
-    return -1;
+    *fmt = !strcmp(format, "pg-ddl") ? EXPORT_PG_DDL
+           : !strcmp(format, "csv")  ? EXPORT_CSV
+                                     : EXPORT_NDJSON;
+    return 0;
 }
 
 int cmd_export(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
     enum export_format fmt = EXPORT_NDJSON;
     const char *output = NULL, *format = NULL;
     struct time_range dates = TIME_RANGE_ALL;
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "o:h", longopts)) != -1) {
-        if (c == 'f')
-            format = optarg;
-        else if (c == 'o')
-            output = optarg;
-        else if (time_option("export", c, optarg, &dates) != 1)
-            return usage_option(c, usage) < 0 ? BDB_EXIT_OK : BDB_EXIT_USAGE;
-    }
-    if (optind != argc)
-        return unexpected_argument("export", usage, argv[optind]);
+    const struct opt opts[] = {
+        OPT_ENUM(0, "format", &format, formats, "output format"),
+        OPT_SINCE(&dates),
+        OPT_UNTIL(&dates),
+        OPT_STRING('o', "output", &output, "FILE", "write to FILE"),
+        OPT_END(),
+    };
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
     if (export_format(format, output, &fmt))
-        return usage_exit(usage, BDB_EXIT_USAGE);
+        return usage_hint("export");
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct buf out = BUF_INIT;
-    int status = query_export(db, fmt, &dates, &out, &app->diag)
-                     ? BDB_EXIT_ENV
-                     : write_output(app, output, out.data, out.len);
+    status = query_export(db, fmt, &dates, &out, &app->diag)
+                 ? BDB_EXIT_ENV
+                 : write_output(app, output, out.data, out.len);
     buf_release(&out);
     db_close(db);
     return status;

@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <unistd.h> /* optind */
 
 #include "../ingest/importer.h"
 
@@ -10,11 +9,10 @@ int cmd_formats(int argc, char **argv, struct app *app)
 {
     static const char usage[] =
         "usage: benchdb formats\n\nList the importers; their names are --format values.\n";
-    int status;
-    if (help_only_options(app, argc, argv, usage, &status))
-        return status;
-    if (optind != argc)
-        return unexpected_argument("formats", usage, argv[optind]);
+    static const struct opt opts[] = {OPT_END()};
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
     for (size_t i = 0; importers[i]; i++)
         printf("%-12s  %s\n", importers[i]->name, importers[i]->summary);
     return BDB_EXIT_OK;

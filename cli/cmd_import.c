@@ -2,12 +2,12 @@
  * (import/import.h), with a progress line. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/xalloc.h"
 #include "../ingest/importer.h"
 #include "progress.h"
 
@@ -39,61 +39,46 @@ struct import_opts {
     struct kv_list tags;
 };
 
-static int parse_options(struct app *app, int argc, char **argv, struct import_opts *o)
+/* --format NAME: an importer's name (the registry's, so the list is not written twice). */
+static int opt_importer(const struct opt *opt, char *arg, const char *cmd)
 {
-    static const struct option longopts[] = {
-        LABEL_LONGOPTS,
-        {"format", required_argument, NULL, 'f'},
-        {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"jobs", required_argument, NULL, 'j'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "nvhj:", longopts)) != -1) {
-        int label = label_option("import", c, optarg, &o->options.labels);
-        if (label < 0)
-            return usage_exit(usage, BDB_EXIT_USAGE);
-        if (label)
-            continue;
-        switch (c) {
-        case 't':
-            if (utf8_option("import", "tag", optarg) ||
-                kv_option("import", "tag", optarg, &o->tags))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        case 'f':
-            if (!importer_find(optarg)) {
-                fprintf(stderr,
-                        "benchdb import: error: unknown format '%s' (see 'benchdb "
-                        "formats')\n",
-                        optarg);
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            }
-            o->options.format = optarg;
-            break;
-        case 'n':
-            o->options.dry_run = 1;
-            break;
-        case 'v':
-            o->options.verbose = 1;
-            break;
-        case 'j':
-            if (count_option("import", "jobs", optarg, 1024, &o->options.jobs))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        default:
-            return usage_option(c, usage);
-        }
+    if (importer_find(arg)) {
+        *(const char **)opt->value = arg;
+        return 0;
     }
-    if (optind == argc)
-        return usage_error(usage, "import", "no input files");
-    o->options.labels.tags = o->tags.v;
-    o->options.labels.n_tags = o->tags.n;
-    return BDB_EXIT_OK;
+    size_t n = 0;
+    while (importers[n])
+        n++;
+    const char **names = xcalloc(n + 1, sizeof(*names));
+    for (size_t i = 0; i < n; i++)
+        names[i] = importers[i]->name;
+    struct buf msg = BUF_INIT;
+    buf_addf(&msg, "unknown format '%s' (see 'benchdb formats')", arg);
+    add_did_you_mean(&msg, arg, "", names);
+    cli_error(cmd, "%s", msg.data);
+    buf_release(&msg);
+    free(names);
+    return -1;
+}
+
+/* The options; the files are left in argv[1..*argc). */
+static int parse(struct app *app, int *argc, char **argv, struct import_opts *o)
+{
+    struct import_options *io = &o->options;
+    const struct opt opts[] = {
+        OPT_LABELS(&io->labels, &o->tags),
+        OPT_CALLBACK(0, "format", &io->format, "NAME", "skip detection", opt_importer),
+        OPT_FLAG('n', "dry-run", &io->dry_run, "store nothing"),
+        OPT_FLAG('v', "verbose", &io->verbose, "with -n: list the lines not used"),
+        OPT_UINT('j', "jobs", &io->jobs, 1024, "parse N files at a time"),
+        OPT_END(),
+    };
+    int status = parse_options(app, argc, argv, usage, opts, 0);
+    if (status == BDB_EXIT_OK && *argc == 1)
+        return usage_error("import", "no input files");
+    io->labels.tags = o->tags.v;
+    io->labels.n_tags = o->tags.n;
+    return status;
 }
 
 int import_exit_status(enum import_outcome outcome)
@@ -143,7 +128,7 @@ static int import_all(struct app *app, struct db *db, const struct import_opts *
 int cmd_import(int argc, char **argv, struct app *app)
 {
     struct import_opts o = {.options = {.jobs = cpu_count(), .now = now_iso}};
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, &argc, argv, &o);
     if (status != BDB_EXIT_OK) {
         kv_list_release(&o.tags);
         return status < 0 ? BDB_EXIT_OK : status;
@@ -152,7 +137,7 @@ int cmd_import(int argc, char **argv, struct app *app)
     if (!o.options.dry_run && open_db(app, DB_CREATE, &db))
         status = BDB_EXIT_ENV;
     else
-        status = import_all(app, db, &o, argc, argv, optind);
+        status = import_all(app, db, &o, argc, argv, 1);
     db_close(db);
     kv_list_release(&o.tags);
     return status;

@@ -1,7 +1,6 @@
 /* cmd_labels.c: benchdb labels. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "table_format.h"
@@ -31,56 +30,31 @@ struct labels_cli {
     struct labels_opts q;
     struct kv_list where;
     struct time_range dates;
-    enum table_format fmt;
+    const char *format;
 };
 
-/* The option c with its argument; 0, or BDB_EXIT_USAGE after a message, or -1 after -h. */
-static int take_option(struct labels_cli *o, int c, char *arg)
+static int parse(struct app *app, int argc, char **argv, struct labels_cli *o)
 {
-    if (c == 'f' && parse_table_format(arg, &o->fmt) == 0)
-        return 0;
-    if (c == 'z') {
-        o->q.nul = 1;
-        return 0;
-    }
-    if (c == 'w')
-        return where_option("labels", arg, &o->where) ? BDB_EXIT_USAGE : 0;
-    if (time_option("labels", c, arg, &o->dates) == 1)
-        return 0;
-    if (c == 'f')
-        fprintf(stderr, "benchdb labels: error: unknown format '%s'\n", arg);
-    return c == 'h' ? -1 : BDB_EXIT_USAGE;
-}
-
-static int parse_options(struct app *app, int argc, char **argv, struct labels_cli *o)
-{
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"format", required_argument, NULL, 'f'},
-        {"null", no_argument, NULL, 'z'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "count only the results that match",
+                     opt_where),
+        OPT_SINCE(&o->dates),
+        OPT_UNTIL(&o->dates),
+        OPT_ENUM(0, "format", &o->format, table_formats, "output format"),
+        OPT_FLAG('z', "null", &o->q.nul, "each label as KEY=VALUE and a NUL byte"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "hz", longopts)) != -1) {
-        int status = take_option(o, c, optarg);
-        if (status)
-            return status < 0 ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, status);
-    }
-    if (optind < argc)
-        o->q.key = argv[optind++];
-    if (optind != argc)
-        return unexpected_argument("labels", usage, argv[optind]);
-    if (o->q.key && !query_key_known(o->q.key)) {
-        fprintf(stderr,
-                "benchdb labels: error: unknown key '%s' (expected storage-class, host, sec, "
-                "mount:OPTION, tag:NAME or another --by key)\n",
-                o->q.key);
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status != BDB_EXIT_OK)
+        return status;
+    if (argc > 2)
+        return usage_error("labels", "unexpected argument '%s'", argv[2]);
+    o->q.key = argc > 1 ? argv[1] : NULL;
+    if (o->q.key && !query_key_known(o->q.key))
+        return usage_error("labels",
+                           "unknown key '%s' (expected storage-class, host, sec, mount:OPTION, "
+                           "tag:NAME or another --by key)",
+                           o->q.key);
     return BDB_EXIT_OK;
 }
 
@@ -97,8 +71,8 @@ static int labels_rows(void *ctx, enum table_format fmt, struct text_sink *out, 
 
 int cmd_labels(int argc, char **argv, struct app *app)
 {
-    struct labels_cli o = {.dates = TIME_RANGE_ALL, .fmt = TABLE_TEXT};
-    int status = parse_options(app, argc, argv, &o);
+    struct labels_cli o = {.dates = TIME_RANGE_ALL, .format = "table"};
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
@@ -107,7 +81,7 @@ int cmd_labels(int argc, char **argv, struct app *app)
         o.q.nwhere = o.where.n;
         o.q.dates = &o.dates;
         struct labels_run run = {db, &o.q};
-        status = write_list_rows(app, o.fmt, "labels", labels_rows, &run);
+        status = write_list_rows(app, table_format_of(o.format), "labels", labels_rows, &run);
     }
     if (db)
         db_close(db);

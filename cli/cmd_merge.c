@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <unistd.h> /* optind */
 
 static const char usage[] =
     "usage: benchdb merge OTHER.sqlite...\n"
@@ -18,18 +17,17 @@ static const char usage[] =
 
 int cmd_merge(int argc, char **argv, struct app *app)
 {
-    int status;
-    if (help_only_options(app, argc, argv, usage, &status))
-        return status;
-    if (optind == argc) {
-        fprintf(stderr, "benchdb merge: error: no warehouse to merge\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    static const struct opt opts[] = {OPT_END()};
+    int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
+    if (argc == 1)
+        return usage_error("merge", "no warehouse to merge");
     struct db *db;
     if (open_db(app, DB_CREATE, &db))
         return BDB_EXIT_ENV;
     status = BDB_EXIT_OK;
-    for (int i = optind; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         struct merge_counts m;
         int rc = db_merge(db, argv[i], &m, &app->diag);
         if (rc == -2)

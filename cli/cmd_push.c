@@ -1,9 +1,7 @@
 /* cmd_push.c: benchdb push. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <unistd.h> /* optind */
 
 #include "../fleet/fleet.h"
 #include "progress.h"
@@ -47,34 +45,27 @@ static void on_batch(void *ctx, size_t sources, size_t results)
 
 int cmd_push(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"jobs", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
     unsigned jobs = cpu_count() < PUSH_JOBS_DEFAULT_MAX ? cpu_count() : PUSH_JOBS_DEFAULT_MAX;
-    int opt;
-    optind = 1;
-    while ((opt = next_option(app, argc, argv, "j:h", longopts)) != -1) {
-        if (opt != 'j')
-            return usage_option(opt, usage) < 0 ? BDB_EXIT_OK : BDB_EXIT_USAGE;
-        if (count_option("push", "jobs", optarg, 64, &jobs))
-            return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind == argc)
-        return usage_error(usage, "push", "no server URL given");
-    if (optind + 1 != argc)
-        return unexpected_argument("push", usage, argv[optind + 1]);
-    if (!fleet_is_url(argv[optind]))
-        return usage_error(usage, "push", "expected a postgresql:// URL");
+    const struct opt opts[] = {
+        OPT_UINT('j', "jobs", &jobs, 64, "send N batches at a time"),
+        OPT_END(),
+    };
+    int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
+    if (argc == 1)
+        return usage_error("push", "no server URL given");
+    if (argc > 2)
+        return usage_error("push", "unexpected argument '%s'", argv[2]);
+    if (!fleet_is_url(argv[1]))
+        return usage_error("push", "expected a postgresql:// URL");
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct progress shown = {0};
     struct fleet_progress progress = {on_start, on_batch, &shown};
     struct fleet_push_counts c;
-    int rc = fleet_push(db, argv[optind], jobs, &progress, &c, &app->diag);
+    int rc = fleet_push(db, argv[1], jobs, &progress, &c, &app->diag);
     progress_end(&shown);
     db_close(db);
     if (rc)

@@ -1,7 +1,6 @@
 /* cmd_query.c: benchdb query, read-only SQL over the documented views. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "../core/scan.h"
@@ -31,10 +30,15 @@ static const char usage[] =
     "  benchdb query \"SELECT storage_class, rw, avg(bw_bytes_s) FROM v_result GROUP BY 1, 2\"\n"
     "  benchdb query --timeout 10 --format csv \"SELECT * FROM v_metric\" | head\n";
 
-/* A positive number of seconds, as a whole argument; 0 or -1. */
-static int parse_seconds(const char *s, double *secs)
+/* --timeout SECONDS: a positive number. */
+static int opt_seconds(const struct opt *opt, char *arg, const char *cmd)
 {
-    return scan_number(&s, secs) && !*s && *secs > 0 ? 0 : -1;
+    const char *s = arg;
+    double *secs = opt->value;
+    if (scan_number(&s, secs) && !*s && *secs > 0)
+        return 0;
+    cli_error(cmd, "expected a positive number of seconds for --timeout, got '%s'", arg);
+    return -1;
 }
 
 /* The fleet's server runs the statement itself; its default timeout keeps a forgotten join
@@ -51,49 +55,32 @@ static int query_server(struct app *app, const char *sql, enum table_format fmt,
 
 int cmd_query(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"timeout", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
-    enum table_format fmt = TABLE_TEXT;
+    const char *format = "table";
     double timeout_s = 0;
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
-        if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
-            continue;
-        if (c == 't' && parse_seconds(optarg, &timeout_s) == 0)
-            continue;
-        if (c == 'h')
-            return usage_exit(usage, BDB_EXIT_OK);
-        if (c == 'f')
-            fprintf(stderr, "benchdb query: error: unknown format '%s'\n", optarg);
-        if (c == 't')
-            fprintf(stderr,
-                    "benchdb query: error: expected a positive number of seconds for "
-                    "--timeout, got '%s'\n",
-                    optarg);
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind == argc) {
-        fprintf(stderr, "benchdb query: error: no SQL given\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind + 1 != argc)
-        return unexpected_argument("query", usage, argv[optind + 1]);
+    const struct opt opts[] = {
+        OPT_ENUM(0, "format", &format, table_formats, "output format"),
+        OPT_CALLBACK(0, "timeout", &timeout_s, "SECONDS", "stop a query still running after it",
+                     opt_seconds),
+        OPT_END(),
+    };
+    int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
+    if (argc == 1)
+        return usage_error("query", "no SQL given");
+    if (argc > 2)
+        return usage_error("query", "unexpected argument '%s'", argv[2]);
+    enum table_format fmt = table_format_of(format);
     if (fleet_is_url(app->db_path))
-        return query_server(app, argv[optind], fmt, timeout_s);
+        return query_server(app, argv[1], fmt, timeout_s);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct stdout_rows rows = {app, BDB_EXIT_OK};
     struct text_sink sink = stdout_rows_sink(&rows);
-    int status = query_sql(db, argv[optind], fmt, timeout_s, &sink, &app->diag) < 0
-                     ? BDB_EXIT_INPUT
-                     : stdout_rows_finish(&rows);
+    status = query_sql(db, argv[1], fmt, timeout_s, &sink, &app->diag) < 0
+                 ? BDB_EXIT_INPUT
+                 : stdout_rows_finish(&rows);
     db_close(db);
     return status;
 }

@@ -1,7 +1,6 @@
 /* cmd_relabel.c: benchdb relabel. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,58 +28,26 @@ struct relabel_opts {
     int dry_run;
 };
 
-static int parse_options(struct app *app, int argc, char **argv, struct relabel_opts *o)
+static int parse(struct app *app, int argc, char **argv, struct relabel_opts *o)
 {
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"set", required_argument, NULL, 's'},
-        {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "change the results that match",
+                     opt_filter),
+        OPT_CALLBACK(0, "set", &o->set, "KEY=VALUE", "the label to set", opt_set),
+        OPT_FLAG('n', "dry-run", &o->dry_run, "store nothing"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "nh", longopts)) != -1) {
-        if (c == 'w' && !filter_option("relabel", 0, optarg, &o->where))
-            continue;
-        if (c == 's' && !filter_option("relabel", 1, optarg, &o->set))
-            continue;
-        if (c == 'n') {
-            o->dry_run = 1;
-            continue;
-        }
-        return usage_option(c, usage);
-    }
-    if (optind != argc)
-        return unexpected_argument("relabel", usage, argv[optind]);
-    if (!o->set.n) {
-        fprintf(stderr, "benchdb relabel: error: nothing to --set\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    return BDB_EXIT_OK;
-}
-
-/* A value the schema would refuse is the user's input, rejected before the database is
- * touched (not a database failure); an empty value removes the label. */
-static int check_values(const struct relabel_opts *o, struct diag *d)
-{
-    for (size_t i = 0; i < o->set.n; i++)
-        if (!strcmp(o->set.v[i].key, "sec") && *o->set.v[i].value &&
-            !db_sec_valid(o->set.v[i].value))
-            return diag_error(
-                d, "unknown NFS security flavor '%s' for --set sec (expected " DB_SEC_FLAVORS ")",
-                o->set.v[i].value);
-    return 0;
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status == BDB_EXIT_OK && !o->set.n)
+        return usage_error("relabel", "nothing to --set");
+    return status;
 }
 
 int cmd_relabel(int argc, char **argv, struct app *app)
 {
     struct relabel_opts o = {0};
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
-    if (status == BDB_EXIT_OK && check_values(&o, &app->diag))
-        status = BDB_EXIT_INPUT;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK) {

@@ -1,7 +1,6 @@
 /* cmd_reparse.c: benchdb reparse. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,22 +68,13 @@ static enum import_outcome reparse_one(struct app *app, struct db *db, int64_t i
 
 int cmd_reparse(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
     struct kv_list where = {0};
-    int c, status = BDB_EXIT_OK;
-    optind = 1;
-    while (status == BDB_EXIT_OK && (c = next_option(app, argc, argv, "h", longopts)) != -1) {
-        if (c == 'w' && filter_option("reparse", 0, optarg, &where) == 0)
-            continue;
-        status = usage_option(c, usage);
-    }
-    if (status == BDB_EXIT_OK && optind != argc)
-        status = unexpected_argument("reparse", usage, argv[optind]);
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &where, "KEY=VALUE", "only sources with a matching result",
+                     opt_filter),
+        OPT_END(),
+    };
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
     struct db *db = NULL;
     int64_t *ids = NULL;
     size_t n = 0;

@@ -2,13 +2,11 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../core/xalloc.h"
 #include "../query/compare.h"
 #include "../query/query.h"
 #include "../query/sides.h"
@@ -47,8 +45,7 @@ static const char usage[] =
 
 struct report_opts {
     struct compare_opts cmp;
-    const char **values;
-    size_t nv, av;
+    struct str_list values;
     struct kv_list where, aliases;
     struct time_range dates;
     const char *output, *format, *table, *template_dir;
@@ -62,103 +59,37 @@ static const char *const formats[] = {"md", "html", "xlsx", "csv", "json", NULL}
 static int check_output(struct report_opts *o)
 {
     if (!o->format && !(o->format = output_format("report", o->output, formats, "md")))
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    size_t f = 0;
-    while (formats[f] && strcmp(o->format, formats[f]))
-        f++;
-    if (!formats[f]) {
-        fprintf(stderr,
-                "benchdb report: error: unknown format '%s' (expected md, html, xlsx, csv or "
-                "json)\n",
-                o->format);
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-"))) {
-        fprintf(stderr, "benchdb report: error: xlsx needs an output file: -o FILE.xlsx\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (table_option("report", o->format, o->table, query_compare_tables))
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    return BDB_EXIT_OK;
+        return usage_hint("report");
+    if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-")))
+        return usage_error("report", "xlsx needs an output file: -o FILE.xlsx");
+    return table_option("report", o->format, o->table) ? usage_hint("report") : BDB_EXIT_OK;
 }
 
-static int parse_options(struct app *app, int argc, char **argv, struct report_opts *o)
+static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
 {
-    static const struct option longopts[] = {
-        COMPARE_LONGOPTS,
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {"rules", required_argument, NULL, 'r'},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"table", required_argument, NULL, 't'},
-        {"template", required_argument, NULL, 'T'},
-        {"alias", required_argument, NULL, 'a'},
-        {"all", no_argument, NULL, 'A'},
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_COMPARE(&o->values, &o->cmp.by, &o->where),
+        OPT_SINCE(&o->dates),
+        OPT_UNTIL(&o->dates),
+        OPT_STRING(0, "rules", &o->cmp.rules_name, "FILE", "tier-recommendation rules"),
+        OPT_STRING('o', "output", &o->output, "FILE", "write to FILE"),
+        OPT_ENUM(0, "format", &o->format, formats, "output format"),
+        OPT_ENUM(0, "table", &o->table, query_compare_tables, "with csv: the table to write"),
+        OPT_STRING(0, "template", &o->template_dir, "DIR", "with html: templates in DIR"),
+        OPT_KV("alias", &o->aliases, 0, "a short label for a compared value"),
+        OPT_FLAG(0, "all", &o->all, "runs and results tables: the whole warehouse"),
+        OPT_END(),
     };
-    int c, compare = 0;
-    optind = 1;
     o->cmp.by = "storage-class";
-    while ((c = next_option(app, argc, argv, "-o:h", longopts)) != -1) {
-        switch (c) {
-        case 1: /* a non-option: a compared value */
-            if (!compare)
-                return unexpected_argument("report", usage, optarg);
-            ALLOC_GROW(o->values, o->nv, o->av);
-            o->values[o->nv++] = optarg;
-            break;
-        case 'c':
-            compare = 1;
-            break;
-        case 'b':
-            if (by_option("report", optarg))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            o->cmp.by = optarg;
-            break;
-        case 'r':
-            o->cmp.rules_name = optarg;
-            break;
-        case 'w':
-            if (where_option("report", optarg, &o->where))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        case 'a':
-            if (kv_option("report", "alias", optarg, &o->aliases))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case 'f':
-            o->format = optarg;
-            break;
-        case 't':
-            o->table = optarg;
-            break;
-        case 'T':
-            o->template_dir = optarg;
-            break;
-        case 'A':
-            o->all = 1;
-            break;
-        case 'h':
-            return usage_exit(usage, BDB_EXIT_OK) - 1;
-        default:
-            if (time_option("report", c, optarg, &o->dates) == 1)
-                break;
-            return usage_exit(usage, BDB_EXIT_USAGE);
-        }
-    }
-    if (o->nv < 2) {
-        fprintf(stderr, "benchdb report: error: --compare needs a baseline and at least one "
-                        "candidate\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status;
+    if (o->values.n < 2)
+        return usage_error("report", "--compare needs a baseline and at least one candidate");
     if (check_output(o))
         return BDB_EXIT_USAGE;
-    o->cmp.values = o->values;
-    o->cmp.nvalues = o->nv;
+    o->cmp.values = o->values.v;
+    o->cmp.nvalues = o->values.n;
     o->cmp.where = o->where.v;
     o->cmp.nwhere = o->where.n;
     o->cmp.dates = &o->dates;
@@ -255,7 +186,7 @@ int cmd_report(int argc, char **argv, struct app *app)
 {
     struct report_opts o = {.dates = TIME_RANGE_ALL};
     struct buf rules = BUF_INIT;
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK)
         status = read_rules(&o, &rules, &app->diag);
@@ -265,9 +196,9 @@ int cmd_report(int argc, char **argv, struct app *app)
     if (status == BDB_EXIT_OK) {
         struct report r;
         struct buf title = BUF_INIT;
-        buf_addf(&title, "Benchmark comparison: %s", o.values[0]);
-        for (size_t i = 1; i < o.nv; i++)
-            buf_addf(&title, " vs %s", o.values[i]);
+        buf_addf(&title, "Benchmark comparison: %s", o.values.v[0]);
+        for (size_t i = 1; i < o.values.n; i++)
+            buf_addf(&title, " vs %s", o.values.v[i]);
         report_init(&r, title.data);
         buf_release(&title);
         set_generated(&r);
@@ -280,7 +211,7 @@ int cmd_report(int argc, char **argv, struct app *app)
         report_release(&r);
     }
     db_close(db);
-    free(o.values);
+    str_list_release(&o.values);
     kv_list_release(&o.where);
     kv_list_release(&o.aliases);
     buf_release(&rules);

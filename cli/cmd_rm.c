@@ -1,7 +1,6 @@
 /* cmd_rm.c: benchdb rm. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -32,39 +31,21 @@ struct rm_opts {
     int dry_run;
 };
 
-static int parse_options(struct app *app, int argc, char **argv, struct rm_opts *o)
+static int parse(struct app *app, int argc, char **argv, struct rm_opts *o)
 {
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "remove the results that match",
+                     opt_filter),
+        OPT_SINCE(&o->dates),
+        OPT_UNTIL(&o->dates),
+        OPT_FLAG('n', "dry-run", &o->dry_run, "remove nothing"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "nh", longopts)) != -1) {
-        if (c == 'w' && !filter_option("rm", 0, optarg, &o->where))
-            continue;
-        if (c == 'n') {
-            o->dry_run = 1;
-            continue;
-        }
-        int dated = time_option("rm", c, optarg, &o->dates);
-        if (dated > 0)
-            continue;
-        if (dated < 0)
-            return usage_exit(usage, BDB_EXIT_USAGE);
-        return c == 'h' ? usage_exit(usage, BDB_EXIT_OK) - 1 : usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind != argc)
-        return unexpected_argument("rm", usage, argv[optind]);
-    if (!o->where.n) { /* removing everything is never what a missing filter meant */
-        fprintf(stderr, "benchdb rm: error: no --where filter: nothing to select\n");
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    return BDB_EXIT_OK;
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    /* removing everything is never what a missing filter meant */
+    if (status == BDB_EXIT_OK && !o->where.n)
+        return usage_error("rm", "no --where filter: nothing to select");
+    return status;
 }
 
 static void print_run(void *ctx, const struct db_removed_run *run)
@@ -110,7 +91,7 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
 int cmd_rm(int argc, char **argv, struct app *app)
 {
     struct rm_opts o = {.dates = TIME_RANGE_ALL};
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_WRITE, &db))
         status = BDB_EXIT_ENV;

@@ -4,7 +4,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,50 +231,27 @@ static int run_all(struct app *app, struct run *r)
     return status != BDB_EXIT_OK ? status : summary;
 }
 
-static int parse_options(struct app *app, int argc, char **argv, struct run *r)
+static int parse(struct app *app, int argc, char **argv, struct run *r)
 {
-    static const struct option longopts[] = {
-        LABEL_LONGOPTS,
-        {"repeat", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    const struct opt opts[] = {
+        OPT_LABELS(&r->labels, &r->user_tags),
+        OPT_UINT(0, "repeat", &r->repeat, 1000, "run the benchmark N times"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "+h", longopts)) != -1) {
-        int label = label_option("run", c, optarg, &r->labels);
-        if (label < 0)
-            return usage_exit(usage, BDB_EXIT_USAGE);
-        if (label)
-            continue;
-        switch (c) {
-        case 't':
-            if (utf8_option("run", "tag", optarg) || kv_option("run", "tag", optarg, &r->user_tags))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        case 'r':
-            if (count_option("run", "repeat", optarg, 1000, &r->repeat))
-                return usage_exit(usage, BDB_EXIT_USAGE);
-            break;
-        default:
-            return usage_option(c, usage);
-        }
-    }
-    if (optind == argc)
-        return usage_error(usage, "run", "no benchmark to run");
-    if (benchmark_prepare(&r->bench, argv + optind, (size_t)(argc - optind))) {
-        fprintf(stderr, "benchdb run: error: cannot run '%s': expected fio, dd or iperf3\n",
-                argv[optind]);
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_STOP_AT_OPERAND);
+    if (status != BDB_EXIT_OK)
+        return status;
+    if (argc == 1)
+        return usage_error("run", "no benchmark to run");
+    if (benchmark_prepare(&r->bench, argv + 1, (size_t)(argc - 1)))
+        return usage_error("run", "cannot run '%s': expected fio, dd or iperf3", argv[1]);
     return BDB_EXIT_OK;
 }
 
 int cmd_run(int argc, char **argv, struct app *app)
 {
     struct run r = {.repeat = 1};
-    int status = parse_options(app, argc, argv, &r);
+    int status = parse(app, argc, argv, &r);
     if (status == BDB_EXIT_OK)
         status = run_all(app, &r);
     free(r.sources);

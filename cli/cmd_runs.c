@@ -1,7 +1,6 @@
 /* cmd_runs.c: benchdb runs. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "table_format.h"
@@ -21,40 +20,25 @@ static const char usage[] =
 
 int cmd_runs(int argc, char **argv, struct app *app)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"history", no_argument, NULL, 'H'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
-    };
-    enum table_format fmt = TABLE_TEXT;
+    const char *format = "table";
     struct time_range dates = TIME_RANGE_ALL;
-    int c, history = 0;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "h", longopts)) != -1) {
-        if (c == 'f' && parse_table_format(optarg, &fmt) == 0)
-            continue;
-        if (c == 'H') {
-            history = 1;
-            continue;
-        }
-        if (c == 'h')
-            return usage_exit(usage, BDB_EXIT_OK);
-        if (time_option("runs", c, optarg, &dates) == 1)
-            continue;
-        if (c == 'f')
-            fprintf(stderr, "benchdb runs: error: unknown format '%s'\n", optarg);
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind != argc)
-        return unexpected_argument("runs", usage, argv[optind]);
+    int history = 0;
+    const struct opt opts[] = {
+        OPT_FLAG(0, "history", &history, "label changes and removals instead"),
+        OPT_SINCE(&dates),
+        OPT_UNTIL(&dates),
+        OPT_ENUM(0, "format", &format, table_formats, "output format"),
+        OPT_END(),
+    };
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
+    enum table_format fmt = table_format_of(format);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
-    int status = history ? write_list(app, db, &dates, fmt, "history", query_history)
-                         : write_list(app, db, &dates, fmt, "runs", query_runs);
+    status = history ? write_list(app, db, &dates, fmt, "history", query_history)
+                     : write_list(app, db, &dates, fmt, "runs", query_runs);
     db_close(db);
     return status;
 }

@@ -1,13 +1,10 @@
 /* cmd_trend.c: benchdb trend. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/scan.h"
-#include "../core/xalloc.h"
 #include "../query/trend.h"
 
 static const char usage[] =
@@ -42,97 +39,69 @@ static const char usage[] =
 struct trend_cli {
     struct trend_opts q;
     struct kv_list where;
-    const char **metrics;
-    size_t nmetrics, ametrics;
+    struct str_list metrics;
     struct time_range dates;
     const char *format, *table, *output;
 };
 
-/* A number in (lo, hi] (lo itself too when lo_ok; PCT may end in '%'); 0, or -1 after a
- * message naming the value and the range (in words). */
-static int number_option(const char *opt, const char *arg, double lo, int lo_ok, double hi,
-                         const char *range, double *out)
+/* What --format takes and -o FILE's extension may name. */
+static const char *const formats[] = {"md", "html", "csv", "json", NULL};
+
+/* A number in (lo, hi] (lo itself too when lo_ok; --min-magnitude's PCT may end in '%'); 0, or
+ * -1 after a message naming the value and the range (in words). */
+static int number_option(const struct opt *opt, const char *arg, const char *cmd, double lo,
+                         int lo_ok, double hi, const char *range, double *out)
 {
     const char *p = arg;
     double v;
-    if (scan_number(&p, &v) && (!*p || (*p == '%' && !p[1] && !strcmp(opt, "min-magnitude"))) &&
+    int pct = !strcmp(opt->long_name, "min-magnitude");
+    if (scan_number(&p, &v) && (!*p || (*p == '%' && !p[1] && pct)) &&
         (v > lo || (lo_ok && v == lo)) && v <= hi) {
         *out = v;
         return 0;
     }
-    fprintf(stderr, "benchdb trend: error: expected --%s %s, got '%s'\n", opt, range, arg);
+    cli_error(cmd, "expected --%s %s, got '%s'", opt->long_name, range, arg);
     return -1;
 }
 
-/* The option c with its argument; 0, or -1 after a message. */
-static int take_option(struct trend_cli *o, int c, char *arg)
+/* --p-value P: p = 1 would keep every point the first pass found; 0 none. */
+static int opt_p_value(const struct opt *opt, char *arg, const char *cmd)
 {
-    double pct;
-    switch (c) {
-    case 'w':
-        return where_option("trend", arg, &o->where);
-    case 'm':
-        ALLOC_GROW(o->metrics, o->nmetrics, o->ametrics);
-        o->metrics[o->nmetrics++] = arg;
-        return 0;
-    case 'p':
-        /* p = 1 would keep every point the first pass found; 0 none */
-        return number_option("p-value", arg, 0, 0, 0.5, "above 0 and at most 0.5", &o->q.cp.max_p);
-    case 'M':
-        if (number_option("min-magnitude", arg, 0, 1, 1000, "from 0 to 1000 (percent)", &pct))
-            return -1;
-        o->q.cp.min_magnitude = pct / 100;
-        return 0;
-    case 'f':
-        o->format = arg;
-        return 0;
-    case 't':
-        o->table = arg;
-        return 0;
-    case 'o':
-        o->output = arg;
-        return 0;
-    default:
-        return time_option("trend", c, arg, &o->dates) == 1 ? 0 : -1;
-    }
+    return number_option(opt, arg, cmd, 0, 0, 0.5, "above 0 and at most 0.5", opt->value);
 }
 
-static int parse_options(struct app *app, int argc, char **argv, struct trend_cli *o)
+/* --min-magnitude PCT, stored as a fraction. */
+static int opt_min_magnitude(const struct opt *opt, char *arg, const char *cmd)
 {
-    static const struct option longopts[] = {
-        {"where", required_argument, NULL, 'w'},
-        {"metric", required_argument, NULL, 'm'},
-        {"p-value", required_argument, NULL, 'p'},
-        {"min-magnitude", required_argument, NULL, 'M'},
-        {"format", required_argument, NULL, 'f'},
-        {"table", required_argument, NULL, 't'},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        TIME_LONGOPTS,
-        DB_LONGOPT,
-        {NULL, 0, NULL, 0},
+    double pct, *fraction = opt->value;
+    if (number_option(opt, arg, cmd, 0, 1, 1000, "from 0 to 1000 (percent)", &pct))
+        return -1;
+    *fraction = pct / 100;
+    return 0;
+}
+
+static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
+{
+    const struct opt opts[] = {
+        OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "filter (repeatable)", opt_where),
+        OPT_STRINGS("metric", &o->metrics, "M", "a stored metric (repeatable)"),
+        OPT_SINCE(&o->dates),
+        OPT_UNTIL(&o->dates),
+        OPT_CALLBACK(0, "p-value", &o->q.cp.max_p, "P", "a change point's t-test p below P",
+                     opt_p_value),
+        OPT_CALLBACK(0, "min-magnitude", &o->q.cp.min_magnitude, "PCT",
+                     "a change point's change above PCT percent", opt_min_magnitude),
+        OPT_ENUM(0, "format", &o->format, formats, "output format"),
+        OPT_ENUM(0, "table", &o->table, query_trend_tables, "with csv: the table to write"),
+        OPT_STRING('o', "output", &o->output, "FILE", "write to FILE"),
+        OPT_END(),
     };
-    int c;
-    optind = 1;
-    while ((c = next_option(app, argc, argv, "o:h", longopts)) != -1) {
-        if (c == 'h')
-            return usage_exit(usage, BDB_EXIT_OK) - 1;
-        if (c == '?' || take_option(o, c, optarg))
-            return usage_exit(usage, BDB_EXIT_USAGE);
-    }
-    if (optind != argc)
-        return unexpected_argument("trend", usage, argv[optind]);
-    static const char *const formats[] = {"md", "html", "csv", "json", NULL};
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status;
     if (!o->format && !(o->format = output_format("trend", o->output, formats, "md")))
-        return usage_exit(usage, BDB_EXIT_USAGE);
-    for (size_t i = 0; formats[i]; i++)
-        if (!strcmp(o->format, formats[i]))
-            return table_option("trend", o->format, o->table, query_trend_tables)
-                       ? usage_exit(usage, BDB_EXIT_USAGE)
-                       : BDB_EXIT_OK;
-    fprintf(stderr, "benchdb trend: error: unknown format '%s' (expected md, html, csv or json)\n",
-            o->format);
-    return usage_exit(usage, BDB_EXIT_USAGE);
+        return usage_hint("trend");
+    return table_option("trend", o->format, o->table) ? usage_hint("trend") : BDB_EXIT_OK;
 }
 
 static int render(const struct trend_cli *o, struct report *r, struct buf *out, struct diag *d)
@@ -170,16 +139,16 @@ static int run_trend(struct app *app, struct trend_cli *o)
 int cmd_trend(int argc, char **argv, struct app *app)
 {
     struct trend_cli o = {.q = {.cp = CHANGEPOINT_DEFAULTS}, .dates = TIME_RANGE_ALL};
-    int status = parse_options(app, argc, argv, &o);
+    int status = parse(app, argc, argv, &o);
     if (status == BDB_EXIT_OK) {
         o.q.where = o.where.v;
         o.q.nwhere = o.where.n;
-        o.q.metrics = o.metrics;
-        o.q.nmetrics = o.nmetrics;
+        o.q.metrics = o.metrics.v;
+        o.q.nmetrics = o.metrics.n;
         o.q.dates = app->dates = &o.dates;
         status = run_trend(app, &o);
     }
     kv_list_release(&o.where);
-    free(o.metrics);
+    str_list_release(&o.metrics);
     return status < 0 ? BDB_EXIT_OK : status;
 }

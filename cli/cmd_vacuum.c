@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h> /* optind */
 
 static const char usage[] =
     "usage: benchdb vacuum\n"
@@ -23,11 +22,10 @@ static long long file_size(const char *path)
 
 int cmd_vacuum(int argc, char **argv, struct app *app)
 {
-    int status;
-    if (help_only_options(app, argc, argv, usage, &status))
-        return status;
-    if (optind != argc)
-        return unexpected_argument("vacuum", usage, argv[optind]);
+    static const struct opt opts[] = {OPT_END()};
+    int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
+    if (status != BDB_EXIT_OK)
+        return status < 0 ? BDB_EXIT_OK : status;
     struct db *db;
     if (open_db(app, DB_READ_WRITE, &db))
         return BDB_EXIT_ENV;

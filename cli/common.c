@@ -1,10 +1,8 @@
-/* common.c: what the commands share: usage texts, opening the warehouse, the time of day,
+/* common.c: what the commands share: opening the warehouse, the time of day,
  * and output files written whole or not at all. */
 #include "cli.h"
 
-#include <assert.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,99 +12,6 @@
 
 #include "../core/scan.h"
 #include "../fleet/fleet.h"
-
-/* The command a usage text is about: every one starts "usage: benchdb NAME ", so the hint after
- * a usage error names NAME without each command passing it again. */
-static int usage_command(const char *text, const char **name)
-{
-    static const char lead[] = "usage: benchdb ";
-    if (strncmp(text, lead, sizeof(lead) - 1))
-        return 0;
-    *name = text + sizeof(lead) - 1;
-    return (int)strcspn(*name, " \n");
-}
-
-int usage_exit(const char *text, int status)
-{
-    if (status == BDB_EXIT_OK) {
-        fputs(text, stdout);
-        return status;
-    }
-    const char *name;
-    int len = usage_command(text, &name);
-    fprintf(stderr, "see 'benchdb %.*s%s--help'\n", len, len ? name : "", len ? " " : "");
-    return status;
-}
-
-int usage_option(int c, const char *text)
-{
-    return c == 'h' ? usage_exit(text, BDB_EXIT_OK) - 1 : usage_exit(text, BDB_EXIT_USAGE);
-}
-
-int usage_error(const char *text, const char *cmd, const char *what)
-{
-    fprintf(stderr, "benchdb %s: error: %s\n", cmd, what);
-    return usage_exit(text, BDB_EXIT_USAGE);
-}
-
-/* An option getopt_long refused as unknown (optopt 0) is ambiguous when its name starts more
- * than one long option's: "--fo" of --format and --force. */
-static int ambiguous(const struct option *longopts, const char *name, size_t len)
-{
-    int prefixes = 0;
-    for (const struct option *o = longopts; o->name; o++)
-        prefixes += !strncmp(o->name, name, len);
-    return prefixes > 1;
-}
-
-/* getopt_long's '?' or ':' in words: arg is the argument it consumed when the option was a
- * long one, NULL when it was a short one (optopt). */
-static void option_error(const char *cmd, int c, const char *arg, const struct option *longopts)
-{
-    struct buf what = BUF_INIT;
-    size_t len = arg ? strcspn(arg, "=") : 0;
-    if (!arg)
-        buf_addf(&what, c == ':' ? "option '-%c' requires a value" : "unrecognized option '-%c'",
-                 optopt);
-    else if (c == ':')
-        buf_addf(&what, "option '%.*s' requires a value", (int)len, arg);
-    else if (optopt)
-        buf_addf(&what, "option '%.*s' takes no value", (int)len, arg);
-    else if (ambiguous(longopts, arg + 2, len - 2))
-        buf_addf(&what, "option '%.*s' is ambiguous", (int)len, arg);
-    else
-        buf_addf(&what, "unrecognized option '%.*s'", (int)len, arg);
-    struct buf line = BUF_INIT;
-    diag_escape(&line, what.data);
-    fprintf(stderr, "benchdb %s: error: %s\n", cmd, line.data);
-    buf_release(&line);
-    buf_release(&what);
-}
-
-int next_option(struct app *app, int argc, char **argv, const char *optstring,
-                const struct option *longopts)
-{
-    /* ':' first (after '+' or '-') makes getopt_long tell a missing value (':') from an
-     * unknown option ('?'); opterr = 0 keeps its own messages, in another style, out */
-    char quiet[32];
-    size_t order = optstring[0] == '+' || optstring[0] == '-';
-    assert(strlen(optstring) + 2 <= sizeof(quiet));
-    snprintf(quiet, sizeof(quiet), "%.*s:%s", (int)order, optstring, optstring + order);
-    opterr = 0;
-    for (;;) {
-        int before = optind;
-        int c = getopt_long(argc, argv, quiet, longopts, NULL);
-        if (c == OPT_DB) { /* the global --db, given after the command; empty: as before it */
-            app->db_path = *optarg ? optarg : app->db_path;
-            continue;
-        }
-        if (c == '?' || c == ':') {
-            const char *arg = optind > before && optind <= argc ? argv[optind - 1] : NULL;
-            option_error(argv[0], c, arg && !strncmp(arg, "--", 2) ? arg : NULL, longopts);
-        }
-        return c;
-    }
-}
 
 int open_db(struct app *app, enum db_open_mode mode, struct db **db)
 {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
+
 static const char usage[] = "usage: benchdb [--db PATH] COMMAND [ARGS]\n"
                             "       benchdb help [COMMAND] | version | --version\n"
                             "\n"
@@ -41,7 +43,7 @@ static const struct command {
 static int help(FILE *f, int status)
 {
     fputs(usage, f);
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
         fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].summary);
     fputs("\nRun 'benchdb COMMAND --help' for a command's options.\n"
           "Exit status: 0 ok, 1 some input rejected, 2 usage error, 3 database or I/O failure.\n",
@@ -55,6 +57,38 @@ static int version(void)
     return BDB_EXIT_OK;
 }
 
+static const struct command *find_command(const char *name)
+{
+    for (size_t c = 0; c < ARRAY_SIZE(commands); c++)
+        if (!strcmp(commands[c].name, name))
+            return &commands[c];
+    return NULL;
+}
+
+/* The names a mistyped command is matched against, into names (ARRAY_SIZE(commands) + 3):
+ * the table's, help and version, and NULL. */
+static void command_names(const char **names)
+{
+    for (size_t c = 0; c < ARRAY_SIZE(commands); c++)
+        names[c] = commands[c].name;
+    names[ARRAY_SIZE(commands)] = "help";
+    names[ARRAY_SIZE(commands) + 1] = "version";
+    names[ARRAY_SIZE(commands) + 2] = NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[ARRAY_SIZE(commands) + 3];
+    struct buf msg = BUF_INIT;
+    command_names(names);
+    buf_addf(&msg, "unknown command '%s'", name);
+    add_did_you_mean(&msg, name, "", names);
+    cli_error(NULL, "%s", msg.data);
+    buf_release(&msg);
+    fputs("see 'benchdb help'\n", stderr);
+    return BDB_EXIT_USAGE;
+}
+
 /* benchdb help [NAME]: the command's --help, or the overview; an unknown NAME is a usage
  * error. */
 static int help_command(char *name, struct app *app)
@@ -63,44 +97,47 @@ static int help_command(char *name, struct app *app)
         return help(stdout, BDB_EXIT_OK);
     static char help_opt[] = "--help";
     char *sub[] = {name, help_opt, NULL};
-    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
-        if (!strcmp(commands[c].name, name))
-            return commands[c].fn(2, sub, app);
-    fprintf(stderr, "benchdb: error: unknown command '%s' (see 'benchdb help')\n", name);
-    return BDB_EXIT_USAGE;
+    const struct command *c = find_command(name);
+    return c ? c->fn(2, sub, app) : unknown_command(name);
+}
+
+/* The hidden --completion-helper (as git's --git-completion-helper): the commands, for shell
+ * completion; each command's options are its own --completion-helper. */
+static int print_commands(void)
+{
+    const char *names[ARRAY_SIZE(commands) + 3];
+    command_names(names);
+    for (size_t c = 0; names[c]; c++)
+        printf("%s%s", c ? " " : "", names[c]);
+    putchar('\n');
+    return BDB_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     struct app app = {NULL, DIAG_INIT, NULL};
+    int want_help = 0, want_version = 0, want_commands = 0;
+    const struct opt opts[] = {
+        OPT_STRING(0, "db", &app.db_path, "PATH", "the warehouse"),
+        OPT_FLAG('V', "version", &want_version, "print the version"),
+        OPT_FLAG('h', "help", &want_help, "show help"),
+        OPT_FLAG(0, "completion-helper", &want_commands, NULL),
+        OPT_END(),
+    };
     signal(SIGPIPE, SIG_IGN);
     app.db_path = getenv("BENCHDB_DB");
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-            app.db_path = argv[++i];
-        } else if (!strcmp(argv[i], "--db")) {
-            fputs("benchdb: error: option '--db' requires a value\nsee 'benchdb --help'\n", stderr);
-            return BDB_EXIT_USAGE;
-        } else if (!strncmp(argv[i], "--db=", 5)) {
-            app.db_path = argv[i] + 5;
-        } else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
-            return version();
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            return help(stdout, BDB_EXIT_OK);
-        } else {
-            fprintf(stderr, "benchdb: error: unrecognized option '%s'\nsee 'benchdb --help'\n",
-                    argv[i]);
-            return BDB_EXIT_USAGE;
-        }
-    }
+    int status = parse_options(&app, &argc, argv, usage, opts, PARSE_STOP_AT_OPERAND | PARSE_TOP);
+    if (status != BDB_EXIT_OK)
+        return status;
+    if (want_version || want_help || want_commands)
+        return want_version ? version() : want_help ? help(stdout, BDB_EXIT_OK) : print_commands();
     if (!app.db_path || !*app.db_path)
         app.db_path = "benchdb.sqlite";
-    if (i == argc)
+    if (argc == 1)
         return help(stderr, BDB_EXIT_USAGE);
-    if (!strcmp(argv[i], "help"))
-        return help_command(i + 1 < argc ? argv[i + 1] : NULL, &app);
-    if (!strcmp(argv[i], "version"))
+    if (!strcmp(argv[1], "help"))
+        return help_command(argc > 2 ? argv[2] : NULL, &app);
+    if (!strcmp(argv[1], "version"))
         return version();
     time_t epoch;
     struct tm tm;
@@ -111,9 +148,6 @@ int main(int argc, char **argv)
                    (long long)SOURCE_DATE_EPOCH_MAX, getenv("SOURCE_DATE_EPOCH"));
         return BDB_EXIT_USAGE;
     }
-    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
-        if (!strcmp(commands[c].name, argv[i]))
-            return commands[c].fn(argc - i, argv + i, &app);
-    fprintf(stderr, "benchdb: error: unknown command '%s'\nsee 'benchdb help'\n", argv[i]);
-    return BDB_EXIT_USAGE;
+    const struct command *c = find_command(argv[1]);
+    return c ? c->fn(argc - 1, argv + 1, &app) : unknown_command(argv[1]);
 }

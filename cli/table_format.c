@@ -4,19 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-int parse_table_format(const char *s, enum table_format *fmt)
+#include "../core/array.h"
+
+const char *const table_formats[] = {"table", "csv", "json", "md", NULL};
+
+enum table_format table_format_of(const char *name)
 {
-    static const struct {
-        const char *name;
-        enum table_format fmt;
-    } map[] = {{"table", TABLE_TEXT}, {"csv", TABLE_CSV}, {"json", TABLE_JSON}, {"md", TABLE_MD}};
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (!strcmp(s, map[i].name)) {
-            *fmt = map[i].fmt;
-            return 0;
-        }
-    }
-    return -1;
+    static const enum table_format fmts[] = {TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD};
+    size_t i = 0;
+    while (i + 1 < ARRAY_SIZE(fmts) && strcmp(name, table_formats[i]))
+        i++;
+    return fmts[i];
 }
 
 /* After a failed write to stdout: always -1, to stop the rows. */

@@ -6,8 +6,10 @@
 #include "../query/query.h"
 #include "cli.h"
 
-/* "table", "csv", "json", "md"; 0 or -1. */
-int parse_table_format(const char *s, enum table_format *fmt);
+/* What --format takes: "table", "csv", "json", "md" (NULL-terminated). */
+extern const char *const table_formats[];
+/* The format named by one of table_formats. */
+enum table_format table_format_of(const char *name);
 
 /* Rows being written to stdout; status is the exit status they leave. */
 struct stdout_rows {

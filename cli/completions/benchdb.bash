@@ -64,7 +64,10 @@ _benchdb()
     local cur prev words cword
     _init_completion -n =: || return
 
-    local commands="baseline check export formats help import labels merge push query relabel reparse report rm run runs trend vacuum"
+    # the commands and each command's options are benchdb's own tables (--completion-helper,
+    # as git's --git-completion-helper), never a second list to keep in step
+    local commands
+    commands=$(benchdb --completion-helper 2>/dev/null)
     local db=${BENCHDB_DB:-benchdb.sqlite} cmd="" by=storage-class i
     local -a labels
     for ((i = 1; i < cword; i++)); do
@@ -94,20 +97,10 @@ _benchdb()
         ;;
     --sec) COMPREPLY=($(compgen -W "sys krb5 krb5i krb5p none" -- "$cur")); return ;;
     --by) COMPREPLY=($(compgen -W "storage-class host sec mount: tag:" -- "$cur")); return ;;
-    --table)
-        case $cmd in
-        trend) COMPREPLY=($(compgen -W "change_points series points" -- "$cur")) ;;
-        *) COMPREPLY=($(compgen -W "comparison unmatched runs results" -- "$cur")) ;;
-        esac
-        return
-        ;;
-    --format)
+    --format | --table)
         case $cmd in
         import) COMPREPLY=($(compgen -W "$(benchdb formats 2>/dev/null | cut -d' ' -f1)" -- "$cur")) ;;
-        export) COMPREPLY=($(compgen -W "ndjson csv" -- "$cur")) ;;
-        report) COMPREPLY=($(compgen -W "md html xlsx csv json" -- "$cur")) ;;
-        trend) COMPREPLY=($(compgen -W "md html csv json" -- "$cur")) ;;
-        *) COMPREPLY=($(compgen -W "table csv json md" -- "$cur")) ;;
+        ?*) COMPREPLY=($(compgen -W "$(benchdb "$cmd" --completion-helper="$prev" 2>/dev/null)" -- "$cur")) ;;
         esac
         return
         ;;
@@ -117,25 +110,13 @@ _benchdb()
         COMPREPLY=($(compgen -W "$commands --db --version --help" -- "$cur"))
         return
     fi
-    local opts
     case $cmd in
-    import) opts="--host --storage-class --mount --sec --tag --format --dry-run --verbose --jobs --help" ;;
-    run) opts="--host --storage-class --mount --sec --tag --repeat --help" ;;
-    runs) opts="--history --since --until --format --help" ;;
-    labels) opts="--where --since --until --format --help" ;;
-    export) opts="--format --since --until --output --help" ;;
-    report) opts="--compare --by --where --since --until --rules --output --format --table --template --all --help" ;;
-    trend) opts="--where --metric --since --until --p-value --min-magnitude --format --table --output --help" ;;
-    query) opts="--format --timeout --help" ;;
-    relabel) opts="--where --set --dry-run --help" ;;
-    reparse) opts="--where --help" ;;
-    check) opts="--compare --by --where --threshold --help" ;;
-    baseline) opts="save list rm --where --format --help" ;;
-    rm) opts="--where --dry-run --help" ;;
-    vacuum) opts="--help" ;;
-    merge | formats | push) opts="--help" ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
+    version) return ;;
     esac
+    local opts
+    opts=$(benchdb "$cmd" --completion-helper 2>/dev/null)
+    [ "$cmd" = baseline ] && opts="save list rm $opts"
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     elif [[ $cmd == @(report|check) ]] && [[ " ${words[*]:1:cword-1} " == *" --compare "* ]]; then

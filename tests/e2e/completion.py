@@ -82,6 +82,15 @@ def check_bash_lists(db, env, cwd):
         got = replies_read_back(db, words, env, cwd)
         c.eq(got, sorted(want), "bash offers %r" % words[3:])
         no_marker(cwd, "bash completing %r" % words[3:])
+    # the commands, options and --format values are benchdb's own tables (--completion-helper)
+    for cmd in ("report", "labels", "rm", "push"):
+        rc, out, _ = bdb.call(None, cmd, "--completion-helper")
+        got = replies_read_back(db, w + [cmd, "--"], env, cwd)
+        c.eq(got, sorted(out.split()), "bash offers the options of %s" % cmd)
+    got = replies_read_back(db, w + ["export", "--format", ""], env, cwd)
+    c.eq(got, sorted(["ndjson", "csv", "pg-ddl", "json", "jsonl"]), "bash offers export --format")
+    got = replies_read_back(db, w + ["rep"], env, cwd)
+    c.eq(got, ["reparse", "report"], "bash offers the commands")
     got = replies_read_back(db, w + ["report", "--where", ""], env, cwd)
     want = ["storage-class=" + v for v in (SC_DOLLAR, SC_BACKTICK, SC_FORMULA)]
     want += ["host=" + v for v in (HOST_QUOTES, HOST_DOLLAR, "plain")] + ["tag:note=" + TAG_NOTE]

@@ -2,7 +2,10 @@
 one line and a hint (git's model), exit status 2, and takes the global --db after its name;
 -o FILE infers export's format from the extension. The golden cases in tests/golden/usage pin
 the exact messages of a few commands; this test holds all of them to it, so that a new command
-parsing options its own way is caught. Expected counts come from python's json module."""
+parsing options its own way is caught. Expected counts come from python's json module.
+The zsh completion (cli/completions/_benchdb) names the commands, each command's options and
+each --format/--table's values as benchdb's option tables do (--completion-helper); bash's
+reads them from benchdb itself (tests/e2e/completion.py runs it)."""
 import csv, io, json, os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -37,6 +40,46 @@ def check_db_after_command(cmd, db):
     # the help is printed as it is written: a printf escape left in it shows verbatim
     t.ok("%%" not in out and not re.search(r"%[sdz]", out), "%s --help: a printf escape: %r"
          % (cmd, [l for l in out.splitlines() if "%" in l]))
+
+
+ZSH_SCRIPT = os.path.join(os.environ.get("SRCDIR", "."), "cli", "completions", "_benchdb")
+
+
+def helper(*args):
+    """benchdb's --completion-helper: the words it prints."""
+    rc, out, err = bdb.call(None, *args)
+    t.eq((rc, err), (0, ""), "%s: status and stderr" % " ".join(args))
+    return out.split()
+
+
+def zsh_arms(text):
+    """The zsh script's commands, and each command's option names and --format/--table values
+    as its `case $line[1]` arm lists them (an arm using $labels has the label options)."""
+    listed = re.search(r"'1:command:\(\((.*?)\)\)'", text, re.S).group(1)
+    names = re.findall(r"(\w+)\\:", listed)
+    labels = set(re.findall(r"'\*?(--[a-z][a-z-]*)\[", re.search(r"labels=\((.*?)\n  \)",
+                                                                    text, re.S).group(1)))
+    body = text.split("case $line[1] in", 1)[1].split("\n  esac", 1)[0]
+    arms = {}
+    for name, arm in re.findall(r"^  (\w+)\)(.*?);;", body, re.S | re.M):
+        opts = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", arm))
+        values = {o: m.split() for o, m in re.findall(r"'(--format|--table):\w+:\(([^)$]*)\)'", arm)}
+        arms[name] = (opts | labels if "$labels" in arm else opts, values)
+    return names, arms
+
+
+def check_zsh_agrees(names):
+    with open(ZSH_SCRIPT) as f:
+        zsh_names, arms = zsh_arms(f.read())
+    t.eq(sorted(zsh_names), sorted(helper("--completion-helper")), "zsh: the commands")
+    t.eq(sorted(helper("--completion-helper")), sorted(names + ["help", "version"]),
+         "--completion-helper: the commands of `benchdb help`")
+    for cmd in names:
+        opts, values = arms.get(cmd, (set(), {}))
+        want = set(helper(cmd, "--completion-helper")) - {"--help"}
+        t.eq(sorted(opts), sorted(want), "zsh: the options of %s" % cmd)
+        for opt, listed in values.items():
+            t.eq(listed, helper(cmd, "--completion-helper=" + opt), "zsh: %s %s values" % (cmd, opt))
 
 
 def jobs_with_io(path):
@@ -86,6 +129,7 @@ def main():
             check_unknown_option(cmd)
             check_db_after_command(cmd, db)
         check_db_is_used(db)
+        check_zsh_agrees(names)
         check_export_extension(db, os.path.dirname(db))
     return t.done()
 
