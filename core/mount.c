@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "k8s_mount.h"
+#include "scan.h"
 #include "xalloc.h"
 
 static int parse_bare(struct parser *p, const char *s)
@@ -16,8 +17,8 @@ static int parse_bare(struct parser *p, const char *s)
 
 static int split_lines(struct parser *p, const char *text, size_t len)
 {
-    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-        text += 3, len -= 3;
+    size_t bom = bom_len(text, len);
+    text += bom, len -= bom;
     unsigned no = 0;
     const char *s = text, *end = text + len;
     while (s < end) {

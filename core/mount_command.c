@@ -2,6 +2,7 @@
  * mount.TYPE ...), split as a shell would (quotes, no expansions). */
 #include "mount_parse.h"
 
+#include "scan.h"
 #include "xalloc.h"
 
 /* Splits a shell command line at blanks, honouring '...' and "..." (no expansions). */
@@ -39,7 +40,7 @@ int mount_is_mount_program(const char *w)
 {
     const char *base = strrchr(w, '/');
     base = base ? base + 1 : w;
-    return !strcmp(base, "mount") || has_prefix(base, "mount.");
+    return !strcmp(base, "mount") || str_starts(base, "mount.");
 }
 
 /* [sudo] mount [-t TYPE] [-o OPTS]... SOURCE [TARGET], or mount.TYPE SOURCE TARGET -o OPTS */
@@ -55,7 +56,7 @@ int mount_parse_command(struct parser *p, const char *s)
         i++;
     const char *prog = i < f.n ? strrchr(f.v[i], '/') : NULL;
     prog = prog ? prog + 1 : (i < f.n ? f.v[i] : "");
-    if (!rc && has_prefix(prog, "mount.") && prog[6])
+    if (!rc && str_starts(prog, "mount.") && prog[6])
         m->fstype = dup_s(p, prog + 6);
     const char *pos[2] = {NULL, NULL};
     size_t n_pos = 0;
@@ -66,13 +67,13 @@ int mount_parse_command(struct parser *p, const char *s)
             type = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "--options"))
             opts = 1;
-        else if (has_prefix(a, "--types="))
+        else if (str_starts(a, "--types="))
             val = a + 8, type = 1;
-        else if (has_prefix(a, "--options="))
+        else if (str_starts(a, "--options="))
             val = a + 10, opts = 1;
-        else if (has_prefix(a, "-t") || has_prefix(a, "-F"))
+        else if (str_starts(a, "-t") || str_starts(a, "-F"))
             val = a + 2, type = 1;
-        else if (has_prefix(a, "-o"))
+        else if (str_starts(a, "-o"))
             val = a + 2, opts = 1;
         if ((type || opts) && !val) {
             if (i + 1 == f.n) {

@@ -74,11 +74,6 @@ static inline int streq_n(const char *s, size_t n, const char *lit)
     return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-static inline int has_prefix(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 static inline const char *skip_blanks(const char *s)
 {
     while (is_ws(*s))

@@ -3,6 +3,8 @@
  * told from), and mountinfo lines. */
 #include "mount_parse.h"
 
+#include "scan.h"
+
 /* SOURCE on TARGET type FSTYPE (OPTIONS) [LABEL] */
 int mount_parse_output(struct parser *p, char *s)
 {
@@ -100,7 +102,7 @@ int mount_parse_table(struct parser *p, const struct fields *f)
     const char *a = f->v[0], *b = f->v[1];
     int findmnt =
         (f->n == 4 && a[0] == '/' && b[0] != '/' && strcmp(b, "none") && strcmp(b, "swap")) ||
-        (f->n == 4 && a[0] == '/' && !has_prefix(a, "/dev/") && has_prefix(b, "/dev/"));
+        (f->n == 4 && a[0] == '/' && !str_starts(a, "/dev/") && str_starts(b, "/dev/"));
     if (findmnt) {
         m->target = dup_s(p, mount_strip_tree(a));
         m->source = dup_s(p, b);
