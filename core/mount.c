@@ -80,12 +80,37 @@ static int parse_single(struct parser *p, const struct line *ln)
     return rc;
 }
 
+/* The Kubernetes form (k8s_mount.c): 1 when the lines are one (then 0, or -1 after its message,
+ * in *rc), else 0. */
+static int parse_k8s(struct parser *p, int *rc)
+{
+    struct k8s_line *lines = xcalloc(p->n_lines, sizeof(*lines));
+    for (size_t i = 0; i < p->n_lines; i++)
+        lines[i] = (struct k8s_line){p->lines[i].s, p->lines[i].no};
+    struct k8s_mount k;
+    int found = k8s_mount_read(lines, p->n_lines, &p->m->mem, &k, p->err);
+    free(lines);
+    if (found) {
+        struct mount_info *m = p->m;
+        m->form = MOUNT_FORM_K8S;
+        m->line = k.line;
+        p->line = k.read_to;
+        m->fstype = k.fstype;
+        m->source = k.source;
+        for (size_t i = 0; i < k.n_opts; i++)
+            mount_raw_add(p, k.opts[i], ESC_NONE, 0);
+        *rc = found < 0 ? -1 : 0;
+    }
+    k8s_mount_release(&k);
+    return found != 0;
+}
+
 static int parse(struct parser *p, const char *text, size_t len)
 {
     if (split_lines(p, text, len))
         return -1;
     int rc = 0;
-    if (k8s_mount_read(p, &rc))
+    if (parse_k8s(p, &rc))
         return rc ? -1 : mount_finish(p);
     struct fields h = {0};
     mount_split_blanks(p, p->lines[0].s, &h);

@@ -82,8 +82,12 @@ static inline const char *skip_blanks(const char *s)
 }
 
 /* ---- mount_text.c: fields, escapes and error messages ---- */
-/* A token for an error message (in the mount's arena). */
-char *mount_quoted(struct parser *p, const char *s, size_t n);
+/* A token for an error message, in arena a (mount_quoted: in the mount's). */
+char *mount_quoted_in(struct arena *a, const char *s, size_t n);
+static inline char *mount_quoted(struct parser *p, const char *s, size_t n)
+{
+    return mount_quoted_in(&p->m->mem, s, n);
+}
 /* Appends the message to p->err, sets the mount's line to p->line; returns -1. */
 int mount_fail(struct parser *p, const char *fmt, ...) BDB_PRINTF(2, 3);
 void mount_fields_free(struct fields *f);
@@ -98,7 +102,7 @@ void mount_raw_add(struct parser *p, const char *s, enum esc esc, int super);
 /* Parses the collected option strings into the canonical set and the mount's sec; 0 or -1. */
 int mount_finish(struct parser *p);
 
-/* The form readers below (and k8s_mount_read) fill in what their form says of p->m (form,
+/* The form readers below fill in what their form says of p->m (form,
  * source, target, fstype) and add its option strings; 0, or -1 after mount_fail. */
 
 /* ---- mount_table.c: mount(8) output, /proc/mounts and fstab, mountinfo ---- */

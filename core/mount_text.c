@@ -8,7 +8,7 @@
 #include "xalloc.h"
 
 /* A token for an error message: at most 40 bytes, control and non-ASCII bytes as \xHH. */
-char *mount_quoted(struct parser *p, const char *s, size_t n)
+char *mount_quoted_in(struct arena *a, const char *s, size_t n)
 {
     struct buf b = BUF_INIT;
     for (size_t i = 0; i < n && i < 40; i++) {
@@ -20,7 +20,7 @@ char *mount_quoted(struct parser *p, const char *s, size_t n)
     }
     if (n > 40)
         buf_adds(&b, "...");
-    char *r = dup_n(p, b.data, b.len);
+    char *r = arena_strndup(a, b.data, b.len);
     buf_release(&b);
     return r;
 }
