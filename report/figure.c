@@ -1,4 +1,4 @@
-/* figure.c: the figures of the report model (report.h): data only; plot_svg.c and plot_xlsx.c
+/* figure.c: the figures of the report model (report.h): data only; plot_svg.c and xlsx_charts.c
  * draw them. Everything lives in the arena the figure was made in. */
 #include "report.h"
 

@@ -1,3 +1,5 @@
+/* model.c: the report model (report.h) as the query layer builds it (reports, sections, tables,
+ * rows and cells) and as each renderer walks it (report_walk). */
 #include "report.h"
 
 #include <math.h>

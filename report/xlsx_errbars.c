@@ -4,7 +4,7 @@
  * Why the workbook is rewritten after libxlsxwriter closed it: a chart takes such bars from
  * cell ranges (ECMA-376 CT_ErrBars: errValType "cust" with <c:plus> and <c:minus> number
  * references), and libxlsxwriter 1.1.4 writes only fixed, percentage, standard deviation and
- * standard error bars. render_xlsx.c gives each such series a fixed error bar whose value is a
+ * standard error bars. xlsx_charts.c gives each such series a fixed error bar whose value is a
  * marker (1, 2, ...), so that libxlsxwriter writes the <c:errBars> element where the schema
  * order wants it; errbars_apply then replaces each marked fixed value with the references.
  * Debian builds libxlsxwriter against the system minizip (libminizip1), whose unzip.h/zip.h

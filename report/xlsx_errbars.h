@@ -1,4 +1,4 @@
-/* xlsx_errbars.h (private to report/): error bars of any length per point in render_xlsx.c's
+/* xlsx_errbars.h (private to report/): error bars of any length per point in xlsx_charts.c's
  * charts, which libxlsxwriter 1.1.4 cannot write itself (xlsx_errbars.c says how). */
 #ifndef BDB_XLSX_ERRBARS_H
 #define BDB_XLSX_ERRBARS_H
