@@ -1,4 +1,4 @@
-/* sql.c: the statement toolkit of schema/ (sql.h): one rc carried through the calls, the
+/* sql.c: the statement toolkit (sql.h): one rc carried through the calls, the
  * per-connection statement cache, parameters bound by name. */
 #include "sql.h"
 
@@ -7,6 +7,13 @@
 #include "../core/record.h"
 #include "../core/xalloc.h"
 #include "db_private.h"
+
+/* Keeps the first failure (of a bind, a finalize) in *rc. */
+static void keep_first(int *rc, int call_rc)
+{
+    if (*rc == SQLITE_OK)
+        *rc = call_rc;
+}
 
 sqlite3_stmt *sql_cached(struct db *db, int *rc, const char *sql)
 {
@@ -44,12 +51,22 @@ void sql_cache_free(struct db *db)
     db->ncache = db->acache = 0;
 }
 
-sqlite3_stmt *sql_prepare(sqlite3 *h, int *rc, const char *sql)
+sqlite3_stmt *sql_prepare_first(sqlite3 *h, int *rc, const char *sql, const char **tail)
 {
     sqlite3_stmt *st = NULL;
     if (*rc == SQLITE_OK)
-        *rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+        *rc = sqlite3_prepare_v2(h, sql, -1, &st, tail);
     return st;
+}
+
+sqlite3_stmt *sql_prepare(sqlite3 *h, int *rc, const char *sql)
+{
+    return sql_prepare_first(h, rc, sql, NULL);
+}
+
+void sql_finalize(sqlite3_stmt *st, int *rc)
+{
+    keep_first(rc, sqlite3_finalize(st));
 }
 
 void sql_exec(sqlite3 *h, int *rc, const char *sql)
@@ -68,20 +85,19 @@ int sql_param(sqlite3_stmt *st, int *rc, const char *name)
     return i;
 }
 
-/* Keeps the first failure of a bind in *rc. */
-static void bound(int *rc, int bind_rc)
-{
-    if (*rc == SQLITE_OK)
-        *rc = bind_rc;
-}
-
 /* i is 0 when sql_param failed (*rc says why) */
 void sql_bind_text_at(sqlite3_stmt *st, int *rc, int i, const char *s)
 {
     if (*rc == SQLITE_OK && i && s)
-        bound(rc, sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT));
+        keep_first(rc, sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT));
     else if (*rc == SQLITE_OK && i)
-        bound(rc, sqlite3_bind_null(st, i));
+        keep_first(rc, sqlite3_bind_null(st, i));
+}
+
+void sql_bind_texts(sqlite3_stmt *st, int *rc, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sql_bind_text_at(st, rc, (int)i + 1, v[i]);
 }
 
 void sql_bind_text(sqlite3_stmt *st, int *rc, const char *name, const char *s)
@@ -92,7 +108,7 @@ void sql_bind_text(sqlite3_stmt *st, int *rc, const char *name, const char *s)
 void sql_bind_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v)
 {
     if (*rc == SQLITE_OK && i)
-        bound(rc, sqlite3_bind_int64(st, i, v));
+        keep_first(rc, sqlite3_bind_int64(st, i, v));
 }
 
 void sql_bind_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v)
@@ -104,20 +120,20 @@ void sql_bind_blob(sqlite3_stmt *st, int *rc, const char *name, const void *p, s
 {
     int i = sql_param(st, rc, name);
     if (i)
-        bound(rc, sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC));
+        keep_first(rc, sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC));
 }
 
 void sql_bind_text_borrowed(sqlite3_stmt *st, int *rc, const char *name, const char *s, size_t n)
 {
     int i = sql_param(st, rc, name);
     if (i)
-        bound(rc, sqlite3_bind_text64(st, i, s, n, SQLITE_STATIC, SQLITE_UTF8));
+        keep_first(rc, sqlite3_bind_text64(st, i, s, n, SQLITE_STATIC, SQLITE_UTF8));
 }
 
 void sql_bind_known_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v)
 {
     if (*rc == SQLITE_OK && i && v == WL_UNKNOWN)
-        bound(rc, sqlite3_bind_null(st, i));
+        keep_first(rc, sqlite3_bind_null(st, i));
     else
         sql_bind_int_at(st, rc, i, v);
 }

@@ -1,7 +1,9 @@
 /* test_sql.c: the statement toolkit of schema/ (schema/sql.h): parameters bound by name, a
  * name the statement lacks is an error, the first failure of a sequence is kept and the calls
  * after it do nothing, step errors reach rc and sqlite3_errmsg, cached statements come back
- * reset and unbound. */
+ * reset and unbound; statements built at run time (a list of values bound in order, the first
+ * statement of a text), the column readers, and the message a finalize can overwrite. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,11 +150,63 @@ static void cached_statements(void)
     unlink(wal);
 }
 
+static void run_time_statements(void)
+{
+    sqlite3 *h = open_memory();
+    int rc = SQLITE_OK;
+    char value[] = "first";
+    const char *values[] = {value, NULL, "third"};
+    sqlite3_stmt *st = sql_prepare(h, &rc, "SELECT ?, ?, ?3, 2.5, 3");
+    sql_bind_texts(st, &rc, values, 3);
+    value[0] = 'F'; /* the values are copied: changing the caller's string changes nothing */
+    OK(sql_step(st, &rc), "a row");
+    STR_EQ(sql_text(st, 0), "first", "?1 is the first value, as it was when bound");
+    OK(sql_text(st, 1) == NULL, "a NULL value binds NULL and reads NULL");
+    STR_EQ(sql_text(st, 2), "third", "?3 is the third value");
+    OK(isnan(sql_real(st, 1)), "sql_real of NULL is NAN");
+    OK(sql_real(st, 3) == 2.5 && sql_real(st, 4) == 3.0, "sql_real reads reals and integers");
+    sql_finalize(st, &rc);
+    INT_EQ(rc, SQLITE_OK, "no failure");
+
+    const char *tail = NULL;
+    st = sql_prepare_first(h, &rc, "SELECT 1; SELECT 2", &tail);
+    OK(st && !strcmp(tail, " SELECT 2"), "the tail is the text after the first statement");
+    sqlite3_finalize(st);
+    st = sql_prepare_first(h, &rc, " -- nothing\n ;", &tail);
+    OK(st == NULL && rc == SQLITE_OK, "a text of no statement gives none, and no failure");
+
+    /* a failing step, kept by sql_finalize when the caller stepped it itself */
+    sql_exec(h, &rc, "INSERT INTO t(id) VALUES (1)");
+    st = sql_prepare(h, &rc, "INSERT INTO t(id) VALUES (1)");
+    sqlite3_step(st);
+    sql_finalize(st, &rc);
+    INT_EQ(rc & 0xff, SQLITE_CONSTRAINT, "sql_finalize keeps the statement's failure");
+    rc = SQLITE_OK;
+    st = sql_prepare(h, &rc, "INSERT INTO t(id) VALUES (1)");
+    sqlite3_step(st);
+    rc = SQLITE_RANGE;
+    sql_finalize(st, &rc);
+    INT_EQ(rc, SQLITE_RANGE, "and an earlier failure over a later one");
+
+    /* why sql.h says to read the message first: a finalize after the failure replaces it */
+    rc = SQLITE_OK;
+    sqlite3_stmt *good = sql_prepare(h, &rc, "SELECT 1");
+    sql_step(good, &rc);
+    st = sql_prepare(h, &rc, "INSERT INTO t(id) VALUES (1)");
+    sql_step(st, &rc);
+    OK(strstr(sqlite3_errmsg(h), "UNIQUE") != NULL, "the failure is described");
+    sqlite3_finalize(good);
+    STR_EQ(sqlite3_errmsg(h), "not an error", "until a statement that ran well is finalized");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
 int main(void)
 {
     binds_by_name();
     missing_name_is_an_error();
     step_errors_reported();
     cached_statements();
+    run_time_statements();
     return TEST_DONE();
 }
