@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "../core/array.h"
 #include "results.h"
 
 /* The metrics of the results table: columns of result (base units in the name). */
@@ -21,7 +22,7 @@ static void results_sql(struct buf *sql, const char *results)
                   " m.options AS mount_options, r.job, r.direction, r.rw, r.bs_bytes,"
                   " r.iodepth, r.numjobs, r.direct, r.sync, r.fsync, r.ioengine, r.error,"
                   " r.error_msg");
-    for (size_t i = 0; i < sizeof(result_metrics) / sizeof(result_metrics[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(result_metrics); i++)
         buf_addf(sql, ", r.%s", result_metrics[i]);
     buf_adds(sql, " FROM result r LEFT JOIN mount m ON m.id = r.mount_id");
     if (results)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 #include "figures.h"
 #include "identity.h"
@@ -42,7 +43,7 @@ static const struct metric_def {
     {"fsync p99 latency", RM_SYNC_P99, UNIT_NS, 0, "lower fsync p99 latency",
      "higher fsync p99 latency"},
 };
-enum { N_METRICS = sizeof(metric_defs) / sizeof(metric_defs[0]), M_BW = 0, M_IOPS = 1 };
+enum { N_METRICS = ARRAY_SIZE(metric_defs), M_BW = 0, M_IOPS = 1 };
 
 /* Significance level of the verdicts, family-wise over the report (Holm). */
 const char *const query_compare_tables[] = {
@@ -499,7 +500,7 @@ static void suspect_words(struct buf *out, const char *who, unsigned bits)
         return;
     buf_addf(out, "%s%s ", out->len ? "; " : "", who);
     const char *sep = "";
-    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
         if (bits & words[i].bit) {
             buf_addf(out, "%s%s", sep, words[i].word);
             sep = ", ";

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/fmt.h"
 #include "../report/report.h"
+#include "../schema/sql.h"
 
 /* The fixed fields, in output order, and the v_result columns they are (NULL: the same name);
  * metrics follow. Fields are only ever appended, so that scripts reading columns by position
@@ -34,7 +36,7 @@ static const struct field {
     {"started_at", NULL},    {"imported_at", NULL},
     {"fstype", NULL},        {"mount_source", "mount_device"},
 };
-enum { N_FIELDS = sizeof(fields) / sizeof(fields[0]) };
+enum { N_FIELDS = ARRAY_SIZE(fields) };
 /* Their PostgreSQL types (--format pg-ddl), in the same order. */
 static const char *const pg_types[] = {
     "bigint", "text",   "text",   "text",   "text",        "text",   "text",   "text",   "text",
@@ -42,7 +44,7 @@ static const char *const pg_types[] = {
     "bigint", "bigint", "bigint", "text",   "bigint",      "bigint", "bigint", "bigint", "text",
     "bigint", "bigint", "bigint", "bigint", "timestamptz", "text",   "text",
 };
-_Static_assert(sizeof(pg_types) / sizeof(pg_types[0]) == N_FIELDS, "a type per field");
+_Static_assert(ARRAY_SIZE(pg_types) == N_FIELDS, "a type per field");
 
 /* Metrics every export has as columns even when no result has them (the documented core). */
 static const char *const core_metrics[] = {
@@ -95,24 +97,21 @@ static int stored_names(struct db *db, struct names *out, struct diag *d)
     for (size_t i = 0; i < ncols; i++)
         buf_addf(&sql, ", count(%s)", cols[i]);
     buf_adds(&sql, " FROM result");
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ? -1 : 0;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql.data);
     buf_release(&sql);
-    if (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+    if (sql_step(st, &rc))
         for (size_t i = 0; i < ncols; i++)
             if (sqlite3_column_int64(st, (int)i + 1))
                 names_add(out, cols[i]);
-    sqlite3_finalize(st);
-    if (rc ||
-        sqlite3_prepare_v2(h,
-                           "SELECT DISTINCT j.key FROM result r, json_each(r.metrics_extra) j "
-                           "WHERE r.metrics_extra IS NOT NULL",
-                           -1, &st, NULL))
-        return -1; /* query_export names the failure */
-    while (sqlite3_step(st) == SQLITE_ROW)
-        names_add(out, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return 0;
+    sql_finalize(st, &rc);
+    st = sql_prepare(h, &rc,
+                     "SELECT DISTINCT j.key FROM result r, json_each(r.metrics_extra) j "
+                     "WHERE r.metrics_extra IS NOT NULL");
+    while (sql_step(st, &rc))
+        names_add(out, sql_text(st, 0));
+    sql_finalize(st, &rc);
+    return rc == SQLITE_OK ? 0 : diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
 }
 
 /* The core metrics, then every other metric name in the warehouse, sorted. */
@@ -125,7 +124,7 @@ static int metric_names(struct db *db, struct names *m, struct diag *d)
     }
     if (stored.n)
         qsort(stored.v, stored.n, sizeof(*stored.v), cmp_name);
-    for (size_t i = 0; i < sizeof(core_metrics) / sizeof(core_metrics[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(core_metrics); i++)
         names_add(m, core_metrics[i]);
     for (size_t i = 0; i < stored.n; i++)
         if (!has(m, stored.v[i]))
@@ -142,16 +141,16 @@ struct row {
 
 /* The row's metrics: the columns after the fixed fields, one per name (NULL: absent). */
 static void load_details(sqlite3_stmt *st, sqlite3_stmt *tst, int64_t id, const struct names *names,
-                         struct row *row)
+                         struct row *row, int *rc)
 {
     for (size_t i = 0; i < names->n; i++) {
         int col = N_FIELDS + (int)i;
         row->present[i] = sqlite3_column_type(st, col) != SQLITE_NULL;
         row->metric[i] = row->present[i] ? sqlite3_column_double(st, col) : NAN;
     }
-    sqlite3_bind_int64(tst, 1, id);
+    sql_bind_int_at(tst, rc, 1, id);
     row->tag_keys.n = row->tag_vals.n = 0;
-    while (sqlite3_step(tst) == SQLITE_ROW) {
+    while (sql_step(tst, rc)) {
         size_t n = row->tag_keys.n;
         row->tag_keys.v = sqlite3_realloc64(row->tag_keys.v, sizeof(char *) * (n + 1));
         row->tag_vals.v = sqlite3_realloc64(row->tag_vals.v, sizeof(char *) * (n + 1));
@@ -159,7 +158,7 @@ static void load_details(sqlite3_stmt *st, sqlite3_stmt *tst, int64_t id, const 
         row->tag_vals.v[n] = sqlite3_mprintf("%s", sqlite3_column_text(tst, 1));
         row->tag_keys.n = row->tag_vals.n = n + 1;
     }
-    sqlite3_reset(tst);
+    sql_release(tst);
 }
 
 static void release_tags(struct row *row)
@@ -182,7 +181,7 @@ static void put_json_field(struct buf *out, sqlite3_stmt *st, int col)
         fmt_json_number(out, sqlite3_column_double(st, col));
         break;
     default:
-        fmt_json_string(out, (const char *)sqlite3_column_text(st, col));
+        fmt_json_string(out, sql_text(st, col));
         break;
     }
 }
@@ -261,7 +260,7 @@ static void csv_row(struct buf *out, sqlite3_stmt *st, const struct names *names
         if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
             fmt_plain_number(out, sqlite3_column_double(st, i));
         else if (sqlite3_column_type(st, i) != SQLITE_NULL)
-            csv_exact(out, (const char *)sqlite3_column_text(st, i));
+            csv_exact(out, sql_text(st, i));
     }
     struct buf tags = BUF_INIT;
     for (size_t i = 0; i < row->tag_keys.n; i++)
@@ -296,51 +295,48 @@ static int select_sql(struct db *db, const struct names *names, const struct tim
     return 0;
 }
 
-int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
-                 struct buf *out, struct diag *d)
+/* The rows of sql (select_sql's) into out in fmt; 0, or -1 after a message. */
+static int export_rows(sqlite3 *h, enum export_format fmt, const char *sql,
+                       const struct names *names, struct buf *out, struct diag *d)
 {
-    sqlite3 *h = db_handle(db);
-    struct names names = {0};
-    sqlite3_stmt *st = NULL, *tst = NULL;
-    int rc = -1;
-    struct buf sql = BUF_INIT;
-    if (fmt == EXPORT_PG_DDL) {
-        rc = metric_names(db, &names, d);
-        if (rc == 0)
-            pg_ddl(out, &names);
-        goto out;
-    }
-    if (metric_names(db, &names, d) || select_sql(db, &names, dates, &sql, d) ||
-        sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) ||
-        sqlite3_prepare_v2(h, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key", -1,
-                           &tst, NULL)) {
-        diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
-        goto out;
-    }
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql);
+    sqlite3_stmt *tst =
+        sql_prepare(h, &rc, "SELECT key, value FROM tag WHERE result_id = ? ORDER BY key");
     struct row row = {{0}, {0}, NULL, NULL};
-    row.metric = sqlite3_malloc64(sizeof(double) * (names.n + 1));
-    row.present = sqlite3_malloc64(sizeof(int) * (names.n + 1));
-    if (fmt == EXPORT_CSV)
-        csv_header(out, &names);
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        load_details(st, tst, sqlite3_column_int64(st, 0), &names, &row);
+    row.metric = sqlite3_malloc64(sizeof(double) * (names->n + 1));
+    row.present = sqlite3_malloc64(sizeof(int) * (names->n + 1));
+    if (rc == SQLITE_OK && fmt == EXPORT_CSV)
+        csv_header(out, names);
+    while (sql_step(st, &rc)) {
+        load_details(st, tst, sqlite3_column_int64(st, 0), names, &row, &rc);
         if (fmt == EXPORT_CSV)
-            csv_row(out, st, &names, &row);
+            csv_row(out, st, names, &row);
         else
-            ndjson_row(out, st, &names, &row);
+            ndjson_row(out, st, names, &row);
         release_tags(&row);
     }
     sqlite3_free(row.metric);
     sqlite3_free(row.present);
-    if (s != SQLITE_DONE) {
-        diag_error(d, "cannot export: %s", sqlite3_errmsg(h));
-        goto out;
-    }
-    rc = 0;
-out:
+    /* said before the statements are finalized, which would set the message to "not an error" */
+    int failed = rc != SQLITE_OK ? diag_error(d, "cannot export: %s", sqlite3_errmsg(h)) : 0;
     sqlite3_finalize(st);
     sqlite3_finalize(tst);
+    return failed;
+}
+
+int query_export(struct db *db, enum export_format fmt, const struct time_range *dates,
+                 struct buf *out, struct diag *d)
+{
+    struct names names = {0};
+    struct buf sql = BUF_INIT;
+    int rc = metric_names(db, &names, d);
+    if (rc == 0 && fmt == EXPORT_PG_DDL)
+        pg_ddl(out, &names);
+    else if (rc == 0)
+        rc = select_sql(db, &names, dates, &sql, d)
+                 ? -1
+                 : export_rows(db_handle(db), fmt, sql.data, &names, out, d);
     names_free(&names);
     buf_release(&sql);
     return rc;

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "insights.h"
 
 /* The percentiles of a curve: p50 to p99.99, denser in the tail. */
 static const double CURVE_PCTS[] = {50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-enum { N_PCTS = sizeof(CURVE_PCTS) / sizeof(CURVE_PCTS[0]) };
+enum { N_PCTS = ARRAY_SIZE(CURVE_PCTS) };
 /* A percentile with fewer samples than this beyond it is one or two outliers, not a tail. */
 static const double MIN_TAIL_SAMPLES = 10;
 /* A sweep is a curve from this many distinct queue depths (or job counts) on. */
@@ -45,19 +47,21 @@ struct id_set {
     size_t n, a;
 };
 
+static int bins_failed(sqlite3 *h, struct diag *d)
+{
+    return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
+}
+
 static int load_binned(sqlite3 *h, struct id_set *s, struct diag *d)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT result_id FROM histogram ORDER BY 1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, "SELECT DISTINCT result_id FROM histogram ORDER BY 1");
+    while (sql_step(st, &rc)) {
         ALLOC_GROW(s->v, s->n, s->a);
         s->v[s->n++] = sqlite3_column_int64(st, 0);
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
+    sql_finalize(st, &rc);
+    return rc == SQLITE_OK ? 0 : bins_failed(h, d);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -97,7 +101,7 @@ static int cmp_group(const struct group *x, const struct group *y)
         c = cmp_text(x->direction, y->direction);
     const int64_t xs[] = {x->bs, x->other, x->direct, x->sync, x->fsync};
     const int64_t ys[] = {y->bs, y->other, y->direct, y->sync, y->fsync};
-    for (size_t i = 0; !c && i < sizeof(xs) / sizeof(xs[0]); i++)
+    for (size_t i = 0; !c && i < ARRAY_SIZE(xs); i++)
         c = cmp_int64(xs[i], ys[i]);
     return c;
 }
@@ -170,31 +174,28 @@ static int merged_bins(sqlite3 *h, const struct item *v, size_t from, size_t to,
     if (!ids.len)
         return 0; /* none of them has bins */
     buf_addc(&ids, ']');
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT b.value ->> 0 AS ns, sum(b.value ->> 1) FROM histogram hg, "
-                           "json_each(hg.bins) b WHERE hg.metric = ?1 AND hg.result_id IN "
-                           "(SELECT value FROM json_each(?2)) GROUP BY ns ORDER BY ns",
-                           -1, &st, NULL) != SQLITE_OK) {
-        buf_release(&ids);
-        return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
-    }
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st =
+        sql_prepare(h, &rc,
+                    "SELECT b.value ->> 0 AS ns, sum(b.value ->> 1) FROM histogram hg, "
+                    "json_each(hg.bins) b WHERE hg.metric = :metric AND hg.result_id IN "
+                    "(SELECT value FROM json_each(:ids)) GROUP BY ns ORDER BY ns");
     static const char *const kinds[] = {"clat", "lat"};
     for (size_t k = 0; k < 2 && !out->n; k++) {
-        sqlite3_bind_text(st, 1, kinds[k], -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, ids.data, -1, SQLITE_STATIC);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        sql_bind_text(st, &rc, ":metric", kinds[k]);
+        sql_bind_text(st, &rc, ":ids", ids.data);
+        while (sql_step(st, &rc)) {
             ALLOC_GROW(out->ns, out->n, out->a);
             out->count = xrealloc(out->count, out->a * sizeof(*out->count));
             out->ns[out->n] = sqlite3_column_double(st, 0);
             out->count[out->n] = sqlite3_column_double(st, 1);
             out->total += out->count[out->n++];
         }
-        sqlite3_reset(st);
+        sql_release(st);
     }
-    sqlite3_finalize(st);
+    sql_finalize(st, &rc);
     buf_release(&ids);
-    return 0;
+    return rc == SQLITE_OK ? 0 : bins_failed(h, d);
 }
 
 /* fio's rule (calc_clat_percentiles): the first bin whose cumulative count reaches p % of all. */
@@ -397,7 +398,7 @@ static struct section *scaling_section(struct sweep_ctx *c)
             "latency across the sweep. The knee is the last point before mean latency grows by "
             "a larger factor than IOPS. In flight is IOPS x mean total latency (Little's law), which "
             "cannot exceed the I/Os outstanding (iodepth x numjobs) by more than the tolerance.");
-        c->t = report_table(c->r, c->s, "scaling", cols, sizeof(cols) / sizeof(cols[0]));
+        c->t = report_table(c->r, c->s, "scaling", cols, ARRAY_SIZE(cols));
     }
     return c->s;
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../core/array.h"
+
 const char *const context_names[N_CONTEXT] = {"host",         "OS",     "label", "mount options",
                                               "tool version", "engine", "size"};
 
@@ -155,7 +157,7 @@ int workload_unknown_only(struct buf *out, const struct side_result *a, const ch
         !same_text(a->direction, b->direction) || !same_text(a->tool, b->tool))
         return 0;
     size_t unknown = 0;
-    for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
         int64_t x = setting(a, i), y = setting(b, i);
         if (x != y && x >= 0 && y >= 0)
             return 0; /* a setting both state, and differ in: another workload */
@@ -164,7 +166,7 @@ int workload_unknown_only(struct buf *out, const struct side_result *a, const ch
     if (!unknown)
         return 0;
     size_t start = out->len;
-    for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
         int64_t x = setting(a, i), y = setting(b, i);
         if ((x < 0) == (y < 0))
             continue;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/arena.h"
+#include "../core/array.h"
 #include "../core/xalloc.h"
 #include "results.h"
 #include "rows.h"
@@ -73,7 +74,7 @@ static int overview_sql(const struct labels_opts *o, struct arena *a, struct buf
                         struct binds *b, struct diag *d)
 {
     int ord = 0;
-    for (size_t i = 0; i < sizeof(column_keys) / sizeof(column_keys[0]); i++, ord++) {
+    for (size_t i = 0; i < ARRAY_SIZE(column_keys); i++, ord++) {
         const char *param;
         struct part p = {"?", query_key_expr(column_keys[i], &param), "", NULL, NULL};
         add_bind(b, column_keys[i]);

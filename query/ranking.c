@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 
 /* From this many compared values on, a table of side columns is too wide to read. */
@@ -116,7 +117,7 @@ static void ranking_section(struct report *r, struct ranking *out)
         "or as --alias says. Each chart draws the ranking best (top) to worst, the factor "
         "against the baseline beside each bar, the 95 % interval of a mean of repeats as its "
         "error bar.");
-    out->t = report_table(r, out->s, "ranking", cols, sizeof(cols) / sizeof(cols[0]));
+    out->t = report_table(r, out->s, "ranking", cols, ARRAY_SIZE(cols));
 }
 
 /* The workload's ranking as horizontal bars, best on top, each labelled with its factor. */

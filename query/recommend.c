@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "insights.h"
 #include "results.h"
 
@@ -63,7 +65,7 @@ static const char known_metrics[] =
 
 static int loaded_index(const char *name)
 {
-    for (size_t i = 0; i < sizeof(loaded) / sizeof(loaded[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(loaded); i++)
         if (!strcmp(loaded[i].name, name))
             return (int)i;
     return -1;
@@ -108,9 +110,9 @@ static int known_metric(const char *m)
         "sync_total_ios", "cpu_usr_pct",  "cpu_sys_pct", "cpu_pct",    "retransmits",
         "jitter_ns",      "lost_packets", "packets",     "loss_pct",   "samples"};
     static const char *const lat[] = {"slat_", "clat_", "lat_", "sync_lat_"};
-    if (one_of(m, strlen(m), plain, sizeof(plain) / sizeof(plain[0])))
+    if (one_of(m, strlen(m), plain, ARRAY_SIZE(plain)))
         return 1;
-    for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(lat); i++)
         if (family(m, lat[i], "_ns", 1))
             return 1;
     return family(m, "bw_", "_bytes_s", 0) || family(m, "iops_", "", 0) ||
@@ -128,14 +130,14 @@ static int stored_metric(struct db *db, const char *m)
     quiet.emit = ignore_line; /* a name that cannot be a metric is simply not stored */
     struct buf sql = BUF_INIT;
     buf_adds(&sql, "SELECT 1 FROM result r WHERE ");
-    sqlite3_stmt *st = NULL;
     int found = 0;
     if (db_metric_expr(db, &sql, "r", m, &quiet) == 0) {
         buf_adds(&sql, " IS NOT NULL LIMIT 1");
-        found = sqlite3_prepare_v2(db_handle(db), sql.data, -1, &st, NULL) == SQLITE_OK &&
-                sqlite3_step(st) == SQLITE_ROW;
+        int rc = SQLITE_OK;
+        sqlite3_stmt *st = sql_prepare(db_handle(db), &rc, sql.data);
+        found = sql_step(st, &rc);
+        sqlite3_finalize(st);
     }
-    sqlite3_finalize(st);
     buf_release(&sql);
     return found;
 }
@@ -238,7 +240,7 @@ static int set_key(struct db *db, struct rule *r, struct arena *a, const char *k
     else if (!strcmp(key, "metric"))
         return set_metric(db, r, a, val, path, line, d);
     else if (!strcmp(key, "rw")) {
-        for (const char *p = skip_ws(val); *p && r->nrw < sizeof(r->rw) / sizeof(r->rw[0]);) {
+        for (const char *p = skip_ws(val); *p && r->nrw < ARRAY_SIZE(r->rw);) {
             size_t n = strcspn(p, " \t");
             r->rw[r->nrw++] = arena_strndup(a, p, n);
             p = skip_ws(p + n);

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/array.h"
 #include "../core/hash.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "side_expr.h"
 
 void add_bind(struct binds *b, const char *s)
@@ -105,19 +107,15 @@ static int read_in_order(struct db *db, const struct compare_opts *o)
     for (size_t i = 0; i < o->nvalues; i++)
         if (side_baseline(o->values[i]))
             return 0;
-    sqlite3 *h = db_handle(db);
     struct buf sql = BUF_INIT;
     buf_addf(&sql, "SELECT (SELECT count(*) FROM result r WHERE %s IN (", column);
     for (size_t i = 0; i < o->nvalues; i++)
         buf_adds(&sql, i ? ", ?" : "?");
     buf_adds(&sql, ")) * 4 >= (SELECT coalesce(max(id), 0) FROM result)");
-    sqlite3_stmt *st = NULL;
-    int most = 0;
-    if (sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK) {
-        for (size_t i = 0; i < o->nvalues; i++)
-            sqlite3_bind_text(st, (int)i + 1, o->values[i], -1, SQLITE_STATIC);
-        most = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-    }
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db_handle(db), &rc, sql.data);
+    sql_bind_texts(st, &rc, o->values, o->nvalues);
+    int most = sql_step(st, &rc) && sqlite3_column_int(st, 0);
     sqlite3_finalize(st); /* a failure leaves the choice to SQLite, as before */
     buf_release(&sql);
     return most;
@@ -227,8 +225,8 @@ void result_group_name(struct buf *out, const struct side_result *r)
 
 static const char *text(struct side_results *res, sqlite3_stmt *st, int col)
 {
-    const unsigned char *s = sqlite3_column_text(st, col);
-    return s ? intern(res, (const char *)s) : NULL;
+    const char *s = sql_text(st, col);
+    return s ? intern(res, s) : NULL;
 }
 
 /* IOPS = bandwidth / block size and back, where exact: a fixed block size, one direction.
@@ -290,7 +288,7 @@ static void format_workload_key(struct buf *out, const struct side_result *r)
         r->sync,     r->fsync,
         r->fdatasync};
     buf_adds(out, r->rw);
-    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(ints); i++) {
         buf_addc(out, '|');
         add_int(out, ints[i]);
     }
@@ -354,8 +352,7 @@ static void read_row(struct side_results *a, sqlite3_stmt *st, struct side_resul
     r->sec = text(a, st, 26);
     for (int i = 0; i < RM_COUNT; i++) {
         int col = 27 + i;
-        r->m[i] =
-            sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+        r->m[i] = sql_real(st, col);
     }
     derive(r);
     p99_of_the_io(r);
@@ -525,12 +522,12 @@ long side_results_find(const struct side_results *res, int64_t id)
 }
 
 /* Sets the tags st gives (result_id, key, value) on their results. */
-static void apply_tag_rows(sqlite3_stmt *st, struct side_results *res)
+static void apply_tag_rows(sqlite3_stmt *st, struct side_results *res, int *rc)
 {
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st, rc)) {
         long i = side_results_find(res, sqlite3_column_int64(st, 0));
-        const char *key = (const char *)sqlite3_column_text(st, 1);
-        const char *value = (const char *)sqlite3_column_text(st, 2);
+        const char *key = sql_text(st, 1);
+        const char *value = sql_text(st, 2);
         if (i >= 0 && key && value)
             apply_tag(res, &res->v[i], key, value);
     }
@@ -542,57 +539,59 @@ static void apply_tag_rows(sqlite3_stmt *st, struct side_results *res)
 enum { TAGS_BY_ID_MAX = 4096 };
 
 /* The tags of TAGS_SQL set on the results they belong to. */
-static int load_tags(sqlite3 *h, struct side_results *res)
+static void load_tags(sqlite3 *h, struct side_results *res, int *rc)
 {
     int by_id = res->n <= TAGS_BY_ID_MAX;
     struct buf sql = BUF_INIT;
     buf_adds(&sql, TAGS_SQL);
     if (by_id)
         buf_adds(&sql, " AND result_id = ?");
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : -1;
+    sqlite3_stmt *st = sql_prepare(h, rc, sql.data);
     buf_release(&sql);
-    if (rc)
-        return -1;
     if (!by_id)
-        apply_tag_rows(st, res);
+        apply_tag_rows(st, res, rc);
     for (size_t i = 0; by_id && i < res->n; i++) {
-        sqlite3_bind_int64(st, 1, res->v[i].id);
-        apply_tag_rows(st, res);
-        sqlite3_reset(st);
+        sql_bind_int_at(st, rc, 1, res->v[i].id);
+        apply_tag_rows(st, res, rc);
+        sql_release(st);
     }
-    return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
+    sql_finalize(st, rc);
+}
+
+/* The results sql (its ? bound to b) selects, sorted, with their tags; 0, or -1 after a
+ * message. */
+static int load_results(sqlite3 *h, const char *sql, const struct binds *b,
+                        struct side_results *out, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql);
+    sql_bind_texts(st, &rc, b->v, b->n);
+    while (sql_step(st, &rc)) {
+        ALLOC_GROW(out->v, out->n, out->a);
+        read_row(out, st, &out->v[out->n++]);
+    }
+    if (rc == SQLITE_OK) {
+        sort_results(out);
+        id_map_build(out);
+        load_tags(h, out, &rc);
+    }
+    /* said before st is finalized, which would set SQLite's message back to "not an error" */
+    int failed = rc != SQLITE_OK ? diag_error(d, "cannot compare: %s", sqlite3_errmsg(h)) : 0;
+    sqlite3_finalize(st);
+    return failed;
 }
 
 int query_side_results(struct db *db, const struct compare_opts *o, struct side_results *out,
                        struct diag *d)
 {
-    sqlite3 *h = db_handle(db);
     struct buf sql = BUF_INIT;
     struct binds b = {NULL, 0, 0};
-    sqlite3_stmt *st = NULL;
     memset(out, 0, sizeof(*out));
     out->intern = xcalloc(1, sizeof(*out->intern));
     buf_init(&out->intern->scratch);
     int rc = build_sql(db, o, &out->strings, &sql, &b, d);
-    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
-        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    for (size_t i = 0; rc == 0 && i < b.n; i++)
-        sqlite3_bind_text(st, (int)i + 1, b.v[i], -1, SQLITE_STATIC);
-    int s = SQLITE_DONE;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
-        ALLOC_GROW(out->v, out->n, out->a);
-        read_row(out, st, &out->v[out->n++]);
-    }
-    if (rc == 0 && s != SQLITE_DONE)
-        rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    if (rc == 0) {
-        sort_results(out);
-        id_map_build(out);
-        if (load_tags(h, out))
-            rc = diag_error(d, "cannot compare: %s", sqlite3_errmsg(h));
-    }
-    sqlite3_finalize(st);
+    if (rc == 0)
+        rc = load_results(db_handle(db), sql.data, &b, out, d);
     buf_release(&sql);
     free(b.v);
     return rc;
@@ -632,7 +631,7 @@ int result_is_sync(const struct side_result *r)
 int result_engine_is_sync(const struct side_result *r)
 {
     static const char *const engines[] = {"sync", "psync", "vsync", "pvsync", "pvsync2"};
-    for (size_t i = 0; r->ioengine && i < sizeof(engines) / sizeof(engines[0]); i++)
+    for (size_t i = 0; r->ioengine && i < ARRAY_SIZE(engines); i++)
         if (!strcmp(r->ioengine, engines[i]))
             return 1;
     return 0;
@@ -706,7 +705,7 @@ int result_is_network_fs(const struct side_result *r)
         return r->nfs_export;
     if (!strncmp(r->fstype, "fuse.", 5))
         return 1;
-    for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(net); i++)
         if (!strcmp(r->fstype, net[i]))
             return 1;
     return 0;
@@ -721,26 +720,26 @@ int query_metric_values(struct db *db, const struct side_results *res, const cha
                         double *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
     struct buf sql = BUF_INIT;
     buf_adds(&sql, "SELECT ");
-    int rc = db_metric_expr(db, &sql, "r", name, d);
-    buf_adds(&sql, " FROM result r WHERE r.id = ?");
-    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
-        rc = diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h));
-    buf_release(&sql);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < res->n; i++) {
-        sqlite3_bind_int64(st, 1, res->v[i].id);
-        /* a NULL column: the metric is unknown (absent), never 0 */
-        out[i] = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
-                     ? sqlite3_column_double(st, 0)
-                     : NAN;
-        sqlite3_reset(st);
+    if (db_metric_expr(db, &sql, "r", name, d)) {
+        buf_release(&sql);
+        return -1;
     }
+    buf_adds(&sql, " FROM result r WHERE r.id = ?");
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql.data);
+    buf_release(&sql);
+    for (size_t i = 0; i < res->n; i++) {
+        sql_bind_int_at(st, &rc, 1, res->v[i].id);
+        /* a NULL column: the metric is unknown (absent), never 0 */
+        out[i] = sql_step(st, &rc) ? sql_real(st, 0) : NAN;
+        sql_release(st);
+    }
+    int failed =
+        rc != SQLITE_OK ? diag_error(d, "cannot read metric '%s': %s", name, sqlite3_errmsg(h)) : 0;
     sqlite3_finalize(st);
-    return 0;
+    return failed;
 }
 
 static void size_label(struct buf *out, int64_t bytes)
@@ -762,7 +761,7 @@ static const char *rw_label(const char *rw)
         {"randrw", "Random Mixed"},  {"trim", "Sequential Trim"},
         {"randtrim", "Random Trim"}, {"trimwrite", "Trim+Write"},
     };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(map); i++)
         if (!strcmp(rw, map[i][0]))
             return map[i][1];
     return NULL;

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "rows.h"
 
 /* The text grid and Markdown size their columns from the header and this many first rows,
@@ -36,7 +38,7 @@ static void fill_cell(struct arena *a, struct cell *c, sqlite3_stmt *st, int col
         cell_set_number(c, sqlite3_column_double(st, col));
         break;
     default: {
-        const char *text = (const char *)sqlite3_column_text(st, col);
+        const char *text = sql_text(st, col);
         cell_set_text(c, arena_strdup(a, text ? text : ""));
     }
     }
@@ -104,47 +106,36 @@ static int render(sqlite3_stmt *st, enum table_format fmt, struct text_sink *sin
     return stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* sql prepared with its ? parameters bound to params in order: SQLITE_OK or SQLite's code. */
-static int prepare_bound(sqlite3 *h, const char *sql, const char *const *params, size_t nparams,
-                         sqlite3_stmt **st)
-{
-    int rc = sqlite3_prepare_v2(h, sql, -1, st, NULL);
-    for (size_t i = 0; rc == SQLITE_OK && i < nparams; i++)
-        sqlite3_bind_text(*st, (int)i + 1, params[i], -1, SQLITE_STATIC);
-    return rc;
-}
-
 int rows_list(struct db *db, const char *sql, const char *const *params, size_t nparams,
               const char *what, enum table_format fmt, struct text_sink *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
-    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
-        return diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
-    int rc = render(st, fmt, out);
-    if (rc < 0)
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql);
+    sql_bind_texts(st, &rc, params, nparams);
+    int rendered = rc == SQLITE_OK ? render(st, fmt, out) : -1;
+    if (rendered < 0)
         diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
     sqlite3_finalize(st);
-    return rc;
+    return rendered;
 }
 
 int rows_nul(struct db *db, const char *sql, const char *const *params, size_t nparams,
              const char *what, struct text_sink *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
-    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
-        return diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
-    int rc, stopped = 0;
-    while (!stopped && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 0);
+    int rc = SQLITE_OK, stopped = 0;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql);
+    sql_bind_texts(st, &rc, params, nparams);
+    while (!stopped && sql_step(st, &rc)) {
+        const char *text = sql_text(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
         stopped = (len && out->write(out->ctx, text, len)) || out->write(out->ctx, "", 1);
     }
-    if (!stopped && rc != SQLITE_DONE)
+    if (rc != SQLITE_OK)
         diag_error(d, "cannot list %s: %s", what, sqlite3_errmsg(h));
     sqlite3_finalize(st);
-    return stopped ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    return stopped ? 1 : rc == SQLITE_OK ? 0 : -1;
 }
 
 void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results)
@@ -187,21 +178,22 @@ int rows_section(struct db *db, struct report *r, const char *heading, const cha
                  const char *sql, const char *const *params, size_t nparams, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
-    if (prepare_bound(h, sql, params, nparams, &st) != SQLITE_OK)
-        return diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
-    size_t ncols;
-    struct column *cols = statement_columns(st, &ncols);
-    struct section *s = report_section(r, heading, NULL);
-    s->appendix = 1;
-    struct table *t = report_table(r, s, name, cols, ncols);
-    free(cols);
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        fill_row(&r->arena, table_add_row(r, t), st, ncols);
-    int rc = step == SQLITE_DONE ? 0 : diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h));
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, sql);
+    sql_bind_texts(st, &rc, params, nparams);
+    if (rc == SQLITE_OK) { /* no section for a statement that cannot run */
+        size_t ncols;
+        struct column *cols = statement_columns(st, &ncols);
+        struct section *s = report_section(r, heading, NULL);
+        s->appendix = 1;
+        struct table *t = report_table(r, s, name, cols, ncols);
+        free(cols);
+        while (sql_step(st, &rc))
+            fill_row(&r->arena, table_add_row(r, t), st, ncols);
+    }
+    int failed = rc != SQLITE_OK ? diag_error(d, "cannot list %s: %s", name, sqlite3_errmsg(h)) : 0;
     sqlite3_finalize(st);
-    return rc;
+    return failed;
 }
 
 int query_history(struct db *db, const struct time_range *dates, enum table_format fmt,
@@ -265,7 +257,7 @@ static const char *const allowed_functions[] = {
 
 static int function_allowed(const char *name)
 {
-    for (size_t i = 0; i < sizeof(allowed_functions) / sizeof(allowed_functions[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(allowed_functions); i++)
         if (!strcmp(name, allowed_functions[i]))
             return 1;
     return 0;
@@ -291,11 +283,11 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
 }
 
 /* 1 when the text after a statement holds another one; whitespace, comments and empty
- * statements (';') are what sqlite3_prepare compiles to no statement at all. */
+ * statements (';') are what SQLite compiles to no statement at all. */
 static int holds_statement(sqlite3 *h, const char *tail)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, tail, -1, &st, NULL);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc, tail);
     sqlite3_finalize(st);
     return rc != SQLITE_OK || st;
 }
@@ -310,7 +302,8 @@ static int prepare_one(sqlite3 *h, const char *sql, sqlite3_stmt **st, struct di
     struct buf refused_function = BUF_INIT;
     const char *tail = NULL;
     sqlite3_set_authorizer(h, authorize, &refused_function);
-    int rc = sqlite3_prepare_v2(h, sql, -1, st, &tail);
+    int rc = SQLITE_OK;
+    *st = sql_prepare_first(h, &rc, sql, &tail);
     sqlite3_set_authorizer(h, NULL, NULL);
     /* a refused function fails the compilation as SQLITE_ERROR, not SQLITE_AUTH */
     if (rc != SQLITE_OK && refused_function.len)

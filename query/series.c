@@ -9,6 +9,7 @@
 
 #include "../core/arena.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "results.h"
 
 const double SNIA_RANGE_MAX = 0.20;
@@ -94,9 +95,10 @@ int series_cliff(const double *t, const double *v, size_t n, struct cliff *c)
 
 /* ---- loading ---- */
 
-const char SERIES_POINTS_SQL[] = "SELECT j.value ->> 0, j.value ->> 1 FROM series s, "
-                                 "json_each(s.points) j WHERE s.result_id = ? AND s.metric = ? "
-                                 "ORDER BY CAST(j.key AS INTEGER)";
+const char SERIES_POINTS_SQL[] =
+    "SELECT j.value ->> 0, j.value ->> 1 FROM series s, "
+    "json_each(s.points) j WHERE s.result_id = :result AND s.metric = :metric "
+    "ORDER BY CAST(j.key AS INTEGER)";
 
 void series_points_release(struct series_points *p)
 {
@@ -108,16 +110,13 @@ void series_points_release(struct series_points *p)
 static int read_fio_verdicts(sqlite3 *h, const struct side_results *res, struct arena *a,
                              struct series_verdict *out)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT result_id, key, value FROM tag "
-                           "WHERE key IN ('ss', 'ss_attained')",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(
+        h, &rc, "SELECT result_id, key, value FROM tag WHERE key IN ('ss', 'ss_attained')");
+    while (sql_step(st, &rc)) {
         long i = side_results_find(res, sqlite3_column_int64(st, 0));
-        const char *key = (const char *)sqlite3_column_text(st, 1);
-        const char *value = (const char *)sqlite3_column_text(st, 2);
+        const char *key = sql_text(st, 1);
+        const char *value = sql_text(st, 2);
         if (i < 0 || !key || !value)
             continue;
         if (!strcmp(key, "ss")) {
@@ -127,15 +126,17 @@ static int read_fio_verdicts(sqlite3 *h, const struct side_results *res, struct 
             out[i].steady = !strcmp(value, "yes") ? STEADY_YES : STEADY_NO;
         }
     }
-    return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
+    sql_finalize(st, &rc);
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 int series_load_points(sqlite3_stmt *st, int64_t id, const char *metric, struct series_points *p)
 {
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+    int rc = SQLITE_OK;
+    sql_bind_int(st, &rc, ":result", id);
+    sql_bind_text(st, &rc, ":metric", metric);
     p->n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st, &rc)) {
         if (p->n == p->a) {
             p->a = p->a ? 2 * p->a : 64;
             p->t = xrealloc(p->t, p->a * sizeof(*p->t));
@@ -144,7 +145,8 @@ int series_load_points(sqlite3_stmt *st, int64_t id, const char *metric, struct 
         p->t[p->n] = sqlite3_column_double(st, 0);
         p->v[p->n++] = sqlite3_column_double(st, 1);
     }
-    return sqlite3_reset(st) == SQLITE_OK ? 0 : -1;
+    sql_release(st); /* the message of a failure stays: it is st's own */
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 /* The SNIA verdict (unless fio's decided) and the cliff of one result's series. */
@@ -161,37 +163,31 @@ static void judge(struct series_verdict *sv, const char *metric, const struct se
 static int read_series(sqlite3 *h, const struct side_results *res, struct series_verdict *out,
                        struct diag *d)
 {
-    sqlite3_stmt *list, *pts = NULL;
     struct series_points p = {NULL, NULL, 0, 0};
+    int rc = SQLITE_OK, failed = 0;
     /* bw_bytes_s sorts before iops: a result with both is judged on its bandwidth */
-    int rc = sqlite3_prepare_v2(h,
-                                "SELECT result_id, metric FROM series "
-                                "WHERE metric IN ('bw_bytes_s', 'iops') ORDER BY result_id, metric",
-                                -1, &list, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(h, SERIES_POINTS_SQL, -1, &pts, NULL);
-    if (rc != SQLITE_OK)
-        diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
-    while (rc == SQLITE_OK && sqlite3_step(list) == SQLITE_ROW) {
+    sqlite3_stmt *list = sql_prepare(h, &rc,
+                                     "SELECT result_id, metric FROM series WHERE metric IN "
+                                     "('bw_bytes_s', 'iops') ORDER BY result_id, metric");
+    sqlite3_stmt *pts = sql_prepare(h, &rc, SERIES_POINTS_SQL);
+    while (!failed && sql_step(list, &rc)) {
         long i = side_results_find(res, sqlite3_column_int64(list, 0));
-        const char *metric = (const char *)sqlite3_column_text(list, 1);
+        const char *metric = sql_text(list, 1);
         if (i < 0 || out[i].metric)
             continue;
         metric = !strcmp(metric, "iops") ? "iops" : "bw_bytes_s";
-        if (series_load_points(pts, sqlite3_column_int64(list, 0), metric, &p)) {
-            rc = SQLITE_ERROR;
-            diag_error(d, "cannot read the %s series of result %lld: %s", metric,
-                       (long long)sqlite3_column_int64(list, 0), sqlite3_errmsg(h));
-        } else
+        if (series_load_points(pts, sqlite3_column_int64(list, 0), metric, &p))
+            failed = diag_error(d, "cannot read the %s series of result %lld: %s", metric,
+                                (long long)sqlite3_column_int64(list, 0), sqlite3_errmsg(h));
+        else
             judge(&out[i], metric, &p);
     }
+    if (!failed && rc != SQLITE_OK)
+        failed = diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
     series_points_release(&p);
     sqlite3_finalize(pts);
-    if (sqlite3_finalize(list) != SQLITE_OK && rc == SQLITE_OK) {
-        rc = SQLITE_ERROR;
-        diag_error(d, "cannot read the results' time series: %s", sqlite3_errmsg(h));
-    }
-    return rc == SQLITE_OK ? 0 : -1;
+    sqlite3_finalize(list);
+    return failed;
 }
 
 int query_series_verdicts(struct db *db, const struct side_results *res, struct arena *a,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "results.h"
 #include "series.h"
 
@@ -49,14 +50,13 @@ static int cmp_items(const void *a, const void *b)
 /* The usable results of res that have series, sorted by workload, side and id. */
 static int load_items(sqlite3 *h, const struct side_results *res, struct ts_items *it)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT result_id, metric FROM series ORDER BY result_id", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st =
+        sql_prepare(h, &rc, "SELECT result_id, metric FROM series ORDER BY result_id");
     unsigned *has = xcalloc(res->n ? res->n : 1, sizeof(*has));
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (sql_step(st, &rc)) {
         long i = side_results_find(res, sqlite3_column_int64(st, 0));
-        const char *metric = (const char *)sqlite3_column_text(st, 1);
+        const char *metric = sql_text(st, 1);
         for (int m = 0; i >= 0 && metric && m < TS_NMETRICS; m++)
             if (!strcmp(metric, ts_metrics[m].name))
                 has[i] |= 1u << m;
@@ -70,7 +70,8 @@ static int load_items(sqlite3 *h, const struct side_results *res, struct ts_item
     free(has);
     if (it->n)
         qsort(it->v, it->n, sizeof(*it->v), cmp_items);
-    return sqlite3_finalize(st) == SQLITE_OK ? 0 : -1;
+    sql_finalize(st, &rc);
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 /* ---- downsampling: fixed buckets, each its points' mean, min and max ---- */
@@ -312,8 +313,11 @@ int query_series_figures(struct db *db, const struct compare_opts *o,
     struct ts_chart c = {r, o, verdicts, &s, TS_BW, NULL, 0, 0};
     sqlite3_stmt *pts = NULL;
     int rc = load_items(h, res, &it);
-    if (rc == 0 && it.n)
-        rc = sqlite3_prepare_v2(h, SERIES_POINTS_SQL, -1, &pts, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc == 0 && it.n) {
+        int prepared = SQLITE_OK;
+        pts = sql_prepare(h, &prepared, SERIES_POINTS_SQL);
+        rc = prepared == SQLITE_OK ? 0 : -1;
+    }
     for (size_t i = 0, end; rc == 0 && i < it.n; i = end) {
         for (end = i + 1; end < it.n && it.v[end].r->workload == it.v[i].r->workload; end++)
             ;

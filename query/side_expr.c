@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "../core/array.h"
 #include "query.h"
 
 const char *query_key_expr(const char *key, const char **param)
@@ -17,7 +18,7 @@ const char *query_key_expr(const char *key, const char **param)
         "r.direction",     "r.job",           "r.ioengine", "run.tool", "r.bs_bytes", "r.bs_bytes",
         "r.iodepth",       "r.numjobs",       "r.direct",   "s.path"};
     *param = NULL;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
         if (!strcmp(key, names[i]))
             return exprs[i];
     if (!strncmp(key, "mount:", 6) && key[6]) {

@@ -11,6 +11,7 @@
 #include "../core/buf.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "results.h"
 #include "side_expr.h"
 
@@ -130,9 +131,13 @@ struct check {
     struct diag *d;
 };
 
-static int fail_sql(struct check *c)
+/* Finalizes st, a statement of the check: 0, or -1 after SQLite's message when rc failed
+ * (said first: finalizing a statement that ran well sets the message to "not an error"). */
+static int check_end(struct check *c, sqlite3_stmt *st, int rc)
 {
-    return diag_error(c->d, "cannot compare: %s", sqlite3_errmsg(c->h));
+    int failed = rc != SQLITE_OK ? diag_error(c->d, "cannot compare: %s", sqlite3_errmsg(c->h)) : 0;
+    sqlite3_finalize(st);
+    return failed;
 }
 
 static int has_dates(const struct compare_opts *o)
@@ -167,16 +172,15 @@ static const char *where_value(struct buf *tmp, const char *key, const char *val
 }
 
 /* Binds the filters' parameters from index p on. */
-static void bind_filters(struct check *c, sqlite3_stmt *st, int p)
+static void bind_filters(struct check *c, sqlite3_stmt *st, int p, int *rc)
 {
     for (size_t i = 0; i < c->o->nwhere; i++) {
         const char *wparam;
         struct buf tmp = BUF_INIT;
         query_key_expr(c->o->where[i].key, &wparam);
         if (wparam)
-            sqlite3_bind_text(st, p++, wparam, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, p++, where_value(&tmp, c->o->where[i].key, c->o->where[i].value), -1,
-                          SQLITE_TRANSIENT);
+            sql_bind_text_at(st, rc, p++, wparam);
+        sql_bind_text_at(st, rc, p++, where_value(&tmp, c->o->where[i].key, c->o->where[i].value));
         buf_release(&tmp);
     }
 }
@@ -194,20 +198,14 @@ static int count(struct check *c, const char *value, int filtered, int64_t *n)
     }
     if (filtered)
         db_time_range_sql(&sql, "run.started_at", c->o->dates);
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(c->h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(c->h, &rc, sql.data);
     buf_release(&sql);
-    if (rc)
-        return rc;
-    for (int p = 0; p < nparams; p++)
-        sqlite3_bind_text(st, p + 1, params[p], -1, SQLITE_STATIC);
+    sql_bind_texts(st, &rc, params, (size_t)nparams);
     if (filtered)
-        bind_filters(c, st, nparams + 1);
-    int s = sqlite3_step(st);
-    *n = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    rc = s == SQLITE_ROW ? 0 : fail_sql(c);
-    sqlite3_finalize(st);
-    return rc;
+        bind_filters(c, st, nparams + 1, &rc);
+    *n = sql_step(st, &rc) ? sqlite3_column_int64(st, 0) : 0;
+    return check_end(c, st, rc);
 }
 
 /* Every value the key has, sorted. */
@@ -217,22 +215,16 @@ static int load_known(struct check *c)
         return 0;
     c->known_loaded = 1;
     struct buf sql = BUF_INIT;
-    sqlite3_stmt *st;
     buf_addf(&sql, "SELECT v FROM (SELECT %s AS v%s) WHERE v IS NOT NULL GROUP BY v ORDER BY v",
              c->kx, from_sql(c));
-    int rc = sqlite3_prepare_v2(c->h, sql.data, -1, &st, NULL) == SQLITE_OK ? 0 : fail_sql(c);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(c->h, &rc, sql.data);
     buf_release(&sql);
-    if (rc)
-        return rc;
     if (c->param)
-        sqlite3_bind_text(st, 1, c->param, -1, SQLITE_STATIC);
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW)
-        strs_add(&c->known, (const char *)sqlite3_column_text(st, 0));
-    if (s != SQLITE_DONE)
-        rc = fail_sql(c);
-    sqlite3_finalize(st);
-    return rc;
+        sql_bind_text_at(st, &rc, 1, c->param);
+    while (sql_step(st, &rc))
+        strs_add(&c->known, sql_text(st, 0));
+    return check_end(c, st, rc);
 }
 
 /* The keys other than --by's (storage-class, host, sec, mount:OPTION, tag:NAME) that have
@@ -251,16 +243,14 @@ static int other_keys(struct check *c, const char *value, struct strs *keys, cha
         "WHERE r.mount_id = mo.mount_id) "
         "UNION SELECT 4, 'tag:' || t.key, t.value FROM tag t WHERE t.value = ?1 COLLATE NOCASE"
         ") ORDER BY 1, 4, 2, 3";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c->h, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail_sql(c);
-    sqlite3_bind_text(st, 1, value, -1, SQLITE_STATIC);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(c->h, &rc, sql);
+    sql_bind_text_at(st, &rc, 1, value);
     const char *by = strcmp(c->o->by, "storage_class") ? c->o->by : "storage-class";
-    int s;
     *spelling = NULL;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *k = (const char *)sqlite3_column_text(st, 2);
-        const char *v = (const char *)sqlite3_column_text(st, 3);
+    while (sql_step(st, &rc)) {
+        const char *k = sql_text(st, 2);
+        const char *v = sql_text(st, 3);
         if (!strcmp(k, by))
             continue;
         if (!*spelling)
@@ -269,9 +259,7 @@ static int other_keys(struct check *c, const char *value, struct strs *keys, cha
             continue; /* another spelling: one is enough to point the way */
         strs_add(keys, k);
     }
-    int rc = s == SQLITE_ROW || s == SQLITE_DONE ? 0 : fail_sql(c);
-    sqlite3_finalize(st);
-    return rc;
+    return check_end(c, st, rc);
 }
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -323,14 +311,11 @@ static void note_known(struct check *c)
 /* The saved baselines' names, sorted, into out. */
 static int baseline_names(struct check *c, struct strs *out)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c->h, "SELECT name FROM baseline ORDER BY name", -1, &st, NULL))
-        return fail_sql(c);
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW)
-        strs_add(out, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return s == SQLITE_DONE ? 0 : fail_sql(c);
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(c->h, &rc, "SELECT name FROM baseline ORDER BY name");
+    while (sql_step(st, &rc))
+        strs_add(out, sql_text(st, 0));
+    return check_end(c, st, rc);
 }
 
 /* Why baseline name has no results: unknown (the saved ones named), filtered out (all: its

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "insights.h"
 #include "results.h"
 
@@ -31,11 +32,10 @@ const double LITTLE_TOLERANCE = 1.25;
 
 static const char *link_label(struct arena *a, sqlite3_stmt *st)
 {
-    const char *dir = (const char *)sqlite3_column_text(st, 7);
+    const char *dir = sql_text(st, 7);
     int64_t streams = sqlite3_column_int64(st, 6);
     struct buf b = BUF_INIT;
-    network_test_label(&b, (const char *)sqlite3_column_text(st, 4),
-                       (const char *)sqlite3_column_text(st, 5), streams > 0 ? streams : 1);
+    network_test_label(&b, sql_text(st, 4), sql_text(st, 5), streams > 0 ? streams : 1);
     if (dir && !strcmp(dir, "receive"))
         buf_adds(&b, ", reverse");
     const char *label = arena_strdup(a, b.data);
@@ -46,35 +46,35 @@ static const char *link_label(struct arena *a, sqlite3_stmt *st)
 int query_links(struct db *db, struct links *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
-    sqlite3_stmt *st;
     memset(out, 0, sizeof(*out));
+    int rc = SQLITE_OK;
     /* per host, its fastest test first; ties by file and line so reports are deterministic */
-    if (sqlite3_prepare_v2(
-            h,
-            "SELECT r.host, r.bw_bytes_s * 8, s.path, coalesce(r.line_first, 1), run.tool, "
-            "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
-            "coalesce(r.numjobs, 1), r.direction "
-            "FROM result r JOIN run ON run.id = r.run_id "
-            "JOIN source_file s ON s.id = run.source_id "
-            "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 "
-            "AND r.bw_bytes_s IS NOT NULL ORDER BY r.host, r.bw_bytes_s DESC, s.path, "
-            "r.line_first",
-            -1, &st, NULL) != SQLITE_OK)
-        return diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h));
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *host = (const char *)sqlite3_column_text(st, 0);
+    sqlite3_stmt *st =
+        sql_prepare(h, &rc,
+                    "SELECT r.host, r.bw_bytes_s * 8, s.path, coalesce(r.line_first, 1), run.tool, "
+                    "(SELECT value FROM tag WHERE result_id = r.id AND key = 'protocol'), "
+                    "coalesce(r.numjobs, 1), r.direction "
+                    "FROM result r JOIN run ON run.id = r.run_id "
+                    "JOIN source_file s ON s.id = run.source_id "
+                    "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 "
+                    "AND r.bw_bytes_s IS NOT NULL ORDER BY r.host, r.bw_bytes_s DESC, s.path, "
+                    "r.line_first");
+    while (sql_step(st, &rc)) {
+        const char *host = sql_text(st, 0);
         if (out->n && !strcmp(out->v[out->n - 1].host, host))
             continue;
         ALLOC_GROW(out->v, out->n, out->a);
         struct link *l = &out->v[out->n++];
         l->host = arena_strdup(&out->strings, host);
         l->bits_s = sqlite3_column_double(st, 1);
-        l->source = arena_strdup(&out->strings, (const char *)sqlite3_column_text(st, 2));
+        l->source = arena_strdup(&out->strings, sql_text(st, 2));
         l->line = sqlite3_column_int(st, 3);
         l->label = link_label(&out->strings, st);
     }
+    int failed =
+        rc != SQLITE_OK ? diag_error(d, "cannot read network results: %s", sqlite3_errmsg(h)) : 0;
     sqlite3_finalize(st);
-    return 0;
+    return failed;
 }
 
 void links_release(struct links *l)

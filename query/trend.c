@@ -11,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
+#include "../schema/sql.h"
 #include "identity.h"
 #include "results.h"
 
@@ -44,7 +46,7 @@ static struct metric_info metric_info(const char *name)
         {"clat_p99_ns", "p99 latency"}, {"sync_lat_mean_ns", "fsync latency"},
     };
     struct metric_info m = {UNIT_NONE, 0, name};
-    for (size_t i = 0; i < sizeof(nouns) / sizeof(nouns[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(nouns); i++)
         if (!strcmp(name, nouns[i].name))
             m.noun = nouns[i].noun;
     m.higher_is_better =
@@ -111,23 +113,23 @@ static int rows_sql(struct db *db, const struct trend_opts *o, const char *metri
 
 static const char *column_text(struct arena *a, sqlite3_stmt *st, int col)
 {
-    const unsigned char *s = sqlite3_column_text(st, col);
-    return s ? arena_strdup(a, (const char *)s) : NULL;
+    const char *s = sql_text(st, col);
+    return s ? arena_strdup(a, s) : NULL;
 }
 
 /* The workload's name as the comparison gives it ("Random Read 4K QD32"). */
 static const char *workload_name(struct arena *a, sqlite3_stmt *st, struct buf *tmp)
 {
     struct side_result r = {0};
-    r.rw = (const char *)sqlite3_column_text(st, 4);
-    r.direction = (const char *)sqlite3_column_text(st, 5);
-    r.tool = (const char *)sqlite3_column_text(st, 6);
-    r.ioengine = (const char *)sqlite3_column_text(st, 7);
+    r.rw = sql_text(st, 4);
+    r.direction = sql_text(st, 5);
+    r.tool = sql_text(st, 6);
+    r.ioengine = sql_text(st, 7);
     int64_t *ints[] = {&r.bs,   &r.iodepth, &r.numjobs,   &r.direct,
                        &r.sync, &r.fsync,   &r.fdatasync, &r.rwmixread};
     for (int i = 0; i < 8; i++)
         *ints[i] = sqlite3_column_int64(st, 8 + i);
-    r.protocol = (const char *)sqlite3_column_text(st, 16);
+    r.protocol = sql_text(st, 16);
     buf_reset(tmp);
     result_workload_name(tmp, &r);
     return arena_strdup(a, tmp->data);
@@ -182,17 +184,16 @@ static int load_rows(struct db *db, const struct trend_opts *o, const char *metr
     struct buf sql = BUF_INIT, tmp = BUF_INIT;
     struct binds b = {NULL, 0, 0};
     sqlite3_stmt *st = NULL;
-    int rc = rows_sql(db, o, metric, a, &sql, &b, d);
-    if (rc == 0 && sqlite3_prepare_v2(h, sql.data, -1, &st, NULL) != SQLITE_OK)
-        rc = diag_error(d, "cannot read the series: %s", sqlite3_errmsg(h));
-    for (size_t i = 0; rc == 0 && i < b.n; i++)
-        sqlite3_bind_text(st, (int)i + 1, b.v[i], -1, SQLITE_STATIC);
-    int s = SQLITE_DONE;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = rows_sql(db, o, metric, a, &sql, &b, d), src = SQLITE_OK;
+    if (rc == 0) {
+        st = sql_prepare(h, &src, sql.data);
+        sql_bind_texts(st, &src, b.v, b.n);
+    }
+    while (rc == 0 && sql_step(st, &src)) {
         ALLOC_GROW(rows->v, rows->n, rows->a);
         read_row(a, st, &rows->v[rows->n++], &tmp);
     }
-    if (rc == 0 && s != SQLITE_DONE)
+    if (rc == 0 && src != SQLITE_OK)
         rc = diag_error(d, "cannot read the series: %s", sqlite3_errmsg(h));
     sqlite3_finalize(st);
     buf_release(&sql);
@@ -279,7 +280,6 @@ static const struct column point_cols[] = {
     {"run", UNIT_NONE, ROLE_FIELD},     {"value", UNIT_NONE, ROLE_VALUE},
     {"change", UNIT_NONE, ROLE_CHANGE},
 };
-#define NCOLS(cols) (sizeof(cols) / sizeof(cols[0]))
 
 static void set_text(struct report *r, struct cell *c, const char *s)
 {
@@ -429,7 +429,7 @@ static const char *series_label(struct report *r, const struct series *s)
     const struct trend_row *f = s->first;
     const char *parts[] = {f->host, f->storage_class, f->mount, f->sec};
     struct buf b = BUF_INIT;
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
         if (parts[i] && *parts[i])
             buf_addf(&b, "%s, ", parts[i]);
     buf_addf(&b, "%s: %s", s->workload, s->info.noun);
@@ -501,14 +501,14 @@ static const char method_prose[] =
 int query_trend(struct db *db, const struct trend_opts *o, struct report *r, struct diag *d)
 {
     const char *const *metrics = o->nmetrics ? o->metrics : default_metrics;
-    size_t nmetrics = o->nmetrics ? o->nmetrics : NCOLS(default_metrics);
+    size_t nmetrics = o->nmetrics ? o->nmetrics : ARRAY_SIZE(default_metrics);
     struct trend_tables tt = {0};
     tt.changes = report_table(r, report_section(r, "Change points", method_prose), "change_points",
-                              change_cols, NCOLS(change_cols));
+                              change_cols, ARRAY_SIZE(change_cols));
     tt.series = report_table(r, report_section(r, "Series", NULL), "series", series_cols,
-                             NCOLS(series_cols));
-    tt.points =
-        report_table(r, report_section(r, "Values", NULL), "points", point_cols, NCOLS(point_cols));
+                             ARRAY_SIZE(series_cols));
+    tt.points = report_table(r, report_section(r, "Values", NULL), "points", point_cols,
+                             ARRAY_SIZE(point_cols));
     for (size_t i = 0; i < nmetrics; i++)
         if (metric_series(db, o, metrics[i], r, &tt, d))
             return -1;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # layering.sh SRCDIR: the module boundaries hold. ingest/ and report/ never see SQLite; only
-# schema/ and query/ hold SQL; core/ depends on nothing of ours; importers know no database.
+# schema/ and query/ hold SQL; only schema/ prepares statements (the others through its
+# toolkit, schema/sql.h); core/ depends on nothing of ours; importers know no database.
 set -u
 cd "$1" || exit 2
 fail=0
@@ -24,6 +25,12 @@ check "ingest/ must not include schema/, query/, report/ or cli/" \
 check "report/ must not include schema/, query/, ingest/ or cli/" \
   '#include "\.\./(schema|query|ingest|cli)/' report/*.[ch]
 check "SQL outside schema/ and query/" '"(SELECT|INSERT|UPDATE|DELETE) ' ingest/*.c report/*.c cli/*.c core/*.c
+# Every C file but schema/'s (the toolkit's home), tests/ and bench/ (oracles and floors that
+# talk to SQLite directly on purpose). fleet/ joins once its statements use the toolkit.
+mapfile -t toolkit_users < <(find . -mindepth 2 -maxdepth 2 -name '*.[ch]' ! -path './schema/*' \
+  ! -path './tests/*' ! -path './bench/*' ! -path './fleet/*' | sort)
+check "a raw sqlite3_prepare outside schema/ (use schema/sql.h)" 'sqlite3_prepare' \
+  "${toolkit_users[@]}"
 check "libpq outside fleet/" '#include <libpq-fe.h>|PQ[a-z]+\(' ingest/*.[ch] report/*.[ch] \
   core/*.[ch] cli/*.[ch] schema/*.[ch] query/*.[ch] import/*.[ch]
 if [ $fail = 0 ]; then
