@@ -120,7 +120,7 @@ const struct raw_dicts *db_raw_dicts(struct db *db);
 /* The dictionary of a format's files in dicts (which may be NULL), or NULL. */
 const struct raw_dict *raw_dict_find(const struct raw_dicts *dicts, const char *format);
 /* Trains a dictionary for each format that has none and enough files stored whole without one
- * (rawstore.c), and repacks those files against it where that makes them smaller, in one
+ * (rawstore_train.c), and repacks those files against it where that makes them smaller, in one
  * transaction; call it between batches, with no thread packing. 0, or -1 after a message. */
 int db_raw_train(struct db *db, struct diag *d);
 

@@ -77,6 +77,8 @@ void wide_release(struct wide_columns *w);
 /* struct raw_blob, raw_pack, raw_packer_free, db_raw_dicts: db.h (import's workers pack ahead) */
 /* Frees db's dictionaries (db_raw_dicts reads them again). */
 void db_raw_dicts_release(struct db *db);
+/* The id of a dictionary (raw_dict.id), for rawstore_train.c. */
+int64_t raw_dict_id(const struct raw_dict *dict);
 /* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
 typedef int raw_each_fn(void *ctx, const void *data, size_t len);
 /* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:
