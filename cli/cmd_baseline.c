@@ -40,12 +40,9 @@ static int parse_words(int argc, char **argv, struct baseline_opts *o)
     o->verb = argc > 1 ? argv[1] : "";
     int named = !strcmp(o->verb, "save") || !strcmp(o->verb, "rm");
     if (!named && strcmp(o->verb, "list")) {
-        struct buf msg = BUF_INIT;
-        buf_addf(&msg, "expected save, list or rm, got '%s'", o->verb);
-        add_did_you_mean(&msg, o->verb, "", verbs);
-        int status = usage_error("baseline", "%s", msg.data);
-        buf_release(&msg);
-        return status;
+        cli_error_near("baseline", o->verb, "", verbs, "expected save, list or rm, got '%s'",
+                       o->verb);
+        return usage_hint("baseline");
     }
     o->name = named && argc > 2 ? argv[2] : NULL;
     if (named && (!o->name || !db_baseline_name_ok(o->name)))

@@ -2,8 +2,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../core/scan.h"
 #include "../query/compare.h"

@@ -27,8 +27,10 @@ static const char usage[] =
 /* What -o FILE's extension may name: csv, else ndjson (one JSON object a line, which .json
  * and .jsonl files hold too). */
 static const char *const extensions[] = {"ndjson", "json", "jsonl", "csv", NULL};
-/* What --format takes: those, and pg-ddl, whose output is SQL, not an export. */
-static const char *const formats[] = {"ndjson", "csv", "pg-ddl", "json", "jsonl", NULL};
+/* What --format takes: the export's two formats, offered by completion, and pg-ddl, whose
+ * output is SQL, not an export, and the other names of ndjson. */
+static const char *const formats[] = {"ndjson", "csv", NULL};
+static const char *const other_formats[] = {"pg-ddl", "json", "jsonl", NULL};
 
 /* --format, else -o FILE's extension: 0, or -1 after a message. */
 static int export_format(const char *format, const char *output, enum export_format *fmt)
@@ -47,7 +49,7 @@ int cmd_export(int argc, char **argv, struct app *app)
     const char *output = NULL, *format = NULL;
     struct time_range dates = TIME_RANGE_ALL;
     const struct opt opts[] = {
-        OPT_ENUM(0, "format", &format, formats, "output format"),
+        OPT_ENUM_UNOFFERED("format", &format, formats, other_formats, "output format"),
         OPT_SINCE(&dates),
         OPT_UNTIL(&dates),
         OPT_STRING('o', "output", &output, "FILE", "write to FILE"),

@@ -52,11 +52,7 @@ static int opt_importer(const struct opt *opt, char *arg, const char *cmd)
     const char **names = xcalloc(n + 1, sizeof(*names));
     for (size_t i = 0; i < n; i++)
         names[i] = importers[i]->name;
-    struct buf msg = BUF_INIT;
-    buf_addf(&msg, "unknown format '%s' (see 'benchdb formats')", arg);
-    add_did_you_mean(&msg, arg, "", names);
-    cli_error(cmd, "%s", msg.data);
-    buf_release(&msg);
+    cli_error_near(cmd, arg, "", names, "unknown format '%s' (see 'benchdb formats')", arg);
     free(names);
     return -1;
 }

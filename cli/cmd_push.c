@@ -51,12 +51,10 @@ int cmd_push(int argc, char **argv, struct app *app)
         OPT_END(),
     };
     int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status == BDB_EXIT_OK)
+        status = one_operand("push", argc, argv, "no server URL given");
     if (status != BDB_EXIT_OK)
         return status < 0 ? BDB_EXIT_OK : status;
-    if (argc == 1)
-        return usage_error("push", "no server URL given");
-    if (argc > 2)
-        return usage_error("push", "unexpected argument '%s'", argv[2]);
     if (!fleet_is_url(argv[1]))
         return usage_error("push", "expected a postgresql:// URL");
     struct db *db;

@@ -64,12 +64,10 @@ int cmd_query(int argc, char **argv, struct app *app)
         OPT_END(),
     };
     int status = parse_options(app, &argc, argv, usage, opts, 0);
+    if (status == BDB_EXIT_OK)
+        status = one_operand("query", argc, argv, "no SQL given");
     if (status != BDB_EXIT_OK)
         return status < 0 ? BDB_EXIT_OK : status;
-    if (argc == 1)
-        return usage_error("query", "no SQL given");
-    if (argc > 2)
-        return usage_error("query", "unexpected argument '%s'", argv[2]);
     enum table_format fmt = table_format_of(format);
     if (fleet_is_url(app->db_path))
         return query_server(app, argv[1], fmt, timeout_s);

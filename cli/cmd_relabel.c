@@ -2,10 +2,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "../core/xalloc.h"
 
 static const char usage[] =
     "usage: benchdb relabel [--where KEY=VALUE]... --set KEY=VALUE...\n"

@@ -79,12 +79,8 @@ static void command_names(const char **names)
 static int unknown_command(const char *name)
 {
     const char *names[ARRAY_SIZE(commands) + 3];
-    struct buf msg = BUF_INIT;
     command_names(names);
-    buf_addf(&msg, "unknown command '%s'", name);
-    add_did_you_mean(&msg, name, "", names);
-    cli_error(NULL, "%s", msg.data);
-    buf_release(&msg);
+    cli_error_near(NULL, name, "", names, "unknown command '%s'", name);
     fputs("see 'benchdb help'\n", stderr);
     return BDB_EXIT_USAGE;
 }

@@ -67,13 +67,7 @@ int opt_by(const struct opt *opt, char *arg, const char *cmd)
         *(const char **)opt->value = arg;
         return 0;
     }
-    struct buf msg = BUF_INIT;
-    buf_addf(&msg, "unknown comparison key '%s' for --by (expected ", arg);
-    add_choices(&msg, "", by_keys);
-    buf_adds(&msg, ")");
-    add_did_you_mean(&msg, arg, "", by_keys);
-    cli_error(cmd, "%s", msg.data);
-    buf_release(&msg);
+    cli_unknown_value(cmd, "comparison key", arg, "by", by_keys);
     return -1;
 }
 

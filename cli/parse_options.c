@@ -86,6 +86,15 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return usage_hint(cmd);
 }
 
+int one_operand(const char *cmd, int argc, char **argv, const char *missing)
+{
+    if (argc == 1)
+        return usage_error(cmd, "%s", missing);
+    if (argc > 2)
+        return usage_error(cmd, "unexpected argument '%s'", argv[2]);
+    return BDB_EXIT_OK;
+}
+
 void add_choices(struct buf *out, const char *prefix, const char *const *names)
 {
     for (size_t i = 0; names[i]; i++)
@@ -150,12 +159,29 @@ const char *nearest_name(const char *word, const char *const *names)
     return found;
 }
 
-void add_did_you_mean(struct buf *out, const char *word, const char *prefix,
-                      const char *const *names)
+void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
+                    const char *fmt, ...)
 {
+    struct buf msg = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vaddf(&msg, fmt, ap);
+    va_end(ap);
     const char *near = nearest_name(word, names);
     if (near)
-        buf_addf(out, "; did you mean '%s%s'?", prefix, near);
+        buf_addf(&msg, "; did you mean '%s%s'?", prefix, near);
+    cli_error(cmd, "%s", msg.data);
+    buf_release(&msg);
+}
+
+void cli_unknown_value(const char *cmd, const char *what, const char *value, const char *opt,
+                       const char *const *names)
+{
+    struct buf expected = BUF_INIT;
+    add_choices(&expected, "", names);
+    cli_error_near(cmd, value, "", names, "unknown %s '%s' for --%s (expected %s)", what, value,
+                   opt, expected.data);
+    buf_release(&expected);
 }
 
 /* ---- the walk ---------------------------------------------------------------------------- */
@@ -192,15 +218,12 @@ static const char **long_names(const struct parse *p)
 
 static void unknown_option(const struct parse *p, const char *name, size_t len)
 {
-    struct buf msg = BUF_INIT, word = BUF_INIT;
+    struct buf word = BUF_INIT;
     const char **names = long_names(p);
     buf_add(&word, name, len);
-    buf_addf(&msg, "unrecognized option '--%s'", word.data);
-    add_did_you_mean(&msg, word.data, "--", names);
-    cli_error(p->cmd, "%s", msg.data);
+    cli_error_near(p->cmd, word.data, "--", names, "unrecognized option '--%s'", word.data);
     free(names);
     buf_release(&word);
-    buf_release(&msg);
 }
 
 /* The row of --name (len bytes of it): an exact name, else the one it is a prefix of (as
@@ -296,21 +319,35 @@ static int date_value(const struct parse *p, const struct opt *o, const char *ar
     return -1;
 }
 
+/* An enum's values, offered or not, NULL-terminated; the caller frees. */
+static const char **enum_values(const struct opt *o)
+{
+    size_t n = 0, k = 0;
+    while (o->choices[n])
+        n++;
+    for (size_t i = 0; o->unoffered && o->unoffered[i]; i++)
+        n++;
+    const char **names = xcalloc(n + 1, sizeof(*names));
+    for (size_t i = 0; o->choices[i]; i++)
+        names[k++] = o->choices[i];
+    for (size_t i = 0; o->unoffered && o->unoffered[i]; i++)
+        names[k++] = o->unoffered[i];
+    return names;
+}
+
 static int enum_value(const struct parse *p, const struct opt *o, const char *arg)
 {
-    for (size_t i = 0; o->choices[i]; i++)
-        if (!strcmp(arg, o->choices[i])) {
-            *(const char **)o->value = o->choices[i];
-            return 0;
-        }
-    struct buf msg = BUF_INIT;
-    buf_addf(&msg, "unknown %s '%s' for --%s (expected ", o->long_name, arg, o->long_name);
-    add_choices(&msg, "", o->choices);
-    buf_adds(&msg, ")");
-    add_did_you_mean(&msg, arg, "", o->choices);
-    cli_error(p->cmd, "%s", msg.data);
-    buf_release(&msg);
-    return -1;
+    const char **names = enum_values(o);
+    size_t i = 0;
+    while (names[i] && strcmp(arg, names[i]))
+        i++;
+    if (names[i])
+        *(const char **)o->value = names[i];
+    else
+        cli_unknown_value(p->cmd, o->long_name, arg, o->long_name, names);
+    int rc = names[i] ? 0 : -1;
+    free(names);
+    return rc;
 }
 
 /* Stores o's value (arg: NULL for an option that takes none): 0, or -1 after the message. */

@@ -69,8 +69,10 @@ struct opt {
     const char *argh;           /* the value's name in messages ("N", "FILE"); NULL for a flag */
     const char *help;           /* one line, shown by zsh's completion */
     const char *const *choices; /* OPT_TYPE_ENUM: its values, NULL-terminated */
-    unsigned max;               /* OPT_TYPE_UINT: the largest value */
-    int flags;                  /* enum opt_flags */
+    /* OPT_TYPE_ENUM: values taken too that completion does not offer (NULL: none) */
+    const char *const *unoffered;
+    unsigned max; /* OPT_TYPE_UINT: the largest value */
+    int flags;    /* enum opt_flags */
     /* OPT_TYPE_CALLBACK: 0, or -1 after cli_error() said what is wrong with arg (the parser
      * adds the hint); arg may be changed in place. cmd is the command's name. */
     int (*cb)(const struct opt *opt, char *arg, const char *cmd);
@@ -118,6 +120,11 @@ struct opt {
         .type = OPT_TYPE_ENUM, .short_name = (s), .long_name = (l), .value = (v), .argh = (l),     \
         .choices = (c), .help = (h)                                                                \
     }
+#define OPT_ENUM_UNOFFERED(l, v, c, u, h)                                                          \
+    {                                                                                              \
+        .type = OPT_TYPE_ENUM, .long_name = (l), .value = (v), .argh = (l), .choices = (c),        \
+        .unoffered = (u), .help = (h)                                                              \
+    }
 #define OPT_OPERANDS(l, v, h)                                                                      \
     {                                                                                              \
         .type = OPT_TYPE_OPERANDS, .long_name = (l), .value = (v), .help = (h)                     \
@@ -162,6 +169,10 @@ int parse_options(struct app *app, int *argc, char **argv, const char *usage,
  * callbacks of KEY=VALUE options whose keys are checked. */
 int opt_kv(const struct opt *o, char *arg, const char *cmd, int utf8);
 
+/* After parse_options, for a command of one operand: BDB_EXIT_OK when argv[1..argc) is one,
+ * else a usage error, "MISSING" when there is none, "unexpected argument 'X'" after it. */
+int one_operand(const char *cmd, int argc, char **argv, const char *missing);
+
 /* Prints "benchdb CMD: error: MESSAGE" to stderr (cmd NULL: "benchdb: error: ..."), its
  * control characters and ill-formed UTF-8 escaped (\x1b). */
 void cli_error(const char *cmd, const char *fmt, ...) BDB_PRINTF(2, 3);
@@ -177,9 +188,13 @@ void add_choices(struct buf *out, const char *prefix, const char *const *names);
  * most max(1, length / 3) edits (names are short: 'pdf' is no misspelling of 'md'), and less
  * than word's length; NULL when none is. */
 const char *nearest_name(const char *word, const char *const *names);
-/* "; did you mean 'NAME'?" (prefix before NAME, as "--") appended to out when a name is near
- * word. */
-void add_did_you_mean(struct buf *out, const char *word, const char *prefix,
-                      const char *const *names);
+/* cli_error, with "; did you mean 'PREFIXNAME'?" after the message when one of names
+ * (NULL-terminated) is near word (nearest_name). */
+void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
+                    const char *fmt, ...) BDB_PRINTF(5, 6);
+/* cli_error_near for a value an option does not take: "unknown WHAT 'VALUE' for --OPT
+ * (expected a, b or c); did you mean 'b'?", names being what it takes. */
+void cli_unknown_value(const char *cmd, const char *what, const char *value, const char *opt,
+                       const char *const *names);
 
 #endif

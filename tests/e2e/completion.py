@@ -88,7 +88,7 @@ def check_bash_lists(db, env, cwd):
         got = replies_read_back(db, w + [cmd, "--"], env, cwd)
         c.eq(got, sorted(out.split()), "bash offers the options of %s" % cmd)
     got = replies_read_back(db, w + ["export", "--format", ""], env, cwd)
-    c.eq(got, sorted(["ndjson", "csv", "pg-ddl", "json", "jsonl"]), "bash offers export --format")
+    c.eq(got, ["csv", "ndjson"], "bash offers export --format")
     got = replies_read_back(db, w + ["rep"], env, cwd)
     c.eq(got, ["reparse", "report"], "bash offers the commands")
     got = replies_read_back(db, w + ["report", "--where", ""], env, cwd)
