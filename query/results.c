@@ -10,8 +10,8 @@
 #include <strings.h>
 
 #include "../core/array.h"
-#include "../core/hash.h"
 #include "../core/scan.h"
+#include "../core/strmap.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
 #include "side_expr.h"
@@ -171,38 +171,22 @@ int query_selection_sql(const struct compare_opts *o, int in_order, struct arena
     return 0;
 }
 
-/* An open-addressing set of the strings already stored, so a million results from a few
- * files keep one copy of each path and job name. */
+/* The strings already stored, so a million results from a few files keep one copy of each
+ * path and job name: the keys of a string map (its indexes unused). */
 struct intern {
-    const char **slot;
-    size_t cap, used;
+    struct strmap set;
     struct buf scratch; /* the text being interned: a workload key, a tag value (read_row) */
 };
 
 static const char *intern(struct side_results *res, const char *s)
 {
-    struct intern *in = res->intern;
-    if (in->used * 2 >= in->cap) {
-        size_t cap = in->cap ? in->cap * 2 : 256;
-        const char **slot = xcalloc(cap, sizeof(*slot));
-        for (size_t i = 0; i < in->cap; i++) {
-            if (!in->slot[i])
-                continue;
-            size_t j = (size_t)str_hash(in->slot[i]) & (cap - 1);
-            while (slot[j])
-                j = (j + 1) & (cap - 1);
-            slot[j] = in->slot[i];
-        }
-        free(in->slot);
-        in->slot = slot;
-        in->cap = cap;
-    }
-    size_t j = (size_t)str_hash(s) & (in->cap - 1);
-    for (; in->slot[j]; j = (j + 1) & (in->cap - 1))
-        if (!strcmp(in->slot[j], s))
-            return in->slot[j];
-    in->used++;
-    return in->slot[j] = arena_strdup(&res->strings, s);
+    struct strmap *set = &res->intern->set;
+    const struct strmap_entry *e = strmap_find(set, s);
+    if (e)
+        return e->key;
+    const char *copy = arena_strdup(&res->strings, s);
+    strmap_put(set, copy, 0);
+    return copy;
 }
 
 const char *side_results_intern(struct side_results *res, const char *s)
@@ -384,11 +368,11 @@ static size_t address_slot(const struct ranks *rk, const char *p)
 
 static void ranks_build(struct ranks *rk, const struct intern *in)
 {
-    const char **sorted = xmalloc((in->used ? in->used : 1) * sizeof(*sorted));
+    const char **sorted = xmalloc((in->set.n ? in->set.n : 1) * sizeof(*sorted));
     size_t n = 0;
-    for (size_t i = 0; i < in->cap; i++)
-        if (in->slot[i])
-            sorted[n++] = in->slot[i];
+    for (size_t i = 0; i < in->set.cap; i++)
+        if (in->set.slot[i].key)
+            sorted[n++] = in->set.slot[i].key;
     qsort(sorted, n, sizeof(*sorted), cmp_str);
     size_t cap = 16;
     while (cap < 2 * n)
@@ -606,7 +590,7 @@ void side_results_release(struct side_results *res)
     }
     free(res->by_id);
     if (res->intern) {
-        free(res->intern->slot);
+        strmap_release(&res->intern->set);
         buf_release(&res->intern->scratch);
     }
     free(res->intern);
