@@ -11,6 +11,23 @@
 #include "buf.h"
 #include "diag.h"
 
+/* Whether byte c continues a UTF-8 sequence (10xxxxxx) instead of starting a character: what
+ * a walk that counts characters or cuts text between them steps over. */
+static inline int utf8_continues(unsigned char c)
+{
+    return (c & 0xC0) == 0x80;
+}
+
+/* The characters of s[0..n) as a display counts them: the bytes that start one (a stray
+ * continuation byte counts for none), the width of text that is one column per character. */
+static inline size_t utf8_count(const char *s, size_t n)
+{
+    size_t chars = 0;
+    for (size_t i = 0; i < n; i++)
+        chars += !utf8_continues((unsigned char)s[i]);
+    return chars;
+}
+
 /* The length of the well-formed UTF-8 sequence at s, else minus the length of its longest
  * well-formed prefix, at least 1 (Unicode's "maximal subpart": each is one replacement).
  * s is NUL-terminated: the NUL stops a sequence as any other byte that cannot continue it. */
