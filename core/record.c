@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "hash.h"
 #include "utf8.h"
 
@@ -124,15 +125,15 @@ static const double common_pcts[] = {1,  5,  10, 20, 30,   40,   50,    60,   70
             k "_p99_5_ns", k "_p99_9_ns", k "_p99_95_ns", k "_p99_99_ns"                           \
     }
 static const char *const common_kinds[] = {"clat", "lat", "slat", "sync_lat"};
-static const char *const common_names[][sizeof(common_pcts) / sizeof(common_pcts[0])] = {
+static const char *const common_names[][ARRAY_SIZE(common_pcts)] = {
     PCT_NAMES("clat"), PCT_NAMES("lat"), PCT_NAMES("slat"), PCT_NAMES("sync_lat")};
 
 static const char *common_percentile_name(const char *kind, double pct)
 {
-    for (size_t k = 0; k < sizeof(common_kinds) / sizeof(common_kinds[0]); k++) {
+    for (size_t k = 0; k < ARRAY_SIZE(common_kinds); k++) {
         if (strcmp(kind, common_kinds[k]))
             continue;
-        for (size_t i = 0; i < sizeof(common_pcts) / sizeof(common_pcts[0]); i++)
+        for (size_t i = 0; i < ARRAY_SIZE(common_pcts); i++)
             if (common_pcts[i] == pct)
                 return common_names[k][i];
         return NULL;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "array.h"
+
 void line_iter_init(struct line_iter *it, const char *data, size_t len, int cr_is_newline)
 {
     it->p = data;
@@ -250,7 +252,7 @@ double unit_bytes(const char *u, size_t n, int binary_k)
             break;
         }
     }
-    for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(tab); i++)
         if (eq(u, n, tab[i].name))
             return tab[i].mult;
     return 0;

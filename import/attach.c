@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/hash.h"
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -135,7 +136,7 @@ static void add_job(struct attach_registry *reg, const char *path, const struct 
         return;
     const char *job = arena_strdup(a, r->job), *direction = arena_strdup(a, r->direction);
     path = arena_strdup(a, path);
-    for (size_t k = 0; k < sizeof(log_kinds) / sizeof(log_kinds[0]); k++) {
+    for (size_t k = 0; k < ARRAY_SIZE(log_kinds); k++) {
         const char *prefix = record_tag_get(r, log_kinds[k][1]);
         struct attach_entry e = {dir,
                                  prefix ? arena_strdup(a, prefix) : job,

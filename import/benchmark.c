@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -125,10 +126,9 @@ static int fio_next_arg(char **a, size_t *i, int *ended, struct fio_arg *out, st
             out->name = "output";
         else if (is_short && *name == 'F')
             out->name = "output-format";
-        int takes_value =
-            is_short ? strchr(fio_short_values, *name) != NULL
-                     : !bsearch(out->name, fio_flags, sizeof(fio_flags) / sizeof(fio_flags[0]),
-                                sizeof(fio_flags[0]), cmp_name);
+        int takes_value = is_short ? strchr(fio_short_values, *name) != NULL
+                                   : !bsearch(out->name, fio_flags, ARRAY_SIZE(fio_flags),
+                                              sizeof(fio_flags[0]), cmp_name);
         if (!eq && takes_value && a[*i]) {
             out->value = a[*i];
             out->at = (*i)++;
@@ -285,7 +285,7 @@ int benchmark_prepare(struct benchmark *b, char *const *argv, size_t argc)
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
     const struct tool *tool = NULL;
-    for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
         if (!strcmp(tools[i].name, base))
             tool = &tools[i];
     if (!tool)

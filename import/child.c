@@ -10,13 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "import.h"
 
 /* The most import_execute holds of each stream of a tool's --version. */
 enum { VERSION_MAX = 1 << 20 };
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP};
-#define N_FORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
 static volatile sig_atomic_t child_pid, received;
 
@@ -99,22 +99,24 @@ int import_run(char *const *argv, struct buf *out, struct buf *err, struct child
         return -1;
     }
     /* the signals are blocked until the child's pid is known: none is lost in between */
-    struct sigaction act = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO}, old[N_FORWARDED];
+    struct sigaction act = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO},
+                     old[ARRAY_SIZE(forwarded)];
     sigset_t block, mask;
     sigemptyset(&block);
-    for (size_t i = 0; i < N_FORWARDED; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
         sigaddset(&block, forwarded[i]);
     sigprocmask(SIG_BLOCK, &block, &mask);
     received = 0;
     child_pid = 0;
-    for (size_t i = 0; i < N_FORWARDED; i++) { /* one benchdb was told to ignore stays so */
+    /* one benchdb was told to ignore stays so */
+    for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++) {
         sigaction(forwarded[i], NULL, &old[i]);
         if (old[i].sa_handler != SIG_IGN)
             sigaction(forwarded[i], &act, NULL);
     }
     pid_t pid = fork();
     if (pid == 0) {
-        for (size_t i = 0; i < N_FORWARDED; i++) /* a pending one acts as it would have */
+        for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++) /* a pending one acts as it would have */
             sigaction(forwarded[i], &old[i], NULL);
         sigprocmask(SIG_SETMASK, &mask, NULL);
         signal(SIGPIPE, SIG_DFL); /* benchdb ignores it; the program runs as from a shell */
@@ -146,7 +148,7 @@ int import_run(char *const *argv, struct buf *out, struct buf *err, struct child
     sigprocmask(SIG_BLOCK, &block, NULL);
     child_pid = 0;
     x->signal = received;
-    for (size_t i = 0; i < N_FORWARDED; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
         sigaction(forwarded[i], &old[i], NULL);
     sigprocmask(SIG_SETMASK, &mask, NULL);
     errno = saved;

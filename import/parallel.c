@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -68,7 +69,7 @@ static struct bench_record *record_own(struct arena *a, const struct bench_recor
                               &c->job,   &c->direction,    &c->error_msg,   &c->storage_class,
                               &c->mount, &c->sec,          &c->bins_metric, &c->series_metric,
                               &c->wl.rw, &c->wl.ioengine};
-    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
         *strings[i] = own(a, *strings[i]);
     for (size_t i = 0; i < c->n_metrics; i++)
         c->metrics[i].name = own(a, c->metrics[i].name);

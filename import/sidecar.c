@@ -180,7 +180,7 @@ static int parse_line(struct sidecar *sc, const struct source *src, unsigned lin
     const char *key = trimmed(&sc->mem, line, eq);
     const char *value = trimmed(&sc->mem, eq + 1, line + len);
     const char **slot = scalar_slot(sc, key);
-    int is_tag = !strncmp(key, TAG_PREFIX, strlen(TAG_PREFIX)) && key[strlen(TAG_PREFIX)];
+    int is_tag = str_starts(key, TAG_PREFIX) && key[strlen(TAG_PREFIX)];
     if (!slot && !is_tag)
         return diag_error_line(d, src, lineno,
                                "unknown key '%s' (expected host, storage_class, mount, sec or "

@@ -340,7 +340,7 @@ static int table_flush(struct bon_state *st, struct table *tb)
     int rc = 0;
     /* bonnie++ 1.96 and later print a Latency row under every result row */
     if (tb->active && tb->row_seen && !tb->latency_seen && tb->version &&
-        (!strncmp(tb->version, "1.9", 3) || (tb->version[0] >= '2' && tb->version[0] <= '9')))
+        (str_starts(tb->version, "1.9") || (tb->version[0] >= '2' && tb->version[0] <= '9')))
         return diag_error_line(st->d, st->src, tb->run.last + 1,
                                "expected a 'Latency' row after the bonnie++ result row");
     if (tb->active && tb->row_seen)

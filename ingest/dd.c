@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 
 struct dd_cmd {
@@ -69,7 +70,7 @@ static int run_has_output(const struct dd_run *r)
 static int is_pseudo_source(const char *f)
 {
     static const char *const dev[] = {"/dev/zero", "/dev/urandom", "/dev/random", "/dev/null"};
-    for (size_t i = 0; i < sizeof(dev) / sizeof(dev[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(dev); i++)
         if (!strcmp(f, dev[i]))
             return 1;
     return 0;
@@ -413,9 +414,9 @@ static int handle_segment(struct dd_state *st, const char *seg, size_t off, unsi
     const char *p = skip_ws(seg);
     if (!*p)
         return 0;
-    if (!strncmp(p, "dd: ", 4)) {
+    if (str_starts(p, "dd: ")) {
         p += 4;
-        if (!strncmp(p, "warning: ", 9)) {
+        if (str_starts(p, "warning: ")) {
             if (!r->warning)
                 r->warning = arena_strdup(st->a, p + 9);
             touch(r, line);
@@ -586,7 +587,7 @@ static const char *run_variant(const struct dd_run *r)
         return "busybox";
     if (x->present)
         return x->variant;
-    if (r->err && !strncmp(r->err, "failed to open", 14))
+    if (r->err && str_starts(r->err, "failed to open"))
         return "gnu";
     return NULL;
 }
@@ -733,7 +734,7 @@ static int dd_probe(const struct source *src)
             if ((scan_lit(&p, " bytes") || scan_lit(&p, " byte")) &&
                 (strstr(p, " copied, ") || strstr(p, " transferred in ")))
                 xfer++;
-        } else if (!strncmp(text, "dd: ", 4)) {
+        } else if (str_starts(text, "dd: ")) {
             err++;
         }
     }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 
 /* cJSON reads at most 63 characters of a number; its nesting limit is 1000 */
@@ -136,7 +137,7 @@ static cJSON *literal(struct cursor *c)
         size_t len;
         int type;
     } literals[] = {{"null", 4, cJSON_NULL}, {"false", 5, cJSON_False}, {"true", 4, cJSON_True}};
-    for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(literals); i++) {
         size_t len = literals[i].len;
         if ((size_t)(c->end - c->p) >= len && !memcmp(c->p, literals[i].text, len)) {
             c->p += len;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "fastjson.h"
 
@@ -153,7 +154,7 @@ static int64_t option_bs(const struct fio_doc *doc, const cJSON *job, const char
 {
     static const char *const varying[] = {"bsrange", "blocksize_range", "bssplit",
                                           "bs_is_seq_rand"};
-    for (size_t i = 0; i < sizeof(varying) / sizeof(varying[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(varying); i++) {
         const char *v = option(doc, job, varying[i]);
         if (v && strcmp(v, "0"))
             return WL_UNKNOWN;
@@ -451,7 +452,7 @@ static void put_log_prefixes(struct fio_doc *doc, struct bench_record *r, const 
 {
     static const char *const opts[] = {"write_bw_log", "write_iops_log", "write_lat_log",
                                        "write_hist_log"};
-    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
         const char *v = option(doc, job, opts[i]);
         if (v && *v)
             record_tag(doc->a, r, opts[i], copy(doc, v));

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -343,7 +344,7 @@ static enum log_kind kind_from_path(struct parser *ps, const char **job, const c
         *index = arena_strndup(ps->a, base + dot, n - dot);
         n = dot - 1;
     }
-    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
         const char *suffix = kinds[order[i]].suffix;
         if (mem_ends(base, n, suffix)) {
             size_t k = n - strlen(suffix);

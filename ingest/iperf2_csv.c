@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 
 #define NFIELDS 16
@@ -116,7 +117,7 @@ static int is_banner(const char *s, size_t n)
         "------",          "Client connecting to ", "Server listening on ",
         "TCP window size", "UDP buffer size",       "Sending ",
         "Receiving "};
-    for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
         if (n >= strlen(starts[i]) && !memcmp(s, starts[i], strlen(starts[i])))
             return 1;
     return 0;

@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/scan.h"
+
 struct doc_ctx {
     const struct source *src;
     struct arena *a;
@@ -355,12 +357,12 @@ static int probe(const struct source *src)
     for (size_t i = 0; i + 12 < n; i++) {
         if (s[i] != '"')
             continue;
-        /* strncmp, not memcmp: a key may run past the end; the data is NUL-terminated. */
-        if (!strncmp(s + i, "\"start\"", 7))
+        /* str_starts, not memcmp: a key may run past the end; the data is NUL-terminated. */
+        if (str_starts(s + i, "\"start\""))
             start = 1;
-        else if (!strncmp(s + i, "\"intervals\"", 11) || !strncmp(s + i, "\"connected\"", 11))
+        else if (str_starts(s + i, "\"intervals\"") || str_starts(s + i, "\"connected\""))
             shape = 1;
-        else if (!strncmp(s + i, "\"iperf 3", 8) || !strncmp(s + i, "\"tcp_mss_default\"", 17))
+        else if (str_starts(s + i, "\"iperf 3") || str_starts(s + i, "\"tcp_mss_default\""))
             iperf = 1;
     }
     if (start && iperf)

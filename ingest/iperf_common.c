@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 
 struct bench_record *iperf_record(struct arena *a, const char *tool, const char *version,
@@ -31,7 +32,7 @@ double iperf_bytes_unit(const char *u, size_t n)
 {
     static const char *const names[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
     double m = 1;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++, m *= 1024)
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++, m *= 1024)
         if (eq(u, n, names[i]))
             return m;
     return 0;

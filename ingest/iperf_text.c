@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/timerange.h"
 
@@ -249,7 +250,7 @@ static void iperf3_note_stream(struct iperf3_test *t, const struct iperf_row *ro
     while (k < t->nroles && strcmp(t->roles[k].role, row->role))
         k++;
     if (k == t->nroles) {
-        if (k == sizeof(t->roles) / sizeof(t->roles[0]))
+        if (k == ARRAY_SIZE(t->roles))
             return;
         t->roles[t->nroles++] = (struct iperf3_streams){"", row->id, 0, 0};
         memcpy(t->roles[k].role, row->role, sizeof(row->role));

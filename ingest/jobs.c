@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -234,7 +235,7 @@ static enum rule rule_of(const char *name)
 {
     static const char *const summed[] = {"bw_bytes_s", "iops", "io_bytes", "total_ios",
                                          "sync_total_ios"};
-    for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(summed); i++)
         if (!strcmp(name, summed[i]))
             return SUM;
     if (!strcmp(name, "runtime_ms"))
@@ -246,8 +247,8 @@ static enum rule rule_of(const char *name)
     if (percentile_of(name, &kind_len, &pct))
         return PERCENTILE;
     static const char *const kinds[] = {"slat_", "clat_", "lat_", "sync_lat_"};
-    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        if (strncmp(name, kinds[i], strlen(kinds[i])))
+    for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+        if (!str_starts(name, kinds[i]))
             continue;
         const char *stat = name + strlen(kinds[i]);
         if (!strcmp(stat, "min_ns"))

@@ -38,7 +38,7 @@ static void prompt(struct arena *a, struct nline *l)
         host = at + 1;
         hn = strcspn(host, " ]");
         end += 2;
-    } else if (!strncmp(s, "-bash-", 6) && (end = strpbrk(s, "#$")) && end[1] == ' ') {
+    } else if (str_starts(s, "-bash-") && (end = strpbrk(s, "#$")) && end[1] == ' ') {
         end++;
     } else if ((s[0] == '$' || s[0] == '#') && s[1] == ' ' && is_shell_word(s + 2)) {
         end = s + 1;
@@ -78,23 +78,23 @@ static int time_line(const char *t)
 static enum ntool tool_line(const char *t)
 {
     const char *s = skip_ws(t);
-    if (strstr(t, ": (g=") || strstr(t, ": (groupid=") || !strncmp(t, "fio-", 4) ||
-        !strncmp(t, "Jobs: ", 6) || !strncmp(t, "Run status group ", 17) || !strcmp(t, "...") ||
-        !strncmp(t, "Disk stats (", 12) || strstr(s, ": bw=") || strstr(s, ": IOPS=") ||
-        (!strncmp(t, "Starting ", 9) &&
+    if (strstr(t, ": (g=") || strstr(t, ": (groupid=") || str_starts(t, "fio-") ||
+        str_starts(t, "Jobs: ") || str_starts(t, "Run status group ") || !strcmp(t, "...") ||
+        str_starts(t, "Disk stats (") || strstr(s, ": bw=") || strstr(s, ": IOPS=") ||
+        (str_starts(t, "Starting ") &&
          (digits_then(t + 9, " process") || digits_then(t + 9, " thread"))))
         return NT_FIO; /* "Starting 4 processes": the job's header lines stay in its block */
     if ((digits_then(s, "+") && (strstr(s, " records in") || strstr(s, " records out"))) ||
         (digits_then(s, " bytes") && (strstr(s, " copied") || strstr(s, " transferred"))) ||
         time_line(t))
         return NT_DD;
-    if (!strncmp(t, "Client connecting to ", 21) || !strncmp(t, "Server listening on ", 20) ||
-        !strncmp(t, "TCP window size", 15) || !strncmp(t, "UDP buffer size", 15) ||
-        !strncmp(t, "------------", 12) || !strncmp(t, "[ ID]", 5) || !strncmp(t, "[SUM]", 5) ||
-        (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || !strncmp(t, "iperf Done", 10) ||
-        !strncmp(t, "Connecting to host ", 19) || !strncmp(t, "- - - - ", 8) ||
-        !strncmp(t, "Accepted connection from ", 25) || !strncmp(t, "iperf3: ", 8) ||
-        !strncmp(t, "Server output:", 14))
+    if (str_starts(t, "Client connecting to ") || str_starts(t, "Server listening on ") ||
+        str_starts(t, "TCP window size") || str_starts(t, "UDP buffer size") ||
+        str_starts(t, "------------") || str_starts(t, "[ ID]") || str_starts(t, "[SUM]") ||
+        (*t == '[' && isdigit((unsigned char)*skip_ws(t + 1))) || str_starts(t, "iperf Done") ||
+        str_starts(t, "Connecting to host ") || str_starts(t, "- - - - ") ||
+        str_starts(t, "Accepted connection from ") || str_starts(t, "iperf3: ") ||
+        str_starts(t, "Server output:"))
         return NT_IPERF; /* the last five: iperf3's, so that its output is one block (with
                           * --get-server-output, the server's report of the same test) */
     return NT_NONE;
@@ -132,7 +132,7 @@ static int is_label(const struct nline *l, const struct nline *prev)
     size_t n = strlen(t);
     if (l->kind != NK_TEXT || (prev && prev->kind != NK_BLANK) || n > 120 || n < 2)
         return 0;
-    if (strchr("-*+|[`", t[0]) || !strncmp(t, "\xe2\x80\xa2", 3) || strchr(t, '\t') ||
+    if (strchr("-*+|[`", t[0]) || str_starts(t, "\xe2\x80\xa2") || strchr(t, '\t') ||
         isspace((unsigned char)t[0]) || is_shell_word(t) || notes_is_mount_line(t))
         return 0;
     return !strchr(t, '=') || strstr(t, " - ") != NULL;
@@ -163,7 +163,7 @@ static void split_lines(struct notes *nt)
     }
     int fence = 0;
     for (size_t i = 0; i < nt->n; i++) {
-        if (!strncmp(nt->l[i].t, "```", 3))
+        if (str_starts(nt->l[i].t, "```"))
             fence = !fence;
         else if (!fence && is_label(&nt->l[i], i ? &nt->l[i - 1] : NULL))
             nt->l[i].kind = NK_LABEL;

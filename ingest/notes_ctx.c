@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/array.h"
 #include "../core/mount.h"
 #include "../core/scan.h"
 
@@ -17,7 +18,7 @@ static const char *const fstypes[] = {"nfs",  "nfs4",  "xfs",  "ext4",  "ext3", 
 static const char *text_of(const struct nline *l)
 {
     const char *s = l->cmd ? l->cmd : l->t;
-    return !strncmp(s, "sudo ", 5) ? skip_ws(s + 5) : s;
+    return str_starts(s, "sudo ") ? skip_ws(s + 5) : s;
 }
 
 static size_t field(const char **p)
@@ -41,9 +42,9 @@ char *notes_trim(struct arena *a, const char *s, size_t n)
 int notes_is_mount_line(const char *s)
 {
     s = skip_ws(s);
-    if (!strncmp(s, "sudo ", 5))
+    if (str_starts(s, "sudo "))
         s = skip_ws(s + 5);
-    if (!strncmp(s, "mount ", 6) || !strncmp(s, "mount.nfs", 9))
+    if (str_starts(s, "mount ") || str_starts(s, "mount.nfs"))
         return 1;
     if (strstr(s, " on ") && strstr(s, " type ") && strchr(s, '('))
         return 1;
@@ -144,7 +145,7 @@ static size_t command_job(struct notes *nt, size_t i)
         const char *s = i == j->at ? text_of(&nt->l[i]) + 4 : nt->l[i].t;
         while (*(s = skip_ws(s))) {
             size_t n = strcspn(s, " \t");
-            if (!strncmp(s, "--", 2) && n > 2 && s[2] != '\\')
+            if (str_starts(s, "--") && n > 2 && s[2] != '\\')
                 job_kv(nt->a, j, s + 2, n - 2);
             s += n;
         }
@@ -174,7 +175,7 @@ static size_t job_file(struct notes *nt, size_t i)
         const char *t = nt->l[i].t, *name;
         size_t n;
         if (section_name(t, &name, &n)) {
-            if (n == 6 && !strncmp(name, "global", 6)) {
+            if (n == 6 && str_starts(name, "global")) {
                 cur = &global;
                 continue;
             }
@@ -201,7 +202,7 @@ void notes_scan_jobs(struct notes *nt)
     for (size_t i = 0; i < nt->n; i++) {
         const char *s = text_of(&nt->l[i]), *name;
         size_t n;
-        if (!strncmp(s, "fio ", 4) && strstr(s, "--"))
+        if (str_starts(s, "fio ") && strstr(s, "--"))
             i = command_job(nt, i);
         else if (nt->l[i].kind != NK_PROMPT && section_name(nt->l[i].t, &name, &n))
             i = job_file(nt, i);
@@ -258,12 +259,12 @@ static void fill_workload(struct workload *w, const struct workload *from)
                       &w->size_bytes, &w->rwmixread, &w->runtime_s};
     const int64_t src[] = {from->bs_bytes,   from->iodepth,   from->numjobs,
                            from->size_bytes, from->rwmixread, from->runtime_s};
-    for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(src); i++)
         if (*dst[i] == WL_UNKNOWN)
             *dst[i] = src[i];
     int *bdst[] = {&w->direct, &w->sync, &w->fsync, &w->fdatasync};
     const int bsrc[] = {from->direct, from->sync, from->fsync, from->fdatasync};
-    for (size_t i = 0; i < sizeof(bsrc) / sizeof(bsrc[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(bsrc); i++)
         if (*bdst[i] == WL_UNKNOWN)
             *bdst[i] = bsrc[i];
 }
@@ -378,7 +379,7 @@ static const char *os_release(struct arena *a, const char *text, size_t len)
     for (const char *p = text; p < text + len && *p; p++) {
         if (p > text && isalnum((unsigned char)p[-1]))
             continue;
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
             size_t k = strlen(names[i]);
             if (strncasecmp(p, names[i], k) || isalpha((unsigned char)p[k]))
                 continue;
@@ -442,7 +443,7 @@ void notes_os_tag(struct notes *nt, struct bench_record *r)
 static const char *uname_host(struct notes *nt, size_t sb, size_t se)
 {
     for (size_t k = sb; k + 1 < se; k++) {
-        if (strncmp(text_of(&nt->l[k]), "uname", 5) || !nt->l[k].cmd)
+        if (!str_starts(text_of(&nt->l[k]), "uname") || !nt->l[k].cmd)
             continue;
         const char *p = nt->l[k + 1].t;
         size_t n = field(&p);
@@ -525,7 +526,7 @@ static void section_mount(struct notes *nt, struct bench_record *r, size_t first
             return;
     /* df: the Filesystem column of the row under the header */
     for (size_t k = sb; k + 1 < se; k++) {
-        if (strncmp(nt->l[k].t, "Filesystem ", 11))
+        if (!str_starts(nt->l[k].t, "Filesystem "))
             continue;
         const char *p = nt->l[k + 1].t;
         size_t n = field(&p);

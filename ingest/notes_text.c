@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 
 /* ---- values ---- */
@@ -44,7 +45,7 @@ static double unit_of(const char *u, size_t n, char *kind)
 {
     double m;
     *kind = 'c';
-    if (n == 0 || (n == 4 && !strncmp(u, "IOPS", 4)))
+    if (n == 0 || (n == 4 && str_starts(u, "IOPS")))
         return 1;
     if (n == 1 && strchr("kKMG", *u))
         return unit_count_suffix(*u);
@@ -144,7 +145,7 @@ static void words_workload(struct arena *a, const char *text, struct workload *w
         *c = (char)tolower((unsigned char)*c);
     int rnd = strstr(t, "random") || strstr(t, "rand "), rd = strstr(t, "read") != NULL,
         wr = strstr(t, "write") != NULL, mixed = strstr(t, "mixed") || (rd && wr);
-    for (size_t i = 0; i < sizeof(rws) / sizeof(rws[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(rws); i++)
         if (strstr(t, rws[i].word) && !wl->rw)
             wl->rw = rws[i].rw;
     if (!wl->rw && mixed)
@@ -159,15 +160,15 @@ static void words_workload(struct arena *a, const char *text, struct workload *w
         if ((p > t && isalnum((unsigned char)p[-1])) || !scan_int64(&q, &x))
             continue;
         if ((*q == 'k' || *q == 'm' || *q == 'g') &&
-            (!strncmp(q + 1, " block", 6) || !strncmp(q + 1, "b block", 7) ||
-             !strncmp(q + 1, " rand", 5) || !strncmp(q + 1, " seq", 4))) {
+            (str_starts(q + 1, " block") || str_starts(q + 1, "b block") ||
+             str_starts(q + 1, " rand") || str_starts(q + 1, " seq"))) {
             char sz[32];
             int k = snprintf(sz, sizeof(sz), "%lld%c", (long long)x, *q);
             if (k > 0 && parse_fio_size(sz, &b) && wl->bs_bytes == WL_UNKNOWN)
                 wl->bs_bytes = b;
-        } else if (!strncmp(q, "% read", 6) && wl->rwmixread == WL_UNKNOWN) {
+        } else if (str_starts(q, "% read") && wl->rwmixread == WL_UNKNOWN) {
             wl->rwmixread = x;
-        } else if ((!strncmp(q, " concurrent jobs", 16) || !strncmp(q, " jobs", 5)) &&
+        } else if ((str_starts(q, " concurrent jobs") || str_starts(q, " jobs")) &&
                    wl->numjobs == WL_UNKNOWN) {
             wl->numjobs = x;
         }
@@ -237,8 +238,8 @@ static struct bench_record *status_line(struct notes *nt, const char *t, const s
                *run = after(s, ", run=");
     double v;
     char kind;
-    int read = !strncmp(s, "READ:", 5);
-    if (!bw || (!read && strncmp(s, "WRITE:", 6)) || !value_at(bw, &v, &kind) || kind != 'b')
+    int read = str_starts(s, "READ:");
+    if (!bw || (!read && !str_starts(s, "WRITE:")) || !value_at(bw, &v, &kind) || kind != 'b')
         return NULL;
     struct bench_record *r = record_new(nt->a, "fio");
     r->direction = read ? "read" : "write";
@@ -306,10 +307,10 @@ static int kv_line(struct notes *nt, const char *t, struct kv_line *kv)
     int bullet = 0;
     if ((*s == '-' || *s == '*' || *s == '+') && s[1] == ' ')
         s += 2, bullet = 1;
-    else if (!strncmp(s, "\xe2\x80\xa2 ", 4))
+    else if (str_starts(s, "\xe2\x80\xa2 "))
         s += 4, bullet = 1;
     s = skip_ws(s);
-    int bold = !strncmp(s, "**", 2);
+    int bold = str_starts(s, "**");
     if (!bullet && !bold)
         return 0;
     const char *colon = strchr(s, ':');
@@ -452,7 +453,7 @@ static int negated(const char *text, const char *p)
     for (; c < p; c++) {
         if (c > text && isalpha((unsigned char)c[-1]))
             continue;
-        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
             size_t k = strlen(words[i]);
             int prefix = !strcmp(words[i], "bypass") || !strcmp(words[i], "avoid") ||
                          !strcmp(words[i], "minimi") || !strcmp(words[i], "disabl") ||
@@ -475,7 +476,7 @@ static int says_cached(const char *text)
             continue;
         int served = !strncasecmp(p, "cached", 6) || !strncasecmp(p, "caching", 7) ||
                      !strncasecmp(p, "cache hit", 9);
-        for (size_t i = 0; i < sizeof(qualified) / sizeof(qualified[0]) && !served; i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(qualified) && !served; i++) {
             size_t k = strlen(qualified[i]);
             served = (size_t)(p - text) >= k && !strncasecmp(p - k, qualified[i], k);
         }

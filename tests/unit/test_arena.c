@@ -3,6 +3,7 @@
  * with twice the room", reuse after release, and a pool of blocks that a released arena gives
  * back and the next arena takes again (what a worker's per-file arena relies on). */
 #include "../../core/arena.h"
+#include "../../core/array.h"
 
 #include <stdalign.h>
 #include <stddef.h>
@@ -17,7 +18,7 @@ static void test_alloc(void)
     int zero = 1, aligned = 1;
     /* sizes from 1 byte to past any plausible block size */
     size_t sizes[] = {1, 3, 7, 16, 100, 4095, 4096, 65537, 1 << 20, 5, 3 << 20};
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
         unsigned char *p = arena_alloc(&a, sizes[i]);
         aligned &= (uintptr_t)p % alignof(max_align_t) == 0;
         for (size_t k = 0; k < sizes[i]; k++)

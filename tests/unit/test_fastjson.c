@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../core/array.h"
 #include "../../core/xalloc.h"
 #include "../../ingest/fastjson.h"
 #include "harness.h"
@@ -69,7 +70,7 @@ static void test_values(void)
         "{\"a\": 0.1, \"b\": 123.456, \"c\": -0.0, \"d\": 99999999999999.9, \"e\": 1.}",
         "{\"a\": 0.123456789012345, \"b\": 1.7976931348623157, \"c\": -.5, \"d\": 0.000}",
     };
-    expect_all(parsed, sizeof(parsed) / sizeof(parsed[0]), 1);
+    expect_all(parsed, ARRAY_SIZE(parsed), 1);
     static const char *const left_to_cjson[] = {
         "{\"a\":\"x\\\"y\"}", /* an escape */
         "{\"a\":{}",          /* cJSON takes this for a whole object */
@@ -83,7 +84,7 @@ static void test_values(void)
         "{\"a\":\"unterminated}",
         "{\"a\":1234567890123456789012345678901234567890123456789012345678901234}",
     };
-    expect_all(left_to_cjson, sizeof(left_to_cjson) / sizeof(left_to_cjson[0]), 0);
+    expect_all(left_to_cjson, ARRAY_SIZE(left_to_cjson), 0);
     char deep[512] = "";
     for (int i = 0; i < 70; i++)
         strcat(deep, "{\"a\":");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/array.h"
 #include "../../core/buf.h"
 #include "../../core/fmt.h"
 #include "../../core/record.h"
@@ -60,7 +61,7 @@ static void exact_numbers(void)
                         1e300, 5e-324, 9007199254740993.0};
     const char *const text[] = {"0",      "1024", "4096000",         "0.1", NULL, NULL,
                                 "1e+300", NULL,   "9007199254740992"};
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
         struct buf b = BUF_INIT;
         fmt_plain_number(&b, v[i]);
         OK(strtod(b.data, NULL) == v[i], b.data);

@@ -1,6 +1,7 @@
 /* test_registry.c: ingest/registry.c lists every importer the ingest folder defines, once, with
  * its members set; importer_find and importer_detect find them; detection picks the right
  * importer for one real fixture per format; probes see at most PROBE_BYTES. */
+#include "../../core/array.h"
 #include "../../ingest/importer.h"
 
 #include <dirent.h>
@@ -89,7 +90,7 @@ static void test_detection(const char *fixtures)
         {"bonnie/disk-x2.csv", "bonnie++"},
         {"notes/composed.md", "notes"},
     };
-    size_t n = sizeof(cases) / sizeof(cases[0]);
+    size_t n = ARRAY_SIZE(cases);
     INT_EQ(n, registered(), "one fixture per registered format");
     for (size_t i = 0; i < n; i++) {
         char path[4096];

@@ -1,5 +1,6 @@
 /* test_scan.c: core/scan's text helpers and cursor parsers, edge cases first (empty input, a
  * match at either end, no match, a BOM alone). */
+#include "../../core/array.h"
 #include "../../core/scan.h"
 
 #include <stdint.h>
@@ -135,7 +136,7 @@ static void test_numbers(void)
     p = "0x10";
     OK(scan_number(&p, &v) && v == 0 && *p == 'x', "no hex: 0x10 reads as 0");
     const char *bad[] = {"", "-", ".", "e5", "inf", "nan", "1e999"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
         p = bad[i];
         OK(!scan_number(&p, &v) && p == bad[i], bad[i]);
     }

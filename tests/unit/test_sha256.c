@@ -3,6 +3,7 @@
  * instructions when there are any, whole and fed in pieces across the 64-byte blocks. The
  * padding boundaries (55, 56, 63, 64, 65, 119, 120 bytes of i % 251) were hashed with python3's
  * hashlib. */
+#include "../../core/array.h"
 #include "../../core/sha256.h"
 
 #include <stdlib.h>
@@ -64,13 +65,13 @@ static void hash_in_pieces(const char *m, size_t len, size_t step, char hex[65])
 static void test_vectors(const char *path)
 {
     char hex[65];
-    for (size_t i = 0; i < sizeof(nist) / sizeof(nist[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(nist); i++) {
         size_t len;
         char *m = expand(&nist[i], &len);
         sha256_hex(m, len, hex);
         STR_EQ(hex, nist[i].hex, path);
         size_t steps[] = {1, 3, 63, 64, 65, 1000};
-        for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+        for (size_t k = 0; k < ARRAY_SIZE(steps); k++) {
             if (steps[k] == 1 && len > 100000)
                 continue; /* a million one-byte updates say nothing the others do not */
             hash_in_pieces(m, len, steps[k], hex);
@@ -81,7 +82,7 @@ static void test_vectors(const char *path)
     char m[120];
     for (size_t i = 0; i < sizeof(m); i++)
         m[i] = (char)(i % 251);
-    for (size_t i = 0; i < sizeof(boundaries) / sizeof(boundaries[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(boundaries); i++) {
         sha256_hex(m, boundaries[i].len, hex);
         STR_EQ(hex, boundaries[i].hex, "padding boundary");
         hash_in_pieces(m, boundaries[i].len, 7, hex);
