@@ -86,6 +86,9 @@ int opt_where(const struct opt *opt, char *arg, const char *cmd);
 int opt_filter(const struct opt *opt, char *arg, const char *cmd);
 int opt_set(const struct opt *opt, char *arg, const char *cmd);
 int opt_by(const struct opt *opt, char *arg, const char *cmd);
+/* The --by keys a message names (NULL-terminated): the label keys; query_key_known takes the
+ * workload's too (rw, bs, ...). */
+extern const char *const by_keys[];
 /* The options that choose what a comparison compares (report, check): --compare, --by, --where. */
 #define OPT_COMPARE(values, by, where)                                                             \
     OPT_OPERANDS("compare", (values), "values to compare, the baseline first"),                    \

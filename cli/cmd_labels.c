@@ -50,12 +50,13 @@ static int parse(struct app *app, int argc, char **argv, struct labels_cli *o)
     if (argc > 2)
         return usage_error("labels", "unexpected argument '%s'", argv[2]);
     o->q.key = argc > 1 ? argv[1] : NULL;
-    if (o->q.key && !query_key_known(o->q.key))
-        return usage_error("labels",
-                           "unknown key '%s' (expected storage-class, host, sec, mount:OPTION, "
-                           "tag:NAME or another --by key)",
-                           o->q.key);
-    return BDB_EXIT_OK;
+    if (!o->q.key || query_key_known(o->q.key))
+        return BDB_EXIT_OK;
+    cli_error_near("labels", o->q.key, "", by_keys,
+                   "unknown key '%s' (expected storage-class, host, sec, mount:OPTION, tag:NAME "
+                   "or another --by key)",
+                   o->q.key);
+    return usage_hint("labels");
 }
 
 struct labels_run {

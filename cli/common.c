@@ -45,8 +45,7 @@ void now_iso(char out[32])
     struct tm tm;
     /* main() refused an invalid SOURCE_DATE_EPOCH, and today's clock always converts */
     if (source_date_epoch(&t, &tm) != 1 && !gmtime_r(&t, &tm)) {
-        fprintf(stderr, "benchdb: error: cannot convert the clock's time %lld to a date\n",
-                (long long)t);
+        cli_error(NULL, "cannot convert the clock's time %lld to a date", (long long)t);
         exit(BDB_EXIT_ENV);
     }
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -11,15 +11,15 @@
 
 #include "../query/query.h"
 
-/* The --by keys a message names: the label keys (query_key_known takes the workload's too). */
-static const char *const by_keys[] = {"storage-class", "host",     "sec",
-                                      "mount:OPTION",  "tag:NAME", NULL};
+const char *const by_keys[] = {"storage-class", "host", "sec", "mount:OPTION", "tag:NAME", NULL};
 
-/* Takes back the pair just added, whose key --OPT does not know: -1 after the message. */
-static int unknown_key(const struct opt *opt, const char *cmd)
+/* Takes back the pair just added, whose key --OPT does not know: -1 after the message, which
+ * names the nearest of known (NULL: none) when one is close. */
+static int unknown_key(const struct opt *opt, const char *cmd, const char *const *known)
 {
     struct kv_list *list = opt->value;
-    cli_error(cmd, "unknown key '%s' for --%s", list->v[list->n - 1].key, opt->long_name);
+    const char *key = list->v[list->n - 1].key;
+    cli_error_near(cmd, key, "", known, "unknown key '%s' for --%s", key, opt->long_name);
     list->n--;
     return -1;
 }
@@ -29,7 +29,7 @@ int opt_where(const struct opt *opt, char *arg, const char *cmd)
     if (opt_kv(opt, arg, cmd, 0))
         return -1;
     const struct kv_list *list = opt->value;
-    return query_key_known(list->v[list->n - 1].key) ? 0 : unknown_key(opt, cmd);
+    return query_key_known(list->v[list->n - 1].key) ? 0 : unknown_key(opt, cmd, by_keys);
 }
 
 /* --where (set 0) or --set (set 1) of the commands that change stored results. */
@@ -38,7 +38,7 @@ static int filter(const struct opt *opt, char *arg, const char *cmd, int set)
     if (opt_kv(opt, arg, cmd, set))
         return -1;
     const struct kv_list *list = opt->value;
-    return db_filter_key_ok(list->v[list->n - 1].key, set) ? 0 : unknown_key(opt, cmd);
+    return db_filter_key_ok(list->v[list->n - 1].key, set) ? 0 : unknown_key(opt, cmd, NULL);
 }
 
 int opt_filter(const struct opt *opt, char *arg, const char *cmd)

@@ -167,7 +167,7 @@ void cli_error_near(const char *cmd, const char *word, const char *prefix, const
     va_start(ap, fmt);
     buf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    const char *near = nearest_name(word, names);
+    const char *near = names ? nearest_name(word, names) : NULL;
     if (near)
         buf_addf(&msg, "; did you mean '%s%s'?", prefix, near);
     cli_error(cmd, "%s", msg.data);

@@ -189,7 +189,7 @@ void add_choices(struct buf *out, const char *prefix, const char *const *names);
  * than word's length; NULL when none is. */
 const char *nearest_name(const char *word, const char *const *names);
 /* cli_error, with "; did you mean 'PREFIXNAME'?" after the message when one of names
- * (NULL-terminated) is near word (nearest_name). */
+ * (NULL-terminated; NULL: none) is near word (nearest_name). */
 void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
                     const char *fmt, ...) BDB_PRINTF(5, 6);
 /* cli_error_near for a value an option does not take: "unknown WHAT 'VALUE' for --OPT
