@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "array.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 /* findmnt's tree: "├─", "│ └─" (UTF-8) or "|-", "| `-" (--ascii) before the target. */
@@ -141,7 +142,7 @@ static size_t byte_at_column(const char *s, size_t col)
 {
     size_t c = 0, i = 0;
     for (; s[i]; i++) {
-        if (((unsigned char)s[i] & 0xc0) == 0x80)
+        if (utf8_continues((unsigned char)s[i]))
             continue;
         if (c == col)
             return i;
@@ -152,10 +153,7 @@ static size_t byte_at_column(const char *s, size_t col)
 
 static size_t column_of(const char *s, const char *at)
 {
-    size_t c = 0;
-    for (const char *q = s; q < at; q++)
-        c += ((unsigned char)*q & 0xc0) != 0x80;
-    return c;
+    return utf8_count(s, (size_t)(at - s));
 }
 
 static char *trimmed(struct parser *p, const char *s, size_t n)

@@ -10,6 +10,7 @@
 
 #include "../core/array.h"
 #include "../core/fmt.h"
+#include "../core/utf8.h"
 #include "html_escape.h"
 
 /* The Okabe-Ito palette: distinguishable with the common colour-vision deficiencies. */
@@ -324,7 +325,7 @@ static size_t wrap_label(const char *s, size_t *ends)
                 sp--;
             if (sp > start)
                 end = sp;
-            while (end > start + 1 && ((unsigned char)s[end] & 0xC0) == 0x80)
+            while (end > start + 1 && utf8_continues((unsigned char)s[end]))
                 end--;
         }
         ends[n++] = end;

@@ -63,10 +63,7 @@ void xlsx_check(struct xlsx *x, lxw_error e)
 /* Display width of UTF-8 text: one per code point. */
 static double text_width(const char *s)
 {
-    double n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
+    return (double)utf8_count(s, strlen(s));
 }
 
 static void fit(struct sheet_table *st, lxw_col_t col, double w)
@@ -368,7 +365,7 @@ static double wrapped_height(const char *s, double width)
         if (*s == '\n') {
             lines += 1 + floor(run / width);
             run = 0;
-        } else if (((unsigned char)*s & 0xC0) != 0x80) {
+        } else if (!utf8_continues((unsigned char)*s)) {
             run++;
         }
     }
