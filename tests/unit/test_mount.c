@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/array.h"
 #include "../../core/mount.h"
 #include "harness.h"
 
@@ -400,7 +401,7 @@ static void test_robustness(void)
         "\xe2\x94\x82 \xe2\x94\x9c\xe2\x94\x80/dev/shm tmpfs tmpfs rw,relatime"};
     int failures_without_message = 0, runs = 0;
     struct buf err = BUF_INIT;
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
         size_t n = strlen(lines[i]);
         for (size_t cut = 0; cut <= n; cut++) {
             struct mount_info m;
@@ -419,7 +420,7 @@ static void test_robustness(void)
     for (int k = 0; k < 3000; k++) {
         char text[96];
         size_t n = (size_t)(rand() % (int)sizeof(text));
-        const char *base = lines[(size_t)rand() % (sizeof(lines) / sizeof(lines[0]))];
+        const char *base = lines[(size_t)rand() % ARRAY_SIZE(lines)];
         for (size_t j = 0; j < n; j++)
             text[j] = rand() % 3 ? base[(size_t)rand() % strlen(base)] : (char)(rand() % 256);
         struct mount_info m;
