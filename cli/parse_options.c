@@ -446,7 +446,7 @@ static int long_option(struct parse *p, char *arg, int argc, char **argv, int *i
     char *name = arg + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     if (p->cmd && len == strlen(completion_helper) && !strncmp(name, completion_helper, len))
-        return print_completion(p, eq && !strncmp(eq + 1, "--", 2) ? eq + 3 : NULL);
+        return print_completion(p, eq && str_starts(eq + 1, "--") ? eq + 3 : NULL);
     const struct opt *o = find_long(p, name, len);
     if (!o)
         return -1;
