@@ -1,151 +1,194 @@
 /* merge.c: copying another warehouse's sources (those whose content is not stored here) with
- * everything that hangs off them. Ids are re-keyed by adding this warehouse's largest id, so
- * the copy keeps the other's structure without a lookup per row; mounts are shared by their
- * canonical option string, compression dictionaries by their content. A source stored in both is
- * left alone (a differing label is a warning), which makes merging idempotent. */
+ * everything that hangs off them, walking the tables of schema/graph.h. Ids are re-keyed by
+ * adding this warehouse's largest id, so the copy keeps the other's structure without a lookup
+ * per row; the rows files share are stored once by their key (mounts by their canonical option
+ * string, compression dictionaries by their content). A source stored in both is left alone (a
+ * differing label is a warning), which makes merging idempotent. */
 #include "db_private.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/buf.h"
 #include "../core/sha256.h"
+#include "../core/xalloc.h"
+#include "graph.h"
 #include "sql.h"
 
 #define OTHER "merge_other"
 
-/* How a copied column is re-keyed: :source_offset, :run_offset and :result_offset are what
- * the ids are moved by (this warehouse's largest). A NULL expression leaves the column out (a
- * fresh id). table NULL: any table. */
-static const struct rekey {
-    const char *table, *column, *expr;
-} rekeys[] = {
-    {"source_file", "id", "id + :source_offset"},
-    {"run", "id", "id + :run_offset"},
-    {"run", "source_id", "source_id + :source_offset"},
-    {"source_chunk", "source_id", "source_id + :source_offset"},
-    {"result", "id", "id + :result_offset"},
-    {"result", "run_id", "run_id + :run_offset"},
-    {"source_file", "raw_dict", "(SELECT new_id FROM temp.merge_dict WHERE old_id = raw_dict)"},
-    {"result", "mount_id", "(SELECT new_id FROM temp.merge_mount WHERE old_id = mount_id)"},
-    {"label_history", "id", NULL},
-    {NULL, "result_id", "result_id + :result_offset"},
-};
+/* The other's rows to copy, per table of schema/graph.h: a file's table that others point at
+ * (source_file, run, result) has its rows chosen listed in temp.merge_sel_<table>; a shared
+ * table (mount, raw_dict) has its ids paired with this warehouse's of the same key in
+ * temp.merge_map_<table>. The sources chosen are those whose key (sha256) is not stored here;
+ * every other row of a file comes with the row it hangs off. */
+#define NEW_SOURCES "temp.merge_sel_source_file" /* the sources copied */
 
-#define FROM_NEW_SOURCES "id IN (SELECT id FROM temp.merge_src)"
-#define FROM_NEW_RESULTS "result_id IN (SELECT id FROM temp.merge_result)"
-
-/* The tables copied, in foreign-key order, and which of the other's rows (the first three
- * are counted in struct merge_counts). */
-static const struct copy {
-    const char *table, *where;
-} copies[] = {
-    {"source_file", FROM_NEW_SOURCES},
-    {"run", "source_id IN (SELECT id FROM temp.merge_src)"},
-    {"result", "id IN (SELECT id FROM temp.merge_result)"},
-    {"tag", FROM_NEW_RESULTS},
-    {"histogram", FROM_NEW_RESULTS},
-    {"series", FROM_NEW_RESULTS},
-    {"label_history", FROM_NEW_RESULTS},
-    {"source_chunk", "source_id IN (SELECT id FROM temp.merge_src)"},
-};
-
-static const char *const setup_sql =
-    "CREATE TEMP TABLE merge_src(id INTEGER PRIMARY KEY);"
-    "CREATE TEMP TABLE merge_result(id INTEGER PRIMARY KEY);"
-    "CREATE TEMP TABLE merge_mount(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
-    "CREATE TEMP TABLE merge_dict(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
-    "INSERT INTO temp.merge_src SELECT id FROM " OTHER ".source_file "
-    " WHERE sha256 NOT IN (SELECT sha256 FROM main.source_file);"
-    "INSERT INTO temp.merge_result SELECT r.id FROM " OTHER ".result r JOIN " OTHER ".run ON "
-    " run.id = r.run_id WHERE run.source_id IN (SELECT id FROM temp.merge_src);"
-    "INSERT OR IGNORE INTO main.mount(options, fstype, device) SELECT options, fstype, device "
-    " FROM " OTHER ".mount WHERE id IN (SELECT mount_id FROM " OTHER ".result "
-    " WHERE id IN (SELECT id FROM temp.merge_result)) ORDER BY id;"
-    "INSERT INTO temp.merge_mount SELECT o.id, m.id FROM " OTHER ".mount o "
-    " JOIN main.mount m ON m.options = o.options;"
-    "INSERT OR IGNORE INTO main.mount_option(mount_id, key, value) SELECT mm.new_id, o.key, "
-    " o.value FROM " OTHER ".mount_option o JOIN temp.merge_mount mm ON mm.old_id = o.mount_id;";
-
-/* The dictionaries of the sources copied, known by their sha256 (once verify_dicts has found
- * that each hashes to it). */
-static const char *const dict_sql =
-    "INSERT OR IGNORE INTO main.raw_dict(sha256, format, bytes) SELECT sha256, format, bytes "
-    " FROM " OTHER ".raw_dict WHERE id IN (SELECT raw_dict FROM " OTHER ".source_file "
-    " WHERE id IN (SELECT id FROM temp.merge_src)) ORDER BY id;"
-    "INSERT INTO temp.merge_dict SELECT o.id, m.id FROM " OTHER ".raw_dict o "
-    " JOIN main.raw_dict m ON m.sha256 = o.sha256;";
-
-static const char *const cleanup_sql = "DROP TABLE IF EXISTS temp.merge_src;"
-                                       "DROP TABLE IF EXISTS temp.merge_result;"
-                                       "DROP TABLE IF EXISTS temp.merge_mount;"
-                                       "DROP TABLE IF EXISTS temp.merge_dict;";
-
-static const char *rekey_expr(const char *table, const char *column, int *omit)
+/* Appends the condition that picks t's rows of the other warehouse to copy (t a file's
+ * table): listed (a table others point at), or hanging off a row listed. */
+static void add_chosen(struct buf *sql, const struct graph_table *t)
 {
-    for (size_t i = 0; i < sizeof(rekeys) / sizeof(rekeys[0]); i++) {
-        const struct rekey *k = &rekeys[i];
-        if ((!k->table || !strcmp(k->table, table)) && !strcmp(k->column, column)) {
-            *omit = !k->expr;
-            return k->expr;
-        }
-    }
-    *omit = 0;
-    return column;
+    const struct graph_table *owner = graph_owner(t);
+    if (graph_is_parent(t))
+        buf_addf(sql, "id IN (SELECT id FROM temp.merge_sel_%s)", t->name);
+    else if (owner)
+        buf_addf(sql, "%s IN (SELECT id FROM temp.merge_sel_%s)", t->owner, owner->name);
 }
 
-/* INSERT INTO main.T(cols) SELECT exprs FROM other.T WHERE ..., from this schema's columns. */
-static int copy_sql(sqlite3 *h, const struct copy *c, struct buf *sql)
+/* Lists the rows of the file's tables that others point at, parents first. */
+static void add_selection(struct buf *sql)
 {
-    struct buf cols = BUF_INIT, exprs = BUF_INIT, pragma = BUF_INIT;
+    for (size_t i = 0; i < graph_n_tables; i++) {
+        const struct graph_table *t = &graph_tables[i];
+        if (t->role != GRAPH_FILE || !graph_is_parent(t))
+            continue;
+        buf_addf(sql,
+                 "CREATE TEMP TABLE merge_sel_%s(id INTEGER PRIMARY KEY);"
+                 "INSERT INTO temp.merge_sel_%s SELECT id FROM " OTHER ".%s WHERE ",
+                 t->name, t->name, t->name);
+        if (t->owner)
+            buf_addf(sql, "%s IN (SELECT id FROM temp.merge_sel_%s);", t->owner,
+                     graph_owner(t)->name);
+        else
+            buf_addf(sql, "%s NOT IN (SELECT %s FROM main.%s);", t->key, t->key, t->name);
+    }
+}
+
+/* The expression that copies column of t's row of the other warehouse, NULL to leave it out
+ * (a fresh id). :off_<table> is what the ids of a file's table are moved by (this
+ * warehouse's largest). */
+static const char *rekey_expr(const struct graph_table *t, const char *column, struct buf *expr)
+{
+    buf_reset(expr);
+    const struct graph_fk *fk = graph_fk(t, column);
+    const struct graph_table *parent = fk ? graph_find(fk->parent) : NULL;
+    if (!strcmp(column, "id") && (t->role != GRAPH_FILE || !graph_is_parent(t)))
+        return NULL;
+    if (!strcmp(column, "id"))
+        buf_addf(expr, "id + :off_%s", t->name);
+    else if (parent && parent->role == GRAPH_FILE)
+        buf_addf(expr, "%s + :off_%s", column, parent->name);
+    else if (parent)
+        buf_addf(expr, "(SELECT new_id FROM temp.merge_map_%s WHERE old_id = %s)", parent->name,
+                 column);
+    else
+        buf_adds(expr, column);
+    return expr->data;
+}
+
+/* INSERT INTO main.T(cols) SELECT exprs FROM other.T, from this schema's columns; the
+ * condition is the caller's to append. */
+static int copy_sql(sqlite3 *h, const struct graph_table *t, const char *verb, struct buf *sql)
+{
+    struct buf cols = BUF_INIT, exprs = BUF_INIT, pragma = BUF_INIT, expr = BUF_INIT;
     int rc = SQLITE_OK;
-    buf_addf(&pragma, "PRAGMA main.table_info(%s)", c->table);
+    buf_addf(&pragma, "PRAGMA main.table_info(%s)", t->name);
     sqlite3_stmt *st = sql_prepare(h, &rc, pragma.data);
     while (sql_step(st, &rc)) {
         const char *col = (const char *)sqlite3_column_text(st, 1);
-        int omit;
-        const char *expr = rekey_expr(c->table, col, &omit);
-        if (omit)
+        const char *e = rekey_expr(t, col, &expr);
+        if (!e)
             continue;
         buf_addf(&cols, "%s%s", cols.len ? ", " : "", col);
-        buf_addf(&exprs, "%s%s", exprs.len ? ", " : "", expr);
+        buf_addf(&exprs, "%s%s", exprs.len ? ", " : "", e);
     }
     sqlite3_finalize(st);
-    buf_addf(sql, "INSERT INTO main.%s(%s) SELECT %s FROM " OTHER ".%s WHERE %s", c->table,
-             cols.data, exprs.data, c->table, c->where);
+    buf_addf(sql, "%s INTO main.%s(%s) SELECT %s FROM " OTHER ".%s WHERE ", verb, t->name,
+             cols.data, exprs.data, t->name);
     buf_release(&cols);
     buf_release(&exprs);
     buf_release(&pragma);
+    buf_release(&expr);
+    return rc;
+}
+
+/* Stores the shared rows the copied ones point at that this warehouse lacks (a row known by
+ * its key is stored once: INSERT OR IGNORE), and pairs each of the other's ids with the one
+ * stored here under its key; the rows that hang off them come with them. */
+static int copy_shared(sqlite3 *h, const struct graph_table *t)
+{
+    struct buf sql = BUF_INIT;
+    int rc = copy_sql(h, t, "INSERT OR IGNORE", &sql);
+    const struct graph_table *owner = graph_owner(t);
+    if (owner) {
+        buf_addf(&sql, "%s IN (SELECT old_id FROM temp.merge_map_%s);", t->owner, owner->name);
+    } else {
+        buf_adds(&sql, "id IN (SELECT NULL");
+        for (size_t i = 0; i < graph_n_tables; i++) {
+            const struct graph_table *u = &graph_tables[i];
+            for (size_t k = 0; u->role == GRAPH_FILE && k < GRAPH_MAX_FK && u->fk[k].column; k++) {
+                if (strcmp(u->fk[k].parent, t->name))
+                    continue;
+                buf_addf(&sql, " UNION SELECT %s FROM " OTHER ".%s WHERE ", u->fk[k].column,
+                         u->name);
+                add_chosen(&sql, u);
+            }
+        }
+        buf_addf(&sql,
+                 ") ORDER BY id;"
+                 "CREATE TEMP TABLE merge_map_%s(old_id INTEGER PRIMARY KEY, new_id INTEGER);"
+                 "INSERT INTO temp.merge_map_%s SELECT o.id, m.id FROM " OTHER ".%s o "
+                 "JOIN main.%s m ON m.%s = o.%s;",
+                 t->name, t->name, t->name, t->name, t->key, t->key);
+    }
+    sql_exec(h, &rc, sql.data);
+    buf_release(&sql);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Copies every table (after setup_sql and dict_sql); *rows gets the row count per table
- * (copies[] order), *source_offset what the sources' ids were moved by. */
-static int copy_all(sqlite3 *h, size_t rows[], int64_t *source_offset_out)
+/* Copies the file's rows (after add_selection's and copy_shared's); *rows gets the row count
+ * per table (graph_tables[] order), *source_offset what the sources' ids were moved by. */
+static int copy_files(sqlite3 *h, size_t rows[], int64_t *source_offset)
 {
     int rc = SQLITE_OK;
-    int64_t source_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.source_file");
-    *source_offset_out = source_offset;
-    int64_t run_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.run");
-    int64_t result_offset = sql_int(h, &rc, "SELECT coalesce(max(id), 0) FROM main.result");
-    for (size_t i = 0; rc == SQLITE_OK && i < sizeof(copies) / sizeof(copies[0]); i++) {
+    int64_t *offset = xcalloc(graph_n_tables, sizeof(*offset));
+    for (size_t i = 0; i < graph_n_tables; i++) {
+        const struct graph_table *t = &graph_tables[i];
+        if (t->role == GRAPH_FILE && graph_is_parent(t)) {
+            struct buf sql = BUF_INIT;
+            buf_addf(&sql, "SELECT coalesce(max(id), 0) FROM main.%s", t->name);
+            offset[i] = sql_int(h, &rc, sql.data);
+            buf_release(&sql);
+        }
+        if (!t->owner && t->role == GRAPH_FILE)
+            *source_offset = offset[i];
+    }
+    for (size_t i = 0; rc == SQLITE_OK && i < graph_n_tables; i++) {
+        const struct graph_table *t = &graph_tables[i];
+        if (t->role != GRAPH_FILE)
+            continue;
         struct buf sql = BUF_INIT;
-        sqlite3_stmt *st = copy_sql(h, &copies[i], &sql) ? NULL : sql_prepare(h, &rc, sql.data);
-        if (!st)
-            rc = SQLITE_ERROR;
+        rc = copy_sql(h, t, "INSERT", &sql);
+        add_chosen(&sql, t);
+        sqlite3_stmt *st = sql_prepare(h, &rc, sql.data);
         /* each table's copy moves the ids it has */
-        if (sql_uses(st, ":source_offset"))
-            sql_bind_int(st, &rc, ":source_offset", source_offset);
-        if (sql_uses(st, ":run_offset"))
-            sql_bind_int(st, &rc, ":run_offset", run_offset);
-        if (sql_uses(st, ":result_offset"))
-            sql_bind_int(st, &rc, ":result_offset", result_offset);
+        for (size_t k = 0; k < graph_n_tables; k++) {
+            char param[80];
+            snprintf(param, sizeof(param), ":off_%s", graph_tables[k].name);
+            if (sql_uses(st, param))
+                sql_bind_int(st, &rc, param, offset[k]);
+        }
         sql_step(st, &rc);
         rows[i] = (size_t)sqlite3_changes(h);
         sqlite3_finalize(st);
         buf_release(&sql);
     }
+    free(offset);
     return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Drops the temporary tables of a merge (those that exist). */
+static void cleanup(sqlite3 *h)
+{
+    struct buf sql = BUF_INIT;
+    for (size_t i = 0; i < graph_n_tables; i++)
+        buf_addf(&sql,
+                 "DROP TABLE IF EXISTS temp.merge_sel_%s; DROP TABLE IF EXISTS "
+                 "temp.merge_map_%s;",
+                 graph_tables[i].name, graph_tables[i].name);
+    sqlite3_exec(h, sql.data, NULL, NULL, NULL);
+    buf_release(&sql);
 }
 
 static int hash_piece(void *ctx, const void *data, size_t len)
@@ -179,7 +222,7 @@ static int verify_dicts(sqlite3 *h, const char *other_path, struct diag *d)
     struct buf sql = BUF_INIT;
     buf_addf(&sql,
              "WITH used AS (SELECT id, path, raw_dict FROM " OTHER ".source_file WHERE id IN "
-             "(SELECT id FROM temp.merge_src) AND raw_dict IS NOT NULL) SELECT o.id, o.format, "
+             "(SELECT id FROM " NEW_SOURCES ") AND raw_dict IS NOT NULL) SELECT o.id, o.format, "
              "o.sha256, CASE WHEN length(o.bytes) <= %d THEN o.bytes END, length(o.bytes), "
              "(SELECT path FROM used WHERE raw_dict = o.id ORDER BY id LIMIT 1), (SELECT count(*) "
              "FROM used WHERE raw_dict = o.id) FROM " OTHER ".raw_dict o WHERE o.id IN (SELECT "
@@ -217,7 +260,7 @@ static int verify_sources(sqlite3 *h, const char *other_path, int64_t source_off
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_prepare(h, &rc,
                                    "SELECT id, path, sha256 FROM " OTHER ".source_file WHERE id "
-                                   "IN (SELECT id FROM temp.merge_src) ORDER BY id");
+                                   "IN (SELECT id FROM " NEW_SOURCES ") ORDER BY id");
     int forged = 0;
     struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
     if (!reader)
@@ -260,7 +303,7 @@ static void labelled_results(struct buf *sql, const char *schema, const char *al
              "JOIN %s.source_file s ON s.id = run.source_id LEFT JOIN %s.mount m "
              "ON m.id = r.mount_id WHERE s.sha256 IN (SELECT sha256 FROM main.source_file "
              "INTERSECT SELECT sha256 FROM " OTHER ".source_file EXCEPT SELECT sha256 FROM " OTHER
-             ".source_file WHERE id IN (SELECT id FROM temp.merge_src)))",
+             ".source_file WHERE id IN (SELECT id FROM " NEW_SOURCES ")))",
              alias, schema, schema, schema, schema, schema);
 }
 
@@ -344,25 +387,44 @@ static int attach(struct db *db, const char *other_path, struct diag *d)
     return -1;
 }
 
+/* Lists the rows to copy, checks the dictionaries they need, stores the shared rows they
+ * point at, copies them and checks their bytes; 0, forged (FORGED_*), or -1 (sqlite3_errmsg
+ * says why). */
+static int copy_all(sqlite3 *h, const char *other_path, size_t rows[], struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    add_selection(&sql);
+    int rc = SQLITE_OK;
+    sql_exec(h, &rc, sql.data);
+    buf_release(&sql);
+    int forged = rc == SQLITE_OK ? verify_dicts(h, other_path, d) : -1;
+    for (size_t i = 0; forged == 0 && i < graph_n_tables; i++)
+        if (graph_tables[i].role == GRAPH_SHARED && copy_shared(h, &graph_tables[i]))
+            forged = -1;
+    int64_t source_offset = 0;
+    if (forged == 0 && copy_files(h, rows, &source_offset))
+        forged = -1;
+    /* the copied sources are verified where they are copied to: a failure rolls all back */
+    return forged == 0 ? verify_sources(h, other_path, source_offset, d) : forged;
+}
+
+/* The rows copied of the table of that name. */
+static size_t copied(const size_t rows[], const char *table)
+{
+    return rows[graph_find(table) - graph_tables];
+}
+
 int db_merge(struct db *db, const char *other_path, struct merge_counts *c, struct diag *d)
 {
     memset(c, 0, sizeof(*c));
     if (attach(db, other_path, d))
         return -2;
-    size_t rows[sizeof(copies) / sizeof(copies[0])] = {0};
+    size_t *rows = xcalloc(graph_n_tables, sizeof(*rows));
     int rc = db_begin(db, d) ? -2 : 0;
     int forged = 0;
-    int64_t source_offset = 0;
-    /* the copied sources are verified where they are copied to: a failure rolls all back */
-    if (rc == 0 &&
-        (sqlite3_exec(db->h, setup_sql, NULL, NULL, NULL) ||
-         (forged = verify_dicts(db->h, other_path, d)) < 0 ||
-         (!forged && (sqlite3_exec(db->h, dict_sql, NULL, NULL, NULL) ||
-                      copy_all(db->h, rows, &source_offset) ||
-                      (forged = verify_sources(db->h, other_path, source_offset, d)) < 0)) ||
-         (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
-                      merge_baselines(db->h, other_path, d))) ||
-         sqlite3_exec(db->h, cleanup_sql, 0, 0, 0))) {
+    if (rc == 0 && ((forged = copy_all(db->h, other_path, rows, d)) < 0 ||
+                    (!forged && (report_conflicts(db->h, other_path, &c->conflicts, d) ||
+                                 merge_baselines(db->h, other_path, d))))) {
         diag_error(d, "cannot merge '%s' into '%s': %s", other_path, db->path,
                    sqlite3_errmsg(db->h));
         rc = -2;
@@ -377,19 +439,21 @@ int db_merge(struct db *db, const char *other_path, struct merge_counts *c, stru
                              "nothing merged: a source's bytes do not match its "
                              "sha256 (forged or damaged warehouse)");
     }
+    cleanup(db->h);
     if (rc == 0 && db_commit(db, d))
         rc = -2;
     if (rc) {
-        memset(rows, 0, sizeof(rows)); /* rolled back */
+        memset(rows, 0, graph_n_tables * sizeof(*rows)); /* rolled back */
         db_rollback(db);
-        sqlite3_exec(db->h, cleanup_sql, NULL, NULL, NULL);
+        cleanup(db->h);
     }
-    c->sources = rows[0];
-    c->runs = rows[1];
-    c->results = rows[2];
+    c->sources = copied(rows, "source_file");
+    c->runs = copied(rows, "run");
+    c->results = copied(rows, "result");
+    free(rows);
     int counted = SQLITE_OK;
     c->skipped =
-        (size_t)sql_int(db->h, &counted, "SELECT count(*) FROM " OTHER ".source_file") - rows[0];
+        (size_t)sql_int(db->h, &counted, "SELECT count(*) FROM " OTHER ".source_file") - c->sources;
     sqlite3_exec(db->h, "DETACH " OTHER, NULL, NULL, NULL);
     return rc;
 }
