@@ -1,6 +1,6 @@
 /* fio_json.c: fio --output-format=json and json+ (fio 2.x and 3.x, local and client/server).
  *
- * Units by version (FORMATS.md 1.3): fio >= 3.0 reports latencies in ns (`clat_ns`), older
+ * Units by version (docs/formats.md 1.3): fio >= 3.0 reports latencies in ns (`clat_ns`), older
  * versions in µs (`clat`); `bw` is KiB/s everywhere, `bw_bytes` (3.2+) bytes/s; `io_bytes` was
  * KiB until fio 2.21 (detected by the absence of `io_kbytes`). Text around the JSON (warnings,
  * `fio: terminating on signal 2`, the normal report of `--output-format=normal,json`) is

@@ -1,5 +1,5 @@
 /* fio_log.c: fio's per-job log files (--write_bw_log, --write_iops_log, --write_lat_log,
- * --write_hist_log). See FORMATS.md section 4 and fio's HOWTO "Log File Formats".
+ * --write_hist_log). See docs/formats.md section 4 and fio's HOWTO "Log File Formats".
  *
  * Lines are `time, value, ddir, bs[, offset], prio[, issue_time]` (4 columns before
  * fio-3.18), with a second value column (`time, avg, max, ddir, ...`) under

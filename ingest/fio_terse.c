@@ -1,4 +1,4 @@
-/* fio_terse.c: fio --minimal / --output-format=terse, terse versions 2 to 5 (FORMATS.md 2).
+/* fio_terse.c: fio --minimal / --output-format=terse, terse versions 2 to 5 (docs/formats.md 2).
  *
  * One `;`-separated line per job (or group_reporting group): header (v2 `2;name;g;err`, v3+
  * `V;fio-X;name;g;err`), then per direction a block of 41 fields (47 in v5): READ, WRITE, and

@@ -1,4 +1,4 @@
-/* fio_text.c: fio's normal (human-readable) output, fio 2.x and 3.x (FORMATS.md section 3).
+/* fio_text.c: fio's normal (human-readable) output, fio 2.x and 3.x (docs/formats.md section 3).
  *
  * The file is read line by line; a job block starts at `NAME: (groupid=G, jobs=J): err= E:
  * pid=P: <date>` and runs over the indented lines that follow. Each direction line (`read:`,

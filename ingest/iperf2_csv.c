@@ -1,4 +1,4 @@
-/* iperf2_csv.c: iperf 2 `-y C` reports (FORMATS.md 7).
+/* iperf2_csv.c: iperf 2 `-y C` reports (docs/formats.md 7).
  *
  * Rows: timestamp,local_ip,local_port,remote_ip,remote_port,id,start-end,bytes,bits_per_second
  * and, for UDP, jitter_ms,lost,total,loss_pct,out_of_order. The result of a connection is its

@@ -1,4 +1,4 @@
-/* iperf3_json.c: iperf3 -J output (3.0 .. 3.1x), client and server side (FORMATS.md 5).
+/* iperf3_json.c: iperf3 -J output (3.0 .. 3.1x), client and server side (docs/formats.md 5).
  *
  * One record per direction measured, from the client's point of view: a normal test "send",
  * -R "receive", --bidir both. bw_bytes_s is the receiver's whole-test figure (sum_received, or

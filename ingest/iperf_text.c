@@ -1,5 +1,5 @@
 /* iperf_text.c: the human-readable output of iperf3 and iperf2, client and server side
- * (FORMATS.md 6 and 7).
+ * (docs/formats.md 6 and 7).
  *
  * One record per test and direction (client's view: a server log's tests are "send"; -R,
  * --bidir, iperf2 -d/-r give "receive" records too). The whole-test row is the result:

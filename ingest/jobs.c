@@ -1,4 +1,4 @@
-/* jobs.c: one result per fio job per run (METHODS.md "What one result is").
+/* jobs.c: one result per fio job per run (docs/methods.md, "What one result is").
  *
  * fio prints one entry per thread when numjobs > 1 runs without group_reporting (same job name,
  * options and groupid), and with --client one entry per server plus "All clients". Stored as

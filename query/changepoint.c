@@ -146,7 +146,7 @@ static void split_series(const double *x, size_t n, const struct changepoint_opt
 }
 
 /* A side of a change point needs this many runs to be tested: with one or two, the spread is
- * unknown, and two equal runs give p = 0, an artefact, not evidence (METHODS.md: Perfherder
+ * unknown, and two equal runs give p = 0, an artefact, not evidence (docs/methods.md: Perfherder
  * takes 12 before and 12 after; Hunter windows). */
 enum { MIN_SEGMENT_RUNS = 3 };
 

@@ -3,7 +3,8 @@
  * are repeats only when their context agrees too (host, OS, mount options, tool major version,
  * engine, size); where it does not, the rows are broken out by what differs. Each candidate is
  * compared with the baseline: a direction-aware factor, its 95 % interval, and a verdict from
- * Welch's t-test with Holm's correction over every test of the report. */
+ * a Welch-type test of the log ratio of the means (stats_ratio_p), Holm-corrected over every
+ * test of the report (docs/methods.md, "Comparing two sides"). */
 #include "compare.h"
 
 #include <inttypes.h>

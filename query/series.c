@@ -1,5 +1,5 @@
 /* series.c: steady state and cliffs from the compared results' time series (fio logs attached
- * to their jobs, import/attach.c). ../shared/docs/METHODS.md, "Steady state and curves". */
+ * to their jobs, import/attach.c). docs/methods.md, "Steady state and curves". */
 #include "series.h"
 
 #include <math.h>

@@ -224,21 +224,6 @@ static double welch_df(double ua, double ub, size_t na, size_t nb)
     return 1 / (fa * fa / (double)(na - 1) + fb * fb / (double)(nb - 1));
 }
 
-int stats_welch(const struct sample_stats *a, const struct sample_stats *b, struct welch *out)
-{
-    if (a->n < 2 || b->n < 2)
-        return -1;
-    double ua = a->sd * a->sd / (double)a->n, ub = b->sd * b->sd / (double)b->n;
-    double se2 = ua + ub;
-    if (!(se2 > 0) || !isfinite(se2))
-        return -1;
-    out->t = (a->mean - b->mean) / sqrt(se2);
-    out->df = welch_df(ua, ub, a->n, b->n);
-    double p = 2 * stats_t_sf(fabs(out->t), out->df);
-    out->p = p > 1 ? 1 : p;
-    return 0;
-}
-
 /* The ratio b/a of the means, the standard error of its logarithm (delta method) and the
  * Welch-Satterthwaite degrees of freedom of that error; -1 when there is none. */
 static int log_ratio(const struct sample_stats *a, const struct sample_stats *b, double *ratio,

@@ -32,15 +32,6 @@ double stats_t_quantile(double p, double df);
 /* Regularized incomplete beta function I_x(a, b) for a, b > 0 and 0 <= x <= 1 (NAN otherwise). */
 double stats_incbeta(double a, double b, double x);
 
-/* Welch's unequal-variance t test, same convention as scipy.stats.ttest_ind(a, b,
- * equal_var=False): t = (mean_a - mean_b) / sqrt(var_a/n_a + var_b/n_b), Welch-Satterthwaite
- * df, two-sided p. Returns -1 (and leaves *out unchanged) when either side has n < 2 or both
- * variances are 0 (t undefined), else 0. */
-struct welch {
-    double t, df, p;
-};
-int stats_welch(const struct sample_stats *a, const struct sample_stats *b, struct welch *out);
-
 /* Ratio of means b/a with a 95 % confidence interval by the delta method on the log ratio:
  * se^2 = sd_a^2/(n_a mean_a^2) + sd_b^2/(n_b mean_b^2), Welch-Satterthwaite df for those two
  * terms, interval exp(log(ratio) +- t(0.975, df) * se). The interval is always positive and
@@ -62,7 +53,7 @@ double stats_ratio_p(const struct sample_stats *a, const struct sample_stats *b)
  * (0.10: 10 %) at level alpha with the given power, when the runs' coefficient of variation
  * (sd / mean, pooled over the sides: cv2 is its square) is what was observed:
  * the smallest n >= 2 with n >= 2 (t(1 - alpha/2, 2n - 2) + t(power, 2n - 2))^2 cv^2 / ln(1 + d)^2
- * (METHODS.md, "Too few runs"). SIZE_MAX when cv2 is not finite, d is not > 0, or it would
+ * (docs/methods.md, "Too few runs"). SIZE_MAX when cv2 is not finite, d is not > 0, or it would
  * take more than a million. */
 size_t stats_runs_needed(double cv2, double d, double alpha, double power);
 

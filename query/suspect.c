@@ -1,6 +1,6 @@
 /* suspect.c: results that are not taken at face value (enum suspect), and the tests behind
  * them, shared by the insights (which explain them) and the recommendations (which leave them
- * out). ../shared/docs/METHODS.md, "Caches and links", gives the reasoning. */
+ * out). docs/methods.md, "Caches and links", gives the reasoning. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>

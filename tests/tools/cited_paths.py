@@ -30,7 +30,8 @@ DOCDIR = re.compile(r'BENCHDB_DOCDIR\s*"/([\w.-]*\w)')
 def files():
     for root, dirs, names in os.walk(SRC):
         rel = os.path.relpath(root, SRC)
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build"))
+        # build*/ and out/ hold what builds and the demo write (.gitignore), not sources
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build")) and d != "out"
                          and os.path.join(rel, d).lstrip("./") not in SKIPPED)
         for name in sorted(names):
             if name.endswith(SCANNED) or name == "CMakeLists.txt":

@@ -7,14 +7,14 @@
 # an independent reference), and each of those must really be used by a test. Read with nm from
 # the objects, so it sees what the compiler kept. Generated objects (embedded files) are data.
 set -u
-build=$1 src=$(cd "$2" && pwd) || exit 2
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd) || exit 2
 cd "$build" || exit 2
 allow=$src/tests/tools/exports_for_tests.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 product=$(find CMakeFiles/benchdb.dir -name '*.o'; ls libbdb_*.a)
-tests=$(find tests/CMakeFiles -name '*.o')
+tests=$(find "$build/tests/CMakeFiles" -name '*.o')
 [ -n "$product" ] && [ -n "$tests" ] || { echo "exports_check: no objects under $build"; exit 2; }
 ls embed 2>/dev/null | sed -n 's/\.c$/.c.o/p' >"$tmp/generated"
 
