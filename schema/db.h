@@ -25,7 +25,8 @@ void db_close(struct db *db);
  * so, with path the name shown; 0 or -1 after a message. */
 int db_schema_check(struct db *db, const char *schema, const char *path, int *version,
                     struct diag *d);
-/* The raw handle, for query/ only. */
+/* The raw handle, for query/ and fleet/: what schema/sql.h's toolkit takes (their statements
+ * go through it, never sqlite3_prepare). */
 struct sqlite3 *db_handle(struct db *db);
 int db_schema_version(struct db *db);
 
