@@ -25,7 +25,7 @@ static const struct opt builtin[] = {
 };
 enum { BUILTIN_HELP, BUILTIN_DB };
 
-void str_list_add(struct str_list *list, const char *s)
+static void str_list_add(struct str_list *list, const char *s)
 {
     ALLOC_GROW(list->v, list->n, list->alloc);
     list->v[list->n++] = s;
@@ -37,7 +37,8 @@ void str_list_release(struct str_list *list)
     *list = (struct str_list){0};
 }
 
-void kv_list_add(struct kv_list *list, const char *key, const char *value)
+/* Appends a pair (borrowed). */
+static void kv_list_add(struct kv_list *list, const char *key, const char *value)
 {
     ALLOC_GROW(list->v, list->n, list->alloc);
     list->v[list->n++] = (struct kv){key, value};
@@ -144,7 +145,11 @@ static int distance(const char *a, const char *b)
     return prev[m];
 }
 
-const char *nearest_name(const char *word, const char *const *names)
+/* The one of names (NULL-terminated) nearest to word when close enough to be its misspelling:
+ * an optimal-string-alignment (Damerau-Levenshtein) distance, as git's help.c uses, of at
+ * most max(1, length / 3) edits (names are short: 'pdf' is no misspelling of 'md'), and less
+ * than word's length; NULL when none is. */
+static const char *nearest_name(const char *word, const char *const *names)
 {
     int len = (int)strlen(word), best = -1;
     int limit = len / 3 > 1 ? len / 3 : 1;

@@ -29,7 +29,6 @@ struct str_list {
     const char **v;
     size_t n, alloc;
 };
-void str_list_add(struct str_list *list, const char *s);
 void str_list_release(struct str_list *list);
 
 /* KEY=VALUE option values (--tag, --where, --set), split in place: keys and values point into
@@ -38,8 +37,6 @@ struct kv_list {
     struct kv *v;
     size_t n, alloc;
 };
-/* Appends a pair (borrowed). */
-void kv_list_add(struct kv_list *list, const char *key, const char *value);
 void kv_list_release(struct kv_list *list);
 
 enum opt_type {
@@ -183,13 +180,9 @@ int usage_error(const char *cmd, const char *fmt, ...) BDB_PRINTF(2, 3);
 
 /* "a, b or c" of a NULL-terminated list, each after prefix, appended to out. */
 void add_choices(struct buf *out, const char *prefix, const char *const *names);
-/* The one of names (NULL-terminated) nearest to word when close enough to be its misspelling:
- * an optimal-string-alignment (Damerau-Levenshtein) distance, as git's help.c uses, of at
- * most max(1, length / 3) edits (names are short: 'pdf' is no misspelling of 'md'), and less
- * than word's length; NULL when none is. */
-const char *nearest_name(const char *word, const char *const *names);
 /* cli_error, with "; did you mean 'PREFIXNAME'?" after the message when one of names
- * (NULL-terminated; NULL: none) is near word (nearest_name). */
+ * (NULL-terminated; NULL: none) is near enough to word to be its misspelling (nearest_name
+ * in parse_options.c). */
 void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
                     const char *fmt, ...) BDB_PRINTF(5, 6);
 /* cli_error_near for a value an option does not take: "unknown WHAT 'VALUE' for --OPT
