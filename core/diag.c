@@ -6,7 +6,8 @@
 
 static const char *level_name[] = {"note", "warning", "error"};
 
-void source_locate(const struct source *src, size_t offset, unsigned *line, unsigned *col)
+/* 1-based line and column (in bytes) of a byte offset. */
+static void source_locate(const struct source *src, size_t offset, unsigned *line, unsigned *col)
 {
     unsigned l = 1;
     size_t bol = 0;

@@ -29,8 +29,6 @@ struct source {
     size_t len;
 };
 
-/* 1-based line and column (in bytes) of a byte offset. */
-void source_locate(const struct source *src, size_t offset, unsigned *line, unsigned *col);
 /* 1-based line number of a byte offset. */
 unsigned source_line(const struct source *src, size_t offset);
 

@@ -2,8 +2,9 @@
 
 #include <ctype.h>
 
-/* H. Hinnant's days_from_civil: exact for every year, no table, no libc time zone. */
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+/* Days from 1970-01-01 to y-m-d (m 1-12, d 1-31) in the proleptic Gregorian calendar: H.
+ * Hinnant's days_from_civil, exact for every year, no table, no libc time zone. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;

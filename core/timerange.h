@@ -5,9 +5,6 @@
 
 #include <stdint.h>
 
-/* Days from 1970-01-01 to y-m-d (m 1-12, d 1-31) in the proleptic Gregorian calendar. */
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
-
 /* Cursor scanners (core/scan.h's way: 1 and *p past what was read, else 0, *p unmoved, and
  * *why a short reason), checked: YYYY-MM-DD, a day the proleptic Gregorian calendar has (no
  * Feb 31, no Feb 29 of a common year), into days since 1970-01-01; HH:MM[:SS[.fff]] into
