@@ -14,8 +14,6 @@
 PGconn *pg_connect(const char *url, int migrate, const char *who, struct diag *d);
 /* Runs sql (no rows expected); 0, or -1 after "WHO: error: WHAT: server message". */
 int pg_exec(PGconn *c, const char *sql, const char *who, const char *what, struct diag *d);
-/* The first value of the one-row result of sql as an integer; 0 or -1 (no message). */
-int pg_query_int(PGconn *c, const char *sql, int64_t *v);
 /* The server's last message on one line (libpq's ends with a newline, some hold a hint on a
  * second line). */
 void pg_message(PGconn *c, struct buf *out);

@@ -169,7 +169,8 @@ int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct d
     return ok ? 0 : -1;
 }
 
-int pg_query_int(PGconn *c, const char *sql, int64_t *v)
+/* The first value of the one-row result of sql as an integer; 0 or -1 (no message). */
+static int pg_query_int(PGconn *c, const char *sql, int64_t *v)
 {
     PGresult *r = PQexec(c, sql);
     const char *p =

@@ -28,7 +28,8 @@ static int eq(const char *u, size_t n, const char *lit)
     return strlen(lit) == n && !memcmp(u, lit, n);
 }
 
-double iperf_bytes_unit(const char *u, size_t n)
+/* Transfer units: Bytes, KBytes, MBytes, GBytes, TBytes (1024-based); 0 when unknown. */
+static double iperf_bytes_unit(const char *u, size_t n)
 {
     static const char *const names[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
     double m = 1;
@@ -38,7 +39,9 @@ double iperf_bytes_unit(const char *u, size_t n)
     return 0;
 }
 
-double iperf_rate_unit(const char *u, size_t n)
+/* Rate units in bits/s: bits/sec .. Tbits/sec (1000-based) and Bytes/sec .. GBytes/sec
+ * (-f K/M/G, 1024-based); 0 when unknown. */
+static double iperf_rate_unit(const char *u, size_t n)
 {
     if (n < 4 || memcmp(u + n - 4, "/sec", 4))
         return 0;

@@ -15,12 +15,6 @@ struct bench_record *iperf_record(struct arena *a, const char *tool, const char 
 /* Sets name to value unless value is negative (iperf's "unknown" in several places). */
 void iperf_metric(struct arena *a, struct bench_record *r, const char *name, double value);
 
-/* Transfer units: Bytes, KBytes, MBytes, GBytes, TBytes (1024-based); 0 when unknown. */
-double iperf_bytes_unit(const char *u, size_t n);
-/* Rate units in bits/s: bits/sec .. Tbits/sec (1000-based) and Bytes/sec .. GBytes/sec
- * (-f K/M/G, 1024-based); 0 when unknown. */
-double iperf_rate_unit(const char *u, size_t n);
-
 /* One report row: `[  5][TX-C]   0.00-1.00   sec  9.97 MBytes  83.6 Mbits/sec <tail>`. */
 struct iperf_row {
     int64_t id;        /* stream id, -1 for [SUM] */

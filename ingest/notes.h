@@ -56,9 +56,6 @@ void notes_scan_jobs(struct notes *nt);
 void notes_context(struct notes *nt, size_t first, size_t last, struct bench_record *r, char family,
                    const char *hint);
 int notes_is_mount_line(const char *s);
-/* Tag os (e.g. "RHEL 7") when the result's label or heading names an OS release; of a client
- * and a server ("from RHEL 4u7 to Fedora 8 Host"), os is the client's, server_os the server's. */
-void notes_os_tag(struct notes *nt, struct bench_record *r);
 /* The heading/label text that governs line i and its parents, joined with " / ". */
 const char *notes_heading_chain(struct notes *nt, size_t i);
 /* Emits r through nt->out, remembering its values (for restated tables): every result of a
@@ -71,10 +68,6 @@ char *notes_trim(struct arena *a, const char *s, size_t n);
 int notes_fio_lines(struct notes *nt, size_t first, size_t last);
 int notes_markdown(struct notes *nt);
 int notes_tables(struct notes *nt);
-/* A value with its unit ("70.2 MiB/s", "212 ms", "36.5k", "2,056") in a base unit: kind 'b'
- * bytes/s, 't' ns, 's' bytes, 'c' count; the whole of s[0..n) must be the value. *ulp is the
- * unit of its last digit (70.2 MiB/s: 0.1 MiB/s), to tell a rounded restatement. */
-int notes_value(const char *s, size_t n, double *v, char *kind, double *ulp);
 int notes_measurement_like(const char *s);
 
 #endif

@@ -421,7 +421,7 @@ static int client_server_os(struct arena *a, const char *text, const char **clie
 /* Tag os (e.g. "RHEL 7") when the result's label or heading names an OS release; when it names
  * a client and a server ("from RHEL 4u7 to Fedora 8 Host"), os is the client's (the machine
  * that ran the benchmark) and server_os the server's. */
-void notes_os_tag(struct notes *nt, struct bench_record *r)
+static void notes_os_tag(struct notes *nt, struct bench_record *r)
 {
     static const char *const keys[] = {"label", "heading"};
     for (size_t i = 0; i < 2 && !record_tag_get(r, "os") && !record_tag_get(r, "server_os"); i++) {

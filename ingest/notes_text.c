@@ -65,7 +65,10 @@ static double unit_of(const char *u, size_t n, char *kind)
     return unit_bytes(u, n, 0);
 }
 
-int notes_value(const char *s, size_t n, double *v, char *kind, double *ulp)
+/* A value with its unit ("70.2 MiB/s", "212 ms", "36.5k", "2,056") in a base unit: kind 'b'
+ * bytes/s, 't' ns, 's' bytes, 'c' count; the whole of s[0..n) must be the value. *ulp is the
+ * unit of its last digit (70.2 MiB/s: 0.1 MiB/s), to tell a rounded restatement. */
+static int notes_value(const char *s, size_t n, double *v, char *kind, double *ulp)
 {
     char tmp[128];
     if (n >= sizeof(tmp))
