@@ -275,8 +275,10 @@ static enum verdict compare_verdict(const struct cell *factor, double p)
     return significant(factor, p) ? VERDICT_SIGNIFICANT : VERDICT_INCONCLUSIVE;
 }
 
-void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
-                    int higher_is_better, struct cell *out)
+/* The direction-aware factor of candidate against baseline (>1: candidate better), its 95 %
+ * interval and verdict. */
+static void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
+                           int higher_is_better, struct cell *out)
 {
     out->kind = CELL_NUMBER;
     double ratio = cand->mean / base->mean;

@@ -33,9 +33,4 @@ extern const char *const query_compare_tables[];
  * +-5 %) may be significant too: a gate with a smaller threshold still fails it. */
 int compare_significant(const struct cell *f);
 
-/* The direction-aware factor of candidate against baseline (>1: candidate better), its 95 %
- * interval and verdict. Exposed for the unit tests. */
-void compare_factor(const struct sample_stats *base, const struct sample_stats *cand,
-                    int higher_is_better, struct cell *out);
-
 #endif

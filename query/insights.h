@@ -37,12 +37,8 @@ struct links {
     struct arena strings;
 };
 
-int query_links(struct db *db, struct links *out, struct diag *d);
-void links_release(struct links *l);
 const struct link *link_of(const struct links *l, const char *host);
 
-/* Per compared value: 1 when it is a storage class whose results carry a network mount. */
-unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res);
 /* The result is on a network filesystem: its own mount, or (fstype unknown) its class's. */
 int result_on_network(const struct side_result *r, const unsigned char *net_sides);
 

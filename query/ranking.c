@@ -45,7 +45,10 @@ static size_t common_suffix(const char *const *v, size_t n, size_t prefix)
     return len;
 }
 
-void ranking_labels(const struct compare_opts *o, struct arena *a, const char **out)
+/* The short label of each compared value into out[0..o->nvalues-1]: its --alias, else the value
+ * without the words every value starts and ends with ("zfs-lz4-1M", "zfs-off-1M": "lz4",
+ * "off"); the value itself when nothing would be left. */
+static void ranking_labels(const struct compare_opts *o, struct arena *a, const char **out)
 {
     size_t pre = o->nvalues > 1 ? common_prefix(o->values, o->nvalues) : 0;
     size_t suf = o->nvalues > 1 ? common_suffix(o->values, o->nvalues, pre) : 0;

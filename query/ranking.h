@@ -4,10 +4,6 @@
 
 #include "compare.h"
 
-/* The short label of each compared value into out[0..o->nvalues-1]: its --alias, else the value
- * without the words every value starts and ends with ("zfs-lz4-1M", "zfs-off-1M": "lz4",
- * "off"); the value itself when nothing would be left. */
-void ranking_labels(const struct compare_opts *o, struct arena *a, const char **out);
 /* With 5 or more compared values, adds the section "Ranking": per workload of the comparison
  * table cmp, its first metric with the sides that have a value sorted best to worst by their
  * factor against the baseline. */

@@ -43,7 +43,8 @@ static const char *link_label(struct arena *a, sqlite3_stmt *st)
     return label;
 }
 
-int query_links(struct db *db, struct links *out, struct diag *d)
+/* Each host's fastest network test into out. */
+static int query_links(struct db *db, struct links *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     memset(out, 0, sizeof(*out));
@@ -77,7 +78,7 @@ int query_links(struct db *db, struct links *out, struct diag *d)
     return failed;
 }
 
-void links_release(struct links *l)
+static void links_release(struct links *l)
 {
     free(l->v);
     arena_release(&l->strings);
@@ -99,7 +100,8 @@ static int by_storage_class(const struct compare_opts *o)
     return !strcmp(o->by, "storage-class") || !strcmp(o->by, "storage_class");
 }
 
-unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res)
+/* Per compared value: 1 when it is a storage class whose results carry a network mount. */
+static unsigned char *network_sides(const struct compare_opts *o, const struct side_results *res)
 {
     unsigned char *net = xcalloc(o->nvalues ? o->nvalues : 1, 1);
     for (size_t i = 0; by_storage_class(o) && i < res->n; i++)

@@ -27,8 +27,8 @@ void chart_set_release(struct chart_set *cs);
 
 /* The bar figures of a table, one per chart of chart_set_init, made in arena a: categories are
  * the workloads, a series per side, error bars the 95 % intervals of the means; the value axis
- * is log exactly when the bars' values span more than FIGURE_LOG_SPAN. Returns how many, *out
- * their array (in a). */
+ * is log exactly when the bars' values span more than FIGURE_LOG_SPAN (figure_fit_scale).
+ * Returns how many, *out their array (in a). */
 size_t chart_bar_figures(const struct table *t, struct arena *a, struct figure ***out);
 
 #endif

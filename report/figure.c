@@ -85,7 +85,7 @@ int figure_y_range(const struct figure *f, double *lo, double *hi)
 
 /* Past two decades a linear axis leaves the small values thinner than a pixel: a 737 ns fsync
  * beside a 2.46 ms one. */
-const double FIGURE_LOG_SPAN = 100.0;
+static const double FIGURE_LOG_SPAN = 100.0;
 
 void figure_fit_scale(struct figure *f)
 {

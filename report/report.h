@@ -155,8 +155,8 @@ struct figure_point *figure_point(struct arena *a, struct figure_series *s, doub
 void figure_mark(struct arena *a, struct figure *f, double x, double y, const char *label);
 /* "bars", "percentiles", "timeseries", "scaling" */
 const char *figure_kind_name(enum figure_kind k);
-/* Puts f's value axis on a log scale when its values span more than FIGURE_LOG_SPAN. */
-extern const double FIGURE_LOG_SPAN;
+/* Puts f's value axis on a log scale when its values span more than FIGURE_LOG_SPAN (figure.c):
+ * the largest above 100 times the smallest positive one. */
 void figure_fit_scale(struct figure *f);
 /* The smallest and largest finite y (with error bars and bands) of f's points; 0 when none. */
 int figure_y_range(const struct figure *f, double *lo, double *hi);
