@@ -267,8 +267,3 @@ struct sqlite3 *db_handle(struct db *db)
 {
     return db->h;
 }
-
-int db_schema_version(struct db *db)
-{
-    return db_user_version(db->h, "main");
-}

@@ -28,7 +28,6 @@ int db_schema_check(struct db *db, const char *schema, const char *path, int *ve
 /* The raw handle, for query/ and fleet/: what schema/sql.h's toolkit takes (their statements
  * go through it, never sqlite3_prepare). */
 struct sqlite3 *db_handle(struct db *db);
-int db_schema_version(struct db *db);
 
 /* Appends the SQL expression of metric name for the result row aliased alias: its column of
  * table result (schema/0002_wide.sql), else its member of the JSON metrics_extra (NULL when
@@ -127,16 +126,15 @@ int db_raw_train(struct db *db, struct diag *d);
 
 /* Starts storing one file: its provenance row and, when src->data is set, its bytes (packed
  * here, or given already packed when they fit one row, src->len <= DB_CHUNK_BYTES). A file
- * stored while it is read passes src->data and sha256 NULL, then gives its bytes in order
- * through db_import_add_chunk (each DB_CHUNK_BYTES but the last) and its hash at the end
- * through db_import_set_hash. src->path must outlive the import. */
+ * stored while it is read passes src->data and sha256 NULL, then gives its bytes in order,
+ * packed, through db_import_add_packed_chunk (each DB_CHUNK_BYTES but the last) and its hash
+ * at the end through db_import_set_hash. src->path must outlive the import. */
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
                                   const struct raw_blob *packed, const char *format,
                                   const char *imported_at, const struct import_labels *labels,
                                   struct diag *d);
-/* 0, or -1 after a message. */
-int db_import_add_chunk(struct db_import *imp, const void *data, size_t len);
-/* The same with the chunk packed already (raw_pack of its len bytes). */
+/* The next chunk of a file stored while read, packed already (raw_pack of its len bytes): 0, or
+ * -1 after a message. */
 int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *packed, size_t len);
 /* The content hash and size (the chunks' total) of a file stored while read: call only when
  * db_source_find found no other file with this hash. 0, or -1 after a message. */

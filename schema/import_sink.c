@@ -155,6 +155,13 @@ static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, c
     return rc;
 }
 
+/* One chunk of a file given whole, packed here: 0, or -1 after a message. */
+static int add_chunk(struct db_import *imp, const void *data, size_t len)
+{
+    struct raw_blob b = raw_pack(&imp->db->packer, NULL, data, len);
+    return db_import_add_packed_chunk(imp, &b, len);
+}
+
 struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
                                   const struct raw_blob *packed, const char *format,
                                   const char *imported_at, const struct import_labels *labels,
@@ -203,7 +210,7 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     imp->source_id = sqlite3_last_insert_rowid(db->h);
     for (size_t at = 0; src->data && !whole && at < src->len; at += DB_CHUNK_BYTES) {
         size_t n = src->len - at < DB_CHUNK_BYTES ? src->len - at : DB_CHUNK_BYTES;
-        if (db_import_add_chunk(imp, src->data + at, n)) {
+        if (add_chunk(imp, src->data + at, n)) {
             db_import_free(imp);
             return NULL;
         }
@@ -235,12 +242,6 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         return NULL;
     }
     return imp;
-}
-
-int db_import_add_chunk(struct db_import *imp, const void *data, size_t len)
-{
-    struct raw_blob b = raw_pack(&imp->db->packer, NULL, data, len);
-    return db_import_add_packed_chunk(imp, &b, len);
 }
 
 int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *b, size_t len)

@@ -75,7 +75,9 @@ void sql_exec(sqlite3 *h, int *rc, const char *sql)
         *rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
 }
 
-int sql_param(sqlite3_stmt *st, int *rc, const char *name)
+/* The index of parameter name (":host") in st; 0 with *rc = SQLITE_RANGE when st has no such
+ * parameter. */
+static int sql_param(sqlite3_stmt *st, int *rc, const char *name)
 {
     if (*rc != SQLITE_OK)
         return 0;
@@ -136,11 +138,6 @@ void sql_bind_known_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v)
         keep_first(rc, sqlite3_bind_null(st, i));
     else
         sql_bind_int_at(st, rc, i, v);
-}
-
-void sql_bind_known_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v)
-{
-    sql_bind_known_int_at(st, rc, sql_param(st, rc, name), v);
 }
 
 int sql_uses(sqlite3_stmt *st, const char *name)

@@ -39,9 +39,6 @@ void sql_finalize(sqlite3_stmt *st, int *rc);
 /* Runs sql (any number of statements, no parameters) unless *rc failed. */
 void sql_exec(sqlite3 *h, int *rc, const char *sql);
 
-/* The index of parameter name (":host") in st; 0 with *rc = SQLITE_RANGE when st has no such
- * parameter. */
-int sql_param(sqlite3_stmt *st, int *rc, const char *name);
 /* Bind s (NULL binds NULL; copied), v, n bytes at p (borrowed until the statement is reset)
  * to parameter name; unless *rc failed. */
 void sql_bind_text(sqlite3_stmt *st, int *rc, const char *name, const char *s);
@@ -49,12 +46,11 @@ void sql_bind_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v);
 void sql_bind_blob(sqlite3_stmt *st, int *rc, const char *name, const void *p, size_t n);
 /* n bytes of text at s, borrowed until the statement is reset (no copy: for big values). */
 void sql_bind_text_borrowed(sqlite3_stmt *st, int *rc, const char *name, const char *s, size_t n);
-/* v, or NULL when it is the workload's "unknown" (WL_UNKNOWN). */
-void sql_bind_known_int(sqlite3_stmt *st, int *rc, const char *name, int64_t v);
 /* The same by the parameter's index i (?NNN), for a statement run so often that looking its
  * names up shows: SQLite finds a name by comparing it with each parameter's in turn. */
 void sql_bind_text_at(sqlite3_stmt *st, int *rc, int i, const char *s);
 void sql_bind_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v);
+/* v, or NULL when it is the workload's "unknown" (WL_UNKNOWN). */
 void sql_bind_known_int_at(sqlite3_stmt *st, int *rc, int i, int64_t v);
 /* Binds the n strings of v to parameters ?1 to ?n (copied), for SQL built at run time with a
  * list of values (query/'s struct binds). */
