@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/array.h"
+#include "../core/distance.h"
 #include "../core/scan.h"
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
@@ -104,66 +105,6 @@ void add_choices(struct buf *out, const char *prefix, const char *const *names)
 
 /* ---- spelling ---------------------------------------------------------------------------- */
 
-enum { SPELL_MAX = 64 }; /* longer words are not matched: no name is near them */
-
-static int lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
-}
-
-static int min3(int a, int b, int c)
-{
-    int m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
-/* The optimal-string-alignment distance of a and b, bytes compared with ASCII letters
- * lowered (names are ASCII); -1 when either is longer than SPELL_MAX. */
-static int distance(const char *a, const char *b)
-{
-    int n = (int)strlen(a), m = (int)strlen(b);
-    int rows[3][SPELL_MAX + 1];
-    if (n > SPELL_MAX || m > SPELL_MAX)
-        return -1;
-    int *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-    for (int j = 0; j <= m; j++)
-        prev[j] = j;
-    for (int i = 1; i <= n; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= m; j++) {
-            int cost = lower(a[i - 1]) != lower(b[j - 1]);
-            cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-                lower(a[i - 2]) == lower(b[j - 1]) && prev2[j - 2] + 1 < cur[j])
-                cur[j] = prev2[j - 2] + 1; /* a transposition: "reprot" */
-        }
-        int *t = prev2;
-        prev2 = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[m];
-}
-
-/* The one of names (NULL-terminated) nearest to word when close enough to be its misspelling:
- * an optimal-string-alignment (Damerau-Levenshtein) distance, as git's help.c uses, of at
- * most max(1, length / 3) edits (names are short: 'pdf' is no misspelling of 'md'), and less
- * than word's length; NULL when none is. */
-static const char *nearest_name(const char *word, const char *const *names)
-{
-    int len = (int)strlen(word), best = -1;
-    int limit = len / 3 > 1 ? len / 3 : 1;
-    const char *found = NULL;
-    for (size_t i = 0; len && names[i]; i++) {
-        int d = distance(word, names[i]);
-        if (d >= 0 && d <= limit && d < len && (best < 0 || d < best)) {
-            best = d;
-            found = names[i];
-        }
-    }
-    return found;
-}
-
 void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
                     const char *fmt, ...)
 {
@@ -172,7 +113,8 @@ void cli_error_near(const char *cmd, const char *word, const char *prefix, const
     va_start(ap, fmt);
     buf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    const char *near = names ? nearest_name(word, names) : NULL;
+    /* names are short: 'pdf' is no misspelling of 'md' */
+    const char *near = names ? str_nearest(word, names, SIZE_MAX, 1) : NULL;
     if (near)
         buf_addf(&msg, "; did you mean '%s%s'?", prefix, near);
     cli_error(cmd, "%s", msg.data);

@@ -181,8 +181,8 @@ int usage_error(const char *cmd, const char *fmt, ...) BDB_PRINTF(2, 3);
 /* "a, b or c" of a NULL-terminated list, each after prefix, appended to out. */
 void add_choices(struct buf *out, const char *prefix, const char *const *names);
 /* cli_error, with "; did you mean 'PREFIXNAME'?" after the message when one of names
- * (NULL-terminated; NULL: none) is near enough to word to be its misspelling (nearest_name
- * in parse_options.c). */
+ * (NULL-terminated; NULL: none) is near enough to word to be its misspelling: the nearest,
+ * within max(1, length / 3) edits (core/distance.h's str_nearest). */
 void cli_error_near(const char *cmd, const char *word, const char *prefix, const char *const *names,
                     const char *fmt, ...) BDB_PRINTF(5, 6);
 /* cli_error_near for a value an option does not take: "unknown WHAT 'VALUE' for --OPT

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/buf.h"
+#include "../core/distance.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
@@ -18,7 +19,6 @@
 enum {
     SHOWN_VALUES = 10, /* known values named in a message; the rest are counted */
     SHOWN_KEYS = 5,    /* other keys named */
-    MAX_CHARS = 256,   /* longer values are not matched for spelling */
 };
 
 struct strs {
@@ -38,86 +38,6 @@ static void strs_release(struct strs *s)
         free(s->v[i]);
     free(s->v);
     memset(s, 0, sizeof(*s));
-}
-
-/* ---- spelling ---------------------------------------------------------------------------- */
-
-/* The characters of s (UTF-8; a stray byte counts as one), ASCII letters lowered; the count,
- * or -1 when over MAX_CHARS. */
-static int decode(const char *s, uint32_t *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    int n = 0;
-    while (*p) {
-        if (n == MAX_CHARS)
-            return -1;
-        uint32_t c = *p++;
-        int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
-        if (more) {
-            c &= 0x3fu >> more;
-            for (; more && (*p & 0xc0) == 0x80; more--)
-                c = c << 6 | (*p++ & 0x3fu);
-        } else if (c >= 'A' && c <= 'Z') {
-            c += 'a' - 'A';
-        }
-        out[n++] = c;
-    }
-    return n;
-}
-
-static int min3(int a, int b, int c)
-{
-    int m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
-/* The optimal-string-alignment (Damerau-Levenshtein) distance, case-insensitive for ASCII;
- * -1 when either string is too long to match. */
-static int distance(const char *a, const char *b)
-{
-    uint32_t x[MAX_CHARS], y[MAX_CHARS];
-    int rows[3][MAX_CHARS + 1];
-    int n = decode(a, x), m = decode(b, y);
-    if (n < 0 || m < 0)
-        return -1;
-    int *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-    for (int j = 0; j <= m; j++)
-        prev[j] = j;
-    for (int i = 1; i <= n; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= m; j++) {
-            int cost = x[i - 1] != y[j - 1];
-            cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
-                prev2[j - 2] + 1 < cur[j])
-                cur[j] = prev2[j - 2] + 1;
-        }
-        int *t = prev2;
-        prev2 = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[m];
-}
-
-/* The known value nearest to v when it is close enough to be a misspelling of it: within
- * max(2, len/3) edits and not a complete rewrite; NULL when none is. The first of equals. */
-static const char *nearest(const char *v, const struct strs *known)
-{
-    uint32_t tmp[MAX_CHARS];
-    int len = decode(v, tmp), best = -1;
-    const char *found = NULL;
-    if (len <= 0)
-        return NULL;
-    int limit = len / 3 > 2 ? len / 3 : 2;
-    for (size_t i = 0; i < known->n; i++) {
-        int dist = distance(v, known->v[i]);
-        if (dist >= 0 && dist <= limit && dist < len && (best < 0 || dist < best)) {
-            best = dist;
-            found = known->v[i];
-        }
-    }
-    return found;
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */
@@ -384,7 +304,8 @@ static int check_value(struct check *c, const char *value)
         strs_release(&keys);
         return -1;
     }
-    const char *near = nearest(value, &c->known);
+    /* a misspelling of a known value: within max(2, length / 3) edits */
+    const char *near = str_nearest(value, (const char *const *)c->known.v, c->known.n, 2);
     if (keys.n && (!near || !strcmp(spelling, value))) {
         buf_adds(&msg, "; ");
         add_other_keys(&msg, spelling, &keys);
