@@ -327,7 +327,9 @@ struct sweep_point {
     int64_t x;
     double iops, lat, p99; /* means of the repeats (lat: total latency, as the comparison's);
                               p99 from their merged bins */
-    double in_flight;      /* Little's law: IOPS x mean total latency */
+    double in_flight;      /* Little's law: IOPS x mean total latency, the largest of a
+                              repeat's (a run's own identity; the product of the means is not
+                              one: with repeats that vary it exceeds every run's) */
     double outstanding;    /* iodepth x numjobs (one per job for synchronous engines) */
 };
 
@@ -343,6 +345,16 @@ static double mean_of(const struct item *v, size_t from, size_t to, enum result_
     return n ? sum / (double)n : NAN;
 }
 
+/* The most I/Os one run of the repeats had in flight (suspect.c's little_in_flight). */
+static double max_in_flight(const struct item *v, size_t from, size_t to)
+{
+    double most = NAN, n, bound;
+    for (size_t i = from; i < to; i++)
+        if (little_in_flight(v[i].r, &n, &bound) && !(n <= most))
+            most = n;
+    return most;
+}
+
 static int sweep_point(sqlite3 *h, const struct item *v, size_t from, size_t to,
                        struct sweep_point *p, struct diag *d)
 {
@@ -354,7 +366,7 @@ static int sweep_point(sqlite3 *h, const struct item *v, size_t from, size_t to,
     p->lat = mean_of(v, from, to, RM_LAT_TOTAL);
     /* never an average of percentiles: the merged bins, else the one result's own */
     p->p99 = b.n ? bins_percentile(&b, 99) : to - from == 1 ? r->m[RM_P99] : NAN;
-    p->in_flight = p->iops * p->lat / 1e9;
+    p->in_flight = max_in_flight(v, from, to);
     p->outstanding = (double)(result_engine_is_sync(r) ? 1
                               : r->iodepth > 0         ? r->iodepth
                                                        : 1) *
@@ -396,8 +408,9 @@ static struct section *scaling_section(struct sweep_ctx *c)
             c->r, "Scaling",
             "Workloads run at 3 or more queue depths (or job counts): IOPS against mean and p99 "
             "latency across the sweep. The knee is the last point before mean latency grows by "
-            "a larger factor than IOPS. In flight is IOPS x mean total latency (Little's law), which "
-            "cannot exceed the I/Os outstanding (iodepth x numjobs) by more than the tolerance.");
+            "a larger factor than IOPS. In flight is IOPS x mean total latency of one run "
+            "(Little's law; the largest of the repeats), which cannot exceed the I/Os "
+            "outstanding (iodepth x numjobs) by more than the tolerance.");
         c->t = report_table(c->r, c->s, "scaling", cols, ARRAY_SIZE(cols));
     }
     return c->s;
@@ -415,9 +428,12 @@ static void scaling_row(struct sweep_ctx *c, const char *workload, size_t side,
     cell_set_number(&row[5], p->lat);
     if (isfinite(p->p99))
         cell_set_number(&row[6], p->p99);
-    cell_set_number(&row[7], round(p->in_flight * 100) / 100);
     cell_set_number(&row[8], p->outstanding);
-    cell_set_text(&row[9], p->in_flight <= LITTLE_TOLERANCE * p->outstanding ? "holds" : "broken");
+    if (isfinite(p->in_flight)) { /* else no run has both IOPS and a total latency */
+        cell_set_number(&row[7], round(p->in_flight * 100) / 100);
+        cell_set_text(&row[9],
+                      p->in_flight <= LITTLE_TOLERANCE * p->outstanding ? "holds" : "broken");
+    }
     if (is_knee)
         cell_set_text(&row[10], "knee");
 }

@@ -157,7 +157,10 @@ def sweep_points(side):
         rd = [jobs(f)[0]["read"] for f in by_qd[qd]]
         iops = statistics.mean(r["iops"] for r in rd)
         lat = statistics.mean(r["lat_ns"]["mean"] for r in rd)  # the comparison's latency: total
-        out.append((qd, iops, lat, fio_percentile(merged(by_qd[qd]), 99), iops * lat / 1e9))
+        # Little's law holds run by run: the most one repeat had in flight, not the product of
+        # the means (which exceeds every run's when the repeats vary)
+        flight = max(r["iops"] * r["lat_ns"]["mean"] / 1e9 for r in rd)
+        out.append((qd, iops, lat, fio_percentile(merged(by_qd[qd]), 99), flight))
     return out
 
 
