@@ -90,6 +90,26 @@ int import_exit_status(enum import_outcome outcome)
     }
 }
 
+/* Leaves the sidecars out of argv[first..argc), each with a note (a glob of a run's folder names
+ * demo.json.meta with demo.json): the new argc. */
+static int drop_sidecars(struct app *app, int argc, char **argv, int first)
+{
+    int kept = first;
+    for (int i = first; i < argc; i++) {
+        if (!import_is_sidecar(argv[i])) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        struct buf note = BUF_INIT;
+        diag_escape(&note, argv[i]);
+        buf_adds(&note, ": note: a sidecar, read beside the file it describes; not imported "
+                        "on its own");
+        diag_replay(&app->diag, DIAG_NOTE, note.data);
+        buf_release(&note);
+    }
+    return kept;
+}
+
 /* Imports argv[first..argc) in order: the exit status. */
 static int import_all(struct app *app, struct db *db, const struct import_opts *o, int argc,
                       char **argv, int first)
@@ -133,7 +153,7 @@ int cmd_import(int argc, char **argv, struct app *app)
     if (!o.options.dry_run && open_db(app, DB_CREATE, &db))
         status = BDB_EXIT_ENV;
     else
-        status = import_all(app, db, &o, argc, argv, 1);
+        status = import_all(app, db, &o, drop_sidecars(app, argc, argv, 1), argv, 1);
     db_close(db);
     kv_list_release(&o.tags);
     return status;

@@ -43,6 +43,10 @@ size_t import_session_committed(struct import_session *s);
 enum import_outcome import_session_end(struct import_session *s, int failed);
 void import_session_free(struct import_session *s);
 
+/* A sidecar named as an input (a glob of a whole folder takes FILE.meta with FILE): benchdb.meta,
+ * or FILE.meta where FILE exists. It is read beside its file, never imported on its own. */
+int import_is_sidecar(const char *path);
+
 /* Stores one source with the options' format and labels in its own transaction (reparse,
  * run). */
 enum import_outcome import_store(struct db *db, const struct import_options *o,

@@ -144,6 +144,21 @@ static int open_sidecar(const char *result_path, struct sidecar_dir *sd, struct 
     return rc;
 }
 
+int import_is_sidecar(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!strcmp(slash ? slash + 1 : path, "benchdb.meta"))
+        return 1;
+    size_t n = strlen(path);
+    if (n <= 5 || !str_ends(path, ".meta"))
+        return 0;
+    char *described = xstrndup(path, n - 5);
+    struct stat st;
+    int found = stat(described, &st) == 0;
+    free(described);
+    return found;
+}
+
 static const char *trimmed(struct arena *a, const char *s, const char *end)
 {
     while (s < end && (*s == ' ' || *s == '\t'))
