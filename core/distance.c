@@ -33,7 +33,8 @@ static int min3(int a, int b, int c)
     return m < c ? m : c;
 }
 
-int str_distance(const char *a, const char *b)
+/* The distance of str_nearest; -1 when a or b is longer than DISTANCE_MAX_CHARS characters. */
+static int distance(const char *a, const char *b)
 {
     uint32_t x[DISTANCE_MAX_CHARS], y[DISTANCE_MAX_CHARS];
     int rows[3][DISTANCE_MAX_CHARS + 1];
@@ -68,7 +69,7 @@ const char *str_nearest(const char *word, const char *const *names, size_t n, in
         return NULL;
     int limit = len / 3 > min_edits ? len / 3 : min_edits;
     for (size_t i = 0; i < n && names[i]; i++) {
-        int d = str_distance(word, names[i]);
+        int d = distance(word, names[i]);
         if (d >= 0 && d <= limit && d < len && (best < 0 || d < best)) {
             best = d;
             found = names[i];
