@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 
@@ -24,7 +25,7 @@ static const struct pg_migration {
 #include "pg_migrations.h"
 #undef EMBED
 };
-#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+#define N_MIGRATIONS ((int)ARRAY_SIZE(migrations))
 
 /* Any number: the advisory lock that lets one client at a time migrate. */
 #define MIGRATE_LOCK "7461626863686462"

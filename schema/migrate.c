@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "../core/array.h"
 #include "sql.h"
 
 #define EMBED(ident, name)                                                                         \
@@ -24,7 +25,7 @@ static const struct migration {
 
 int db_migration_count(void)
 {
-    return (int)(sizeof(migrations) / sizeof(migrations[0]));
+    return (int)ARRAY_SIZE(migrations);
 }
 
 int db_user_version(sqlite3 *h, const char *schema)

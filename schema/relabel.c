@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/buf.h"
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "sql.h"
 
@@ -36,7 +38,7 @@ static int same_key(const char *name, const char *key)
 
 static const struct filter *find_filter(const char *key)
 {
-    for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(filters); i++)
         if (same_key(filters[i].key, key))
             return &filters[i];
     return NULL;
@@ -44,9 +46,7 @@ static const struct filter *find_filter(const char *key)
 
 static const char *tag_name(const char *key)
 {
-    return !strncmp(key, TAG_PREFIX, strlen(TAG_PREFIX)) && key[strlen(TAG_PREFIX)]
-               ? key + strlen(TAG_PREFIX)
-               : NULL;
+    return str_starts(key, TAG_PREFIX) && key[strlen(TAG_PREFIX)] ? key + strlen(TAG_PREFIX) : NULL;
 }
 
 int db_filter_key_ok(const char *key, int set)
@@ -117,7 +117,7 @@ static int exec_change(struct db *db, const char *sql, const struct change *c)
     sqlite3_stmt *st = sql_prepare(db->h, &rc, sql);
     const struct kv params[] = {
         {":value", value_or_null(c->value)}, {":tag", c->tag}, {":by", c->by}, {":at", c->at}};
-    for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(params); i++)
         if (sql_uses(st, params[i].key))
             sql_bind_text(st, &rc, params[i].key, params[i].value);
     sql_step(st, &rc);

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "../core/array.h"
+
 /* What each selected result was, as history keeps it. */
 static const char history_sql[] =
     "INSERT INTO label_history(result_id, field, old_value, new_value, changed_by, changed_at) "
@@ -95,7 +97,7 @@ int db_remove(struct db *db, const struct kv *where, size_t n_where, const struc
     if (db_select_results(db, where, n_where, d))
         return -1;
     int bad = keep_dated(db, dates) || list_runs(db, out, c) || record_history(db, by, at);
-    for (size_t i = 0; !bad && i < sizeof(delete_sql) / sizeof(delete_sql[0]); i++)
+    for (size_t i = 0; !bad && i < ARRAY_SIZE(delete_sql); i++)
         bad = sqlite3_exec(db->h, delete_sql[i], NULL, NULL, NULL) != SQLITE_OK;
     if (bad)
         return diag_error(d, "database '%s': cannot remove results: %s", db->path,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 #include "sql.h"
 
@@ -321,7 +322,7 @@ int db_reparse_finish(struct db *db, const struct db_stored *s, struct reparse_c
     sql_bind_text(st, &rc, ":sha256", s->sha256);
     int64_t new_id = sql_int_result(st, &rc); /* 0: not found (ids start at 1) */
     int bad = rc != SQLITE_OK || new_id == 0 || compare(db, s->id, new_id, c, d);
-    for (size_t i = 0; !bad && c->changed && i < sizeof(carry_sql) / sizeof(carry_sql[0]); i++) {
+    for (size_t i = 0; !bad && c->changed && i < ARRAY_SIZE(carry_sql); i++) {
         run_on_sources(db, &rc, carry_sql[i], s->id, new_id);
         bad = rc != SQLITE_OK;
     }

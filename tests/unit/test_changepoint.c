@@ -4,13 +4,14 @@
  * scipy's t-test. */
 #include <stdlib.h>
 
+#include "../../core/array.h"
 #include "../../query/changepoint.h"
 #include "changepoint_expected.h"
 #include "harness.h"
 
 static void series_cases(void)
 {
-    for (size_t c = 0; c < sizeof(cp_cases) / sizeof(cp_cases[0]); c++) {
+    for (size_t c = 0; c < ARRAY_SIZE(cp_cases); c++) {
         const struct cp_case *k = &cp_cases[c];
         struct changepoint_opts o = {k->max_p, k->min_magnitude, k->window};
         struct change_point *cp;
@@ -29,7 +30,7 @@ static void series_cases(void)
 
 static void best_splits(void)
 {
-    for (size_t c = 0; c < sizeof(split_cases) / sizeof(split_cases[0]); c++) {
+    for (size_t c = 0; c < ARRAY_SIZE(split_cases); c++) {
         const struct split_case *k = &split_cases[c];
         size_t tau;
         double q = changepoint_best_split(k->x, k->start, k->stop, &tau);
@@ -40,7 +41,7 @@ static void best_splits(void)
 
 static void ttests(void)
 {
-    for (size_t c = 0; c < sizeof(ttest_cases) / sizeof(ttest_cases[0]); c++) {
+    for (size_t c = 0; c < ARRAY_SIZE(ttest_cases); c++) {
         const struct ttest_case *k = &ttest_cases[c];
         NUM_REL(changepoint_ttest(k->x, k->start, k->split, k->stop), k->p, 1e-9, k->name);
     }

@@ -8,6 +8,7 @@
 #include <zdict.h>
 #include <zstd.h>
 
+#include "../../core/array.h"
 #include "../../core/buf.h"
 #include "../../core/sha256.h"
 #include "../../schema/db_private.h"
@@ -164,7 +165,7 @@ static void dictionary(void)
                                         "status_interval.json", "unified_mixed.json"};
     struct buf samples = BUF_INIT;
     size_t sizes[512], n = 0;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
         char path[64];
         size_t len;
         snprintf(path, sizeof(path), "fio_json/%s", names[i]);
