@@ -686,6 +686,35 @@ static void comparison_prose(struct buf *prose, const struct groups *g)
                     "(in brackets) instead of being averaged.");
 }
 
+/* The header's one line per candidate of what the comparison found: factors better and worse
+ * (significant), equivalent, inconclusive, single runs, and how many carry a caution. */
+static void verdict_facts(struct report *r, const struct compare_opts *o, const struct table *t)
+{
+    for (size_t s = 1; s < o->nvalues; s++) {
+        size_t better = 0, worse = 0, equivalent = 0, inconclusive = 0, single = 0, caution = 0;
+        for (size_t i = 0; i < t->nrows; i++) {
+            const struct cell *c = table_cell(t, i, 2 + 2 * s);
+            better += c->verdict == VERDICT_SIGNIFICANT && c->value > 1;
+            worse += c->verdict == VERDICT_SIGNIFICANT && c->value < 1;
+            equivalent += c->verdict == VERDICT_EQUIVALENT;
+            inconclusive += c->verdict == VERDICT_INCONCLUSIVE;
+            single += c->verdict == VERDICT_SINGLE_RUN;
+            caution += c->verdict != VERDICT_NONE && c->caution;
+        }
+        struct buf v = BUF_INIT;
+        buf_addf(&v, "%zu better, %zu worse, %zu equivalent, %zu inconclusive", better, worse,
+                 equivalent, inconclusive);
+        if (single)
+            buf_addf(&v, ", %zu single-run", single);
+        buf_addf(&v, " (of %zu rows", better + worse + equivalent + inconclusive + single);
+        if (caution)
+            buf_addf(&v, "; %zu with a caution", caution);
+        buf_adds(&v, ")");
+        report_fact(r, arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]), v.data);
+        buf_release(&v);
+    }
+}
+
 static void comparison_table(struct report *r, const struct compare_opts *o, const struct groups *g)
 {
     size_t ncols = 1 + 2 * o->nvalues;
@@ -711,6 +740,8 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
         if (comparable(&g->v[i], o->nvalues))
             add_comparison_rows(r, t, &g->v[i], o, &tests);
     decide(r, &tests);
+    if (t->nrows)
+        verdict_facts(r, o, t);
     if (!t->nrows)
         s->prose = "No workload was run on the baseline and a candidate: nothing to compare.";
     free(tests.v);
