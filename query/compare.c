@@ -701,12 +701,18 @@ static void verdict_facts(struct report *r, const struct compare_opts *o, const 
             single += c->verdict == VERDICT_SINGLE_RUN;
             caution += c->verdict != VERDICT_NONE && c->caution;
         }
+        size_t decided = better + worse + equivalent + inconclusive + single;
         struct buf v = BUF_INIT;
+        if (!decided) {
+            report_fact(r, arena_printf(&r->arena, "%s vs %s", o->values[s], o->values[0]),
+                        "no workload in common");
+            continue;
+        }
         buf_addf(&v, "%zu better, %zu worse, %zu equivalent, %zu inconclusive", better, worse,
                  equivalent, inconclusive);
         if (single)
             buf_addf(&v, ", %zu single-run", single);
-        buf_addf(&v, " (of %zu rows", better + worse + equivalent + inconclusive + single);
+        buf_addf(&v, " (of %zu rows", decided);
         if (caution)
             buf_addf(&v, "; %zu with a caution", caution);
         buf_adds(&v, ")");
@@ -898,7 +904,7 @@ static void side_fact(struct report *r, const struct compare_opts *o,
             last = x->started_at;
     }
     struct buf v = BUF_INIT;
-    buf_addf(&v, "%zu results", count);
+    buf_addf(&v, "%zu result%s", count, count == 1 ? "" : "s");
     distinct_fact(&v, "hosts", &hosts);
     distinct_fact(&v, "mount", &mounts);
     distinct_fact(&v, "sec", &secs);

@@ -165,6 +165,43 @@ def test_factor_wording():
             t.ok("1.0x" not in text.replace("1.00x", ""), "no '1.0x': " + text)
 
 
+def verdict_line(rows, cand, base):
+    """The header's line for cand, counted here from the comparison's rows (the verdicts
+    themselves are checked against scipy above)."""
+    kinds = {"better": 0, "worse": 0, "equivalent": 0, "inconclusive": 0, "single run": 0}
+    caution = 0
+    for r in rows:
+        v = r["%s vs %s verdict" % (cand, base)]
+        if v == "significant":
+            kinds["better" if float(r["%s vs %s" % (cand, base)]) > 1 else "worse"] += 1
+        elif v in kinds:
+            kinds[v] += 1
+        caution += v != "" and "caution:" in r["%s vs %s text" % (cand, base)]
+    line = "%(better)d better, %(worse)d worse, %(equivalent)d equivalent, " \
+           "%(inconclusive)d inconclusive" % kinds
+    if kinds["single run"]:
+        line += ", %d single-run" % kinds["single run"]
+    if not sum(kinds.values()):
+        return "no workload in common"
+    line += " (of %d rows" % sum(kinds.values())
+    return line + ("; %d with a caution)" % caution if caution else ")")
+
+
+def test_verdict_line():
+    """The header's one line per candidate agrees with the rows' verdicts: the real disk/tmpfs
+    runs (significant both ways) and three sides with single runs."""
+    with bdb.temp_db() as db:
+        bdb.import_examples(db, checks=t)
+        bdb.run(db, "import", "--storage-class", "one", aa("a")[0])
+        for sides in (("disk", "tmpfs"), ("tmpfs", "disk", "one")):
+            rows = comparison(db, "--compare", *sides)
+            rc, out, err = bdb.call(db, "report", "--format", "json", "--compare", *sides)
+            facts = {f["key"]: f["value"] for f in json.loads(out)["facts"]} if rc == 0 else {}
+            for cand in sides[1:]:
+                key = "%s vs %s" % (cand, sides[0])
+                t.eq(facts.get(key), verdict_line(rows, cand, sides[0]), "header line " + key)
+
+
 def test_threads_equal_group_reporting():
     """numjobs=4 without group_reporting (one entry per thread) against the same runs with it:
     the threads are summed into one job result per run, so the sides agree (tests/fixtures/jobs)."""
@@ -198,4 +235,5 @@ test_n_way()
 test_unknown_dd()
 test_network_in_bits()
 test_factor_wording()
+test_verdict_line()
 sys.exit(t.done())
