@@ -21,7 +21,7 @@ def expected_fact(db, side, where=""):
                             "FROM result r JOIN run ON run.id = r.run_id "
                             "LEFT JOIN mount m ON m.id = r.mount_id "
                             "WHERE r.storage_class = ?" + where, side)
-    text = "%d results" % len(rows)
+    text = "%d result%s" % (len(rows), "" if len(rows) == 1 else "s")
     for k, label in enumerate(("hosts", "mount", "sec", "tool")):
         values = sorted({r[k] for r in rows if r[k] is not None})
         if values:
