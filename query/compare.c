@@ -350,16 +350,27 @@ static void add_interval(struct buf *b, const struct cell *c)
     buf_addc(b, ')');
 }
 
-/* "inconclusive (4.20x, n=2 vs 2): about 9 runs per side would detect a 10 % difference". */
+/* "inconclusive (4.20x, n=2 vs 2): about 9 runs per side would detect a 10 % difference", or
+ * what runs that could have detected one say. */
 static void add_inconclusive(struct buf *b, const struct cell *c, const struct test *t)
 {
     buf_adds(b, "inconclusive (");
     add_sig3(b, c->value);
     buf_addf(b, "x, n=%zu vs %zu)", t->n[0], t->n[1]);
     size_t need = stats_runs_needed(t->cv2, DETECTABLE, ALPHA, 0.8);
-    if (need == SIZE_MAX)
+    if (need == SIZE_MAX) {
         buf_addf(b, ": the runs vary too much to detect a %.0f %% difference", DETECTABLE * 100);
-    else
+    } else if (need <= t->n[0] && need <= t->n[1] && isfinite(c->lo) && isfinite(c->hi)) {
+        /* "about 3 runs would detect" said to n=3 vs 3 reads as a contradiction: these runs
+         * could have shown that difference and did not, but cannot show equivalence either */
+        buf_addf(b, ": enough runs to detect a %.0f %% difference, and none found; the 95%% CI ",
+                 DETECTABLE * 100);
+        add_sig3(b, c->lo);
+        buf_addc(b, '-');
+        add_sig3(b, c->hi);
+        buf_addf(b, " is too wide to call it equivalent within \xc2\xb1%.0f %%",
+                 EQUIVALENCE_MARGIN * 100);
+    } else
         buf_addf(b, ": about %zu runs per side would detect a %.0f %% difference", need,
                  DETECTABLE * 100);
 }

@@ -296,15 +296,18 @@ static void submission_dominates(struct insight_ctx *c)
 
 /* IOPS x total latency (the I/Os really in flight) far below iodepth x numjobs: the device
  * never saw the queue depth the job asked for (a submitter that cannot keep up, I/O done
- * inside submission). A sync engine's depth is its own insight. */
+ * inside submission). A sync engine's depth is its own insight. One direction of a mixed job
+ * holds only its share of the queue (a capped volume's writes 0.3 of 8 while its reads held
+ * the rest): it is not judged alone. */
 static void shallow_queue(struct insight_ctx *c)
 {
     struct finding f = {"Effective queue depth", BUF_INIT, BUF_INIT, 0};
     for (size_t i = 0; i < c->n; i++) {
         const struct side_result *r = &c->res[i];
         double in_flight, bound;
-        if (!result_engine_is_sync(r) && little_in_flight(r, &in_flight, &bound) &&
-            bound >= SHALLOW_MIN_DEPTH && in_flight < bound / SHALLOW_FACTOR && evidence(&f, r))
+        if (!result_engine_is_sync(r) && !result_is_mixed(r) &&
+            little_in_flight(r, &in_flight, &bound) && bound >= SHALLOW_MIN_DEPTH &&
+            in_flight < bound / SHALLOW_FACTOR && evidence(&f, r))
             detail(&f, "%s, %s: %.2f I/Os in flight of %.0f asked", c->o->values[r->side],
                    workload(c, r), in_flight, bound);
     }

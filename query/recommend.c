@@ -14,6 +14,7 @@
 #include "../schema/sql.h"
 #include "insights.h"
 #include "results.h"
+#include "stats.h"
 
 /* At most this many results are named per reason they were left out; the rest are counted. */
 enum { MAX_NAMED = 3 };
@@ -418,7 +419,8 @@ struct side_tally {
     const char *worst;   /* its name */
     const char *range;   /* its one result's value as its author typed it ("13-15 ms"); NULL */
     size_t workloads, n; /* workloads with a value; the worst's results */
-    unsigned flags;      /* FLAG_* of the worst's results */
+    struct sample_stats spread; /* the worst's results: their mean and spread */
+    unsigned flags;             /* FLAG_* of the worst's results */
     size_t selected, nometric;
     size_t out[N_REASONS]; /* left out, per reason */
     struct buf named[N_REASONS];
@@ -455,16 +457,20 @@ static void take_workload(const struct rule *ru, struct side_tally *t, const str
                           size_t k, const double *v, const unsigned char *flags,
                           const struct side_results *res, struct report *r)
 {
-    double sum = 0;
+    double *x = xmalloc(k * sizeof(*x));
     unsigned f = 0;
     for (size_t j = 0; j < k; j++) {
-        sum += v[e[j].i];
+        x[j] = v[e[j].i];
         f |= flags[e[j].i];
     }
-    double mean = sum / (double)k;
+    struct sample_stats st;
+    stats_describe(x, k, &st);
+    free(x);
+    double mean = st.mean;
     t->workloads++;
     if (!isnan(t->value) && (ru->higher_better ? mean >= t->value : mean <= t->value))
         return;
+    t->spread = st;
     struct buf name = BUF_INIT;
     result_workload_name(&name, &res->v[e[0].i]);
     t->value = mean;
@@ -516,6 +522,10 @@ static void tally(const struct rule *ru, const struct side_results *res, const d
 
 /* ---- the evidence and the pick ---- */
 
+/* Two sides' worst workloads whose difference has p at least this are a tie (recommend.c
+ * decides one class at a time: no correction over the report's tests). */
+static const double TIE_ALPHA = 0.05;
+
 static const char *const reason_words[N_REASONS] = {"failed", "cached", "impossible (Little's law)",
                                                     "typed without context", "short"};
 
@@ -562,7 +572,18 @@ static int meets(const struct rule *ru, double v)
     return ru->higher_better ? v >= ru->threshold : v <= ru->threshold;
 }
 
-/* The sides that meet the threshold: the best (ties to the first named), or all. */
+/* A side that meets the threshold too, and whose repeats cannot be told from the best's (both
+ * repeated, p >= 0.05 on the log ratio): picking the best of them alone would rest on noise. */
+static int tied_with(const struct side_tally *best, const struct side_tally *other)
+{
+    if (best->spread.n < 2 || other->spread.n < 2)
+        return 0;
+    double p = stats_ratio_p(&best->spread, &other->spread);
+    return !isnan(p) && p >= TIE_ALPHA;
+}
+
+/* The sides that meet the threshold: the best (ties to the first named) with those that do not
+ * differ from it significantly, or all. */
 static void pick(struct buf *out, const struct rule *ru, const struct compare_opts *o,
                  const struct side_tally *t)
 {
@@ -576,8 +597,18 @@ static void pick(struct buf *out, const struct rule *ru, const struct compare_op
                  (ru->higher_better ? t[s].value > t[best].value : t[s].value < t[best].value))
             best = s;
     }
-    if (!ru->pick_all && best < o->nvalues)
-        buf_adds(out, o->values[best]);
+    if (ru->pick_all || best == o->nvalues)
+        return;
+    buf_adds(out, o->values[best]);
+    size_t tied = 0;
+    for (size_t s = 0; s < o->nvalues; s++)
+        if (s != best && !isnan(t[s].value) && meets(ru, t[s].value) &&
+            tied_with(&t[best], &t[s])) {
+            buf_addf(out, ", %s", o->values[s]);
+            tied++;
+        }
+    if (tied)
+        buf_adds(out, " (no significant difference)");
 }
 
 /* Why no side is recommended, in the cell's words: none meets the threshold (and which side

@@ -756,6 +756,11 @@ static int is_mixed(const char *rw)
     return !strcmp(rw, "randrw") || !strcmp(rw, "rw") || !strcmp(rw, "readwrite");
 }
 
+int result_is_mixed(const struct side_result *r)
+{
+    return is_mixed(r->rw);
+}
+
 int result_is_network(const struct side_result *r)
 {
     return !strcmp(r->tool, "iperf") || !strcmp(r->tool, "iperf3");

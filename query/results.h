@@ -99,6 +99,8 @@ int result_is_network(const struct side_result *r);
 /* fio's synchronous engines (sync, psync, vsync, pvsync, pvsync2): one I/O in flight per job,
  * whatever iodepth says. */
 int result_engine_is_sync(const struct side_result *r);
+/* One direction of a mixed job (rw, randrw): its queue is shared with the other direction. */
+int result_is_mixed(const struct side_result *r);
 /* The result is on a network filesystem (nfs, nfs4, cifs, smb3, ceph, glusterfs, fuse.*). */
 int result_is_network_fs(const struct side_result *r);
 /* Submission latency above completion latency (and above a microsecond of bookkeeping): the
