@@ -130,7 +130,7 @@ rm -rf "$work/big_clat.1.log" "$work/out"
 log "building the $n_results-result warehouses"
 for who in old new; do
     for cls in disk tmpfs; do
-        "$(bdb "$who")" --db "$work/$who.sqlite" import --storage-class $cls examples/$cls/*.json 2>/dev/null
+        "$(bdb "$who")" --db "$work/$who.sqlite" import --storage-class $cls tests/fixtures/disk_tmpfs/$cls/*.json 2>/dev/null
     done
 done
 /usr/bin/python3 bench/scale_db.py reference "$work/old.sqlite" "$work/ref.sqlite" "$n_results" >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reports and outputs under hostile text (issue 13).
 
-The inputs are the real fio 3.33 JSON results of examples/ (examples/gen.sh made them). The
+The inputs are the real fio 3.33 JSON results of tests/fixtures/disk_tmpfs/ (its gen.sh made them). The
 hostile ones are copies written here with python's json module, with only the job name changed
 (and, in a few, invalid UTF-8 bytes put into that string); the --host and --storage-class values
 are given on the command line. Expected values are computed here from those bytes.
@@ -28,7 +28,7 @@ from checks import Checks  # noqa: E402
 import openpyxl  # noqa: E402
 
 t = Checks("attack_report")
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs")
 CELL_MAX = 32767  # Excel's limit on the characters of a cell
 ELLIPSIS = "\u2026"
 
@@ -114,7 +114,7 @@ def column(ws, name):
 
 
 def hostile_warehouse(tmp):
-    """disk: copies of examples/disk with the HOSTILE job names (the rest as fio wrote them);
+    """disk: copies of tests/fixtures/disk_tmpfs/disk with the HOSTILE job names (the rest as fio wrote them);
     tmpfs: the originals, with --host HOST."""
     db = os.path.join(tmp, "hostile.sqlite")
     copies = []

@@ -43,7 +43,7 @@ def example_bandwidths():
     """{storage class: [bw_bytes of each example's job]} from the raw fio JSON files."""
     out = {}
     for cls in ("disk", "tmpfs"):
-        for path in sorted(glob.glob(os.path.join(SRCDIR, "examples", cls, "*.json"))):
+        for path in sorted(glob.glob(os.path.join(SRCDIR, "tests", "fixtures", "disk_tmpfs", cls, "*.json"))):
             job = json.load(open(path))["jobs"][0]
             out.setdefault(cls, []).append(max(job["read"]["bw_bytes"],
                                                job["write"]["bw_bytes"]))

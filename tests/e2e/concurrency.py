@@ -9,7 +9,7 @@ from checks import Checks  # noqa: E402
 
 BENCHDB = os.environ["BENCHDB"]
 FIX = os.path.join(os.environ["FIXTURES"], "fio_json")
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs")
 BASES = ["two_jobs_fsync.json", "unified_mixed.json", "jsonplus_randrw.json"]
 t = Checks("concurrency")
 
@@ -83,7 +83,7 @@ def report_during_import(tmp):
     for cls in ("disk", "tmpfs"):
         rc, out, err = run(db, "import", "--storage-class", cls,
                            *sorted(glob.glob(os.path.join(EXAMPLES, cls, "*.json"))))
-        t.eq(rc, 0, "import examples/%s: %s" % (cls, err))
+        t.eq(rc, 0, "import tests/fixtures/disk_tmpfs/%s: %s" % (cls, err))
     rc, before, err = run(db, "report", "--compare", "disk", "tmpfs")
     t.eq(rc, 0, "report before the import: " + err)
     p = start(db, "import", "--storage-class", "other", *batch(tmp, "during", 1500))

@@ -8,8 +8,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
-EXAMPLES = sorted(os.path.join(os.environ["SRCDIR"], "examples", "disk", f)
-                  for f in os.listdir(os.path.join(os.environ["SRCDIR"], "examples", "disk"))
+EXAMPLES = sorted(os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs", "disk", f)
+                  for f in os.listdir(os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs", "disk"))
                   if f.endswith(".json"))
 t = Checks("context")
 TMP = tempfile.mkdtemp(prefix="bdb-context-")

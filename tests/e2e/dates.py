@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """--since/--until on runs, export and report (issue 15 item 5). The series is derived from a
-real fio run (examples/*/randread-1.json): copies whose "timestamp" (the run's start, Unix
+real fio run (tests/fixtures/disk_tmpfs/*/randread-1.json): copies whose "timestamp" (the run's start, Unix
 seconds, which is all benchdb reads of the time) is set here around a day's edges, plus a real
 dd output, which has no start time. Which runs a range keeps is worked out here with python's
 datetime, never read from benchdb. Env: BENCHDB, FIXTURES, SRCDIR."""

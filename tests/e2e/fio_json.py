@@ -2,7 +2,7 @@
 """fio JSON end to end: import -> export -> report, checked against an independent reading of
 the raw fio JSON (python's json module) and the verdicts of tests/tools/stats_ref.py (the
 log-ratio t-test with Holm's correction, scipy). Fixtures were written by real fio 3.33 runs
-(tests/fixtures/fio_json/gen.sh, examples/gen.sh)."""
+(tests/fixtures/fio_json/gen.sh, tests/fixtures/disk_tmpfs/gen.sh)."""
 import csv, io, json, os, re, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))

@@ -2,7 +2,7 @@
 (report --format json: docs/report.schema.json; runs, runs --history, baseline list:
 docs/runs.schema.json; labels: docs/labels.schema.json), checked with python3-jsonschema; and the report's numbers are the means
 of the raw fio files in base units with their unit names (computed here from the files).
-Fixtures: tests/fixtures/check (real fio runs), examples/ (fio JSON), tests/fixtures/iperf."""
+Fixtures: tests/fixtures/check (real fio runs), tests/fixtures/disk_tmpfs/ (fio JSON), tests/fixtures/iperf."""
 import glob, json, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))

@@ -3,7 +3,7 @@
 with how many results and runs have it (counted here with python over the warehouse's tables,
 read with sqlite3), for the whole warehouse, one KEY, --where filters and --since/--until; its
 keys and values are ones `report --where` accepts, and the bash completion offers them (from
-`benchdb labels --format csv` of the --db warehouse) for --compare and --where. Fixtures: examples/ (fio JSON) and
+`benchdb labels --format csv` of the --db warehouse) for --compare and --where. Fixtures: tests/fixtures/disk_tmpfs/ (fio JSON) and
 tests/fixtures/iperf (iperf3 -J, with its protocol tags)."""
 import csv, datetime, glob, io, json, os, re, shutil, sys
 from collections import defaultdict
@@ -13,7 +13,7 @@ import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 t = Checks("labels")
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs")
 IPERF = os.path.join(os.environ["FIXTURES"], "iperf")
 
 

@@ -72,7 +72,7 @@ def main():
         places = [tempfile.gettempdir()] + (["/dev/shm"] if os.access("/dev/shm", os.W_OK) else [])
         for where in places:
             check(where, db)
-        p = bdb.run(db, "import", os.path.join(os.environ["SRCDIR"], "examples", "disk",
+        p = bdb.run(db, "import", os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs", "disk",
                                                "randread-1.json"))
         t.eq(p.returncode, 0, "import an example: " + p.stderr)
         recs = [r for r in bdb.export(db, t) if r["storage_class"] is None]

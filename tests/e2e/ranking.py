@@ -17,7 +17,7 @@ import bdb  # noqa: E402
 import charts  # noqa: E402  (its chromium checks)
 from checks import Checks  # noqa: E402
 
-EX = os.path.join(os.environ["SRCDIR"], "examples")
+EX = os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs")
 t = Checks("ranking")
 # side -> (examples folder, which repeats)
 SIDES = {"nfs-zfs-lz4-1M": ("disk", (1, 2)), "nfs-zfs-off-1M": ("disk", (2, 3)),

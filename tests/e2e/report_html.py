@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report --format html: escaping of hostile host, job and storage-class names, the comparison
 table and the SVG bars against means and standard deviations computed here from the raw fio
-JSON of examples/ (IOPS beside the bandwidth, fsync rows, and the verdicts of
+JSON of tests/fixtures/disk_tmpfs/ (IOPS beside the bandwidth, fsync rows, and the verdicts of
 tests/tools/stats_ref.py: the log-ratio t-test with Holm's correction over the report, for the
 significance classes and the wording), byte-identical output, --template overrides, and (when
 chromium is installed) the page as a browser renders it."""
@@ -15,7 +15,7 @@ from checks import Checks  # noqa: E402
 import stats_ref  # noqa: E402
 
 SRC = os.environ["SRCDIR"]
-EXAMPLES = os.path.join(SRC, "examples")
+EXAMPLES = os.path.join(SRC, "tests", "fixtures", "disk_tmpfs")
 HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
 SCRIPT_HOST = "<script>alert(1)</script>"
 IMG_CLASS = "<img src=x onerror=alert(1)>"
@@ -297,7 +297,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "w.sqlite")
         bdb.import_examples(db, checks=t)
-        # a randwrite 8K workload: not in examples/, so it is listed as run on one side only
+        # a randwrite 8K workload: not in tests/fixtures/disk_tmpfs/, so it is listed as run on one side only
         rc, _, err = bdb.call(db, "import", "--storage-class", "disk", "--host", SCRIPT_HOST,
                               HOSTILE)
         t.eq(rc, 0, "import hostile " + err)

@@ -20,7 +20,7 @@ from scipy import stats as sps  # noqa: E402
 
 import stats_ref  # noqa: E402
 
-EXAMPLES = os.path.join(os.environ["SRCDIR"], "examples")
+EXAMPLES = os.path.join(os.environ["SRCDIR"], "tests", "fixtures", "disk_tmpfs")
 HOSTILE = os.path.join(os.environ["FIXTURES"], "report", "hostile_jobs.json")
 t = Checks("report_xlsx")
 

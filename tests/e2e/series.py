@@ -7,41 +7,19 @@ import csv, io, json, os, shutil, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
+import series_ref  # noqa: E402
+from series_ref import snia  # noqa: E402
 from checks import Checks  # noqa: E402
 
 FIX = os.path.join(os.environ["FIXTURES"], "series")
 t = Checks("series", rel=1e-9)
-SCALE = {"bw": 1024.0, "iops": 1.0, "lat": 1.0, "clat": 1.0, "slat": 1.0}
 METRIC = {"bw": "bw_bytes_s", "iops": "iops", "lat": "lat_ns", "clat": "clat_ns",
           "slat": "slat_ns"}
 
 
 def log_points(name):
-    """[(t_ms, value in base units)] of a windowed read log, as fio wrote it."""
-    kind = name.split("_")[-1].split(".")[0]
-    pts = []
-    for line in open(os.path.join(FIX, name)):
-        cols = [c.strip() for c in line.split(",")]
-        if cols[2] == "0":
-            pts.append((float(cols[0]), float(cols[1]) * SCALE[kind]))
-    return pts
-
-
-def snia(pts, rounds=10, window=5):
-    """The SNIA PTS rule over the last `window` of `rounds` equal-time rounds of [0, last t]."""
-    end = pts[-1][0]
-    sums, counts = [0.0] * rounds, [0] * rounds
-    for tm, v in pts:
-        k = min(max(int(tm * rounds / end), 0), rounds - 1)
-        sums[k] += v
-        counts[k] += 1
-    y = [sums[k] / counts[k] for k in range(rounds - window, rounds)]
-    mean = sum(y) / window
-    xs = range(1, window + 1)
-    xbar = sum(xs) / window
-    slope = sum((x - xbar) * (v - mean) for x, v in zip(xs, y)) / sum((x - xbar) ** 2 for x in xs)
-    rng, exc = (max(y) - min(y)) / mean, abs(slope) * (window - 1) / mean
-    return rng <= 0.2 and exc <= 0.1, rng, exc
+    """[(t_ms, value in base units)] of a windowed read log of the fixtures, as fio wrote it."""
+    return series_ref.log_points(os.path.join(FIX, name))
 
 
 def cliff(pts):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """benchdb trend (issue 15 item 1): change points in series of runs over time.
 
-The series are derived here from a real fio run (examples/disk/randread-1.json, fio 3.33):
+The series are derived here from a real fio run (tests/fixtures/disk_tmpfs/disk/randread-1.json, fio 3.33):
 copies whose "timestamp" (the run's start) is one night apart and whose bandwidth (bw_bytes,
 bw, iops) and mean latency (lat_ns.mean) are set here from a seeded generator. Storage class
 "step" plants a 20 % bandwidth drop and a 25 % latency rise at run STEP; "flat" is 30 runs of

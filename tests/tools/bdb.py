@@ -3,7 +3,7 @@ call) and reading back what it stored (the ndjson export) or would store (`impor
 import contextlib, glob, json, os, pty, re, subprocess, tempfile
 
 BENCHDB = os.environ.get("BENCHDB", "benchdb")
-EXAMPLES = os.path.join(os.environ.get("SRCDIR", "."), "examples")
+EXAMPLES = os.path.join(os.environ.get("SRCDIR", "."), "tests", "fixtures", "disk_tmpfs")
 RECORD = re.compile(r"^record (.*)/(\w*)(?: lines (\d+)-(\d+))?$")
 
 
@@ -51,7 +51,7 @@ def export(db, checks=None):
 
 
 def import_examples(db, *opts, checks=None):
-    """Imports examples/disk/*.json and examples/tmpfs/*.json, each with its folder's name as
+    """Imports tests/fixtures/disk_tmpfs/disk/*.json and tests/fixtures/disk_tmpfs/tmpfs/*.json, each with its folder's name as
     --storage-class (and opts); with checks, each import's exit status counts as a check.
     Returns {storage class: the files}."""
     files = {}

@@ -134,8 +134,13 @@ def phrase(factor, lo, hi, verdict_, better, worse, a=None, b=None):
         return "equivalent within \u00b15 %% (%sx)" % sig3(factor)
     if verdict_ == "inconclusive":
         n = runs_needed(a, b)
-        need = ("the runs vary too much to detect a 10 % difference" if n is None else
-                "about %d runs per side would detect a 10 %% difference" % n)
+        if n is None:
+            need = "the runs vary too much to detect a 10 % difference"
+        elif n <= min(len(a), len(b)):  # these runs could have shown it: the interval says more
+            need = ("enough runs to detect a 10 %% difference, and none found; the 95%% CI "
+                    "%s-%s is too wide to call it equivalent within \u00b15 %%" % (sig3(lo), sig3(hi)))
+        else:
+            need = "about %d runs per side would detect a 10 %% difference" % n
         return "inconclusive (%sx, n=%d vs %d): %s" % (sig3(factor), len(a), len(b), need)
     up = factor >= 1
     f = factor if up else 1 / factor
@@ -173,8 +178,8 @@ def caution(sides):
     """The '; caution: ...' the report appends to a factor: sides is [(name, [word lists of its
     results])] for the baseline and the candidate ('both' when their words agree); '' when no
     result is suspect."""
-    words = [[w for w in ("cached", "short runs") if any(w in l for l in lists)]
-             for _, lists in sides]
+    words = [[w for w in ("cached", "short runs", "breaks Little's law", "not steady")
+              if any(w in l for l in lists)] for _, lists in sides]
     if words[0] == words[1]:
         parts = ["both " + ", ".join(words[0])] if words[0] else []
     else:
