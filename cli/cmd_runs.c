@@ -13,7 +13,7 @@ static const char usage[] =
     "label change made by 'benchdb relabel' and every result removed by 'benchdb rm'\n"
     "instead (who, when, old and new value), of the results of those runs. --format json\n"
     "writes {\"schema\": 1, \"runs\": [...]} (or \"history\"), one object per row\n"
-    "(docs/runs.schema.json).\n"
+    "(" BENCHDB_DOCDIR "/runs.schema.json).\n"
     "\n"
     "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n";

@@ -1,8 +1,9 @@
 /* mkman.c: the build's man page generator. Reads the manual in Markdown (docs/benchdb.1.md:
  * a "# name(section)" title, then "## NAME", "## SYNOPSIS", ...) and writes roff for man(7)
  * with cmark-gfm's man renderer: the title becomes the .TH line, "##" sections .SH and "###"
- * subsections .SS. Deterministic: the date field is left empty (no wall clock in the build).
- * usage: mkman IN.md OUT.1 SOURCE (the .TH footer: "benchdb 0.4.0") */
+ * subsections .SS. Deterministic: the date is given (cmake/man.cmake: SOURCE_DATE_EPOCH or the
+ * last commit's), never the wall clock.
+ * usage: mkman IN.md OUT.1 SOURCE DATE (the .TH footer: "benchdb 0.4.0", "2026-12-03") */
 #include <cmark-gfm.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -51,8 +52,8 @@ static void promote_headings(cmark_node *doc)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: mkman IN.md OUT.1 SOURCE\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: mkman IN.md OUT.1 SOURCE DATE\n");
         return 2;
     }
     size_t len;
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
         perror(argv[2]);
         return 1;
     }
-    fprintf(out, ".TH %s %c \"\" \"%s\" \"User Commands\"\n", name, section, argv[3]);
+    fprintf(out, ".TH %s %c \"%s\" \"%s\" \"User Commands\"\n", name, section, argv[4], argv[3]);
     fputs(roff, out);
     int bad = fclose(out) != 0;
     free(roff);
