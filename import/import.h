@@ -22,6 +22,7 @@ struct import_options {
     struct import_labels labels; /* the command line's; a file's sidecar goes under them */
     const char *format;          /* NULL: detect from the content */
     int dry_run, verbose;        /* dry run: db is NULL, records are printed */
+    int quiet;                   /* no line for each file stored or skipped (errors stay) */
     unsigned jobs;               /* parser threads; 1: parse in the calling thread */
     void (*now)(char out[32]);   /* the import time, ISO 8601 UTC */
 };
@@ -38,6 +39,18 @@ struct import_session *import_session_start(struct db *db, const struct import_o
 enum import_outcome import_file(struct import_session *s, size_t i);
 /* Results stored by the batches committed since the last call (for a progress line). */
 size_t import_session_committed(struct import_session *s);
+/* What a session did so far: only files in a committed batch count as stored. */
+struct import_totals {
+    size_t stored, results; /* files stored and their results (a dry run: parsed, and records) */
+    size_t skipped;         /* files whose content was stored already */
+    size_t skipped_unsaid;  /* of those, the ones past the first IMPORT_SKIP_NOTES (or all, when
+                               quiet), which got no note of their own */
+    size_t other_labels;    /* of skipped_unsaid, those stored with other labels than given */
+    size_t unlabeled;       /* files stored without a storage class (no flag, no sidecar's) */
+};
+/* The skipped files named one by one before the rest are only counted. */
+enum { IMPORT_SKIP_NOTES = 10 };
+void import_session_totals(const struct import_session *s, struct import_totals *t);
 /* Stops the workers and commits the last batch (unless failed is set): IMPORT_STORED, or
  * IMPORT_FAILED_DB when the commit failed. */
 enum import_outcome import_session_end(struct import_session *s, int failed);

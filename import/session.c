@@ -20,6 +20,8 @@ struct import_session {
     size_t n;
     struct buf said; /* the open batch's "imported" lines, said once it is committed */
     size_t batch_results, committed;
+    size_t batch_files, batch_unlabeled; /* the open batch's files stored, those unlabeled */
+    struct import_totals totals;
     struct workers *workers;        /* NULL: every file is read and parsed here */
     struct attach_registry *attach; /* NULL: logs are not paired with jobs (reparse, run) */
     struct sidecar_dir sidecars;    /* of the files read here (not by workers) */
@@ -136,6 +138,10 @@ static int dry_run(struct import_session *s, const struct importer *imp, const s
     s->d->errors += d.errors;
     s->d->warnings += d.warnings;
     arena_release(&a);
+    if (rc == 0) {
+        s->totals.stored++;
+        s->totals.results += ds.count;
+    }
     if (rc == 0)
         printf("%s: %zu result%s; %zu line%s look%s like measurements but %s not used (dry run: "
                "nothing stored)\n",
@@ -148,18 +154,21 @@ static int dry_run(struct import_session *s, const struct importer *imp, const s
 /* When the labels given now differ from the stored ones, a note with the command that would
  * change them (after the note that the file is skipped). 0, or -1 after a message. */
 static int note_other_labels(struct import_session *s, const char *sha,
-                             const struct import_labels *labels)
+                             const struct import_labels *labels, int said)
 {
     struct buf hint = BUF_INIT;
     int rc = db_reimport_hint(s->db, sha, labels, &hint, s->d);
-    if (rc == 0 && hint.len)
+    if (rc == 0 && hint.len && said)
         diag_note(s->d, "%s", hint.data);
+    else if (rc == 0 && hint.len)
+        s->totals.other_labels++;
     buf_release(&hint);
     return rc;
 }
 
-/* When a file with content sha is stored already: undoes this file, says so and returns 1;
- * 0 when not, -2 on failure. */
+/* When a file with content sha is stored already: undoes this file, says so (the first
+ * IMPORT_SKIP_NOTES skipped files, none when quiet; the others are counted) and returns 1; 0
+ * when not, -2 on failure. */
 static int skip_if_stored(struct import_session *s, const char *path, const char *sha,
                           const struct import_labels *labels)
 {
@@ -169,14 +178,18 @@ static int skip_if_stored(struct import_session *s, const char *path, const char
         return 0;
     int rc = db_file_end(s->db, 0, s->d) || found < 0 ? -2 : 1;
     if (rc == 1) {
+        int said = !s->o->quiet && s->totals.skipped < IMPORT_SKIP_NOTES;
+        s->totals.skipped++;
+        s->totals.skipped_unsaid += !said;
         struct buf note = BUF_INIT;
         diag_escape(&note, path);
         buf_adds(&note, ": note: already imported (same content as '");
         diag_escape(&note, first);
         buf_adds(&note, "'), skipped\n");
-        say(s->d, note.data);
+        if (said)
+            say(s->d, note.data);
         buf_release(&note);
-        if (note_other_labels(s, sha, labels))
+        if (note_other_labels(s, sha, labels, said))
             rc = -2;
     }
     free(first);
@@ -292,10 +305,14 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         rc = -2;
     } else if (rc == 0) {
         /* said once the batch holding this file is committed (flush_batch) */
-        diag_escape(&s->said, src->path);
-        buf_addf(&s->said, ": imported %zu result%s (%s)\n", db_import_count(di),
-                 db_import_count(di) == 1 ? "" : "s", imp->name);
+        if (!s->o->quiet) {
+            diag_escape(&s->said, src->path);
+            buf_addf(&s->said, ": imported %zu result%s (%s)\n", db_import_count(di),
+                     db_import_count(di) == 1 ? "" : "s", imp->name);
+        }
         s->batch_results += db_import_count(di);
+        s->batch_files++;
+        s->batch_unlabeled += !labels->storage_class || !*labels->storage_class;
     } else if (rc == -1 && s->d->errors == errors) {
         diag_error(s->d, "%s: import failed", src->path);
     }
@@ -309,9 +326,7 @@ static int store_file(struct import_session *s, const struct import_labels *labe
  * error that caused it was said where it happened; this says what is not in the warehouse. */
 static void batch_lost(struct import_session *s, const char *path)
 {
-    size_t before = 0;
-    for (size_t i = 0; i < s->said.len; i++)
-        before += s->said.data[i] == '\n';
+    size_t before = s->batch_files;
     struct buf msg = BUF_INIT;
     buf_adds(&msg, "'");
     diag_escape(&msg, path);
@@ -323,7 +338,7 @@ static void batch_lost(struct import_session *s, const char *path)
     diag_error(s->d, "%s (nothing of them is in the warehouse)", msg.data);
     buf_release(&msg);
     buf_reset(&s->said);
-    s->batch_results = 0;
+    s->batch_results = s->batch_files = s->batch_unlabeled = 0;
 }
 
 /* store_file(), saying what is lost when the database failed. */
@@ -347,12 +362,15 @@ static int flush_batch(struct import_session *s, int force)
     if (rc > 0) {
         say(s->d, s->said.data);
         s->committed += s->batch_results;
+        s->totals.stored += s->batch_files;
+        s->totals.results += s->batch_results;
+        s->totals.unlabeled += s->batch_unlabeled;
     } else {
         diag_error(s->d, "the files of the last batch were not stored (nothing of them is in the "
                          "warehouse)");
     }
     buf_reset(&s->said);
-    s->batch_results = 0;
+    s->batch_results = s->batch_files = s->batch_unlabeled = 0;
     return rc > 0 ? 0 : -2;
 }
 
@@ -529,6 +547,11 @@ enum import_outcome import_file(struct import_session *s, size_t i)
     if (rc != -2 && s->db)
         rc = flush_batch(s, 0) ? -2 : rc;
     return outcome(rc);
+}
+
+void import_session_totals(const struct import_session *s, struct import_totals *t)
+{
+    *t = s->totals;
 }
 
 size_t import_session_committed(struct import_session *s)

@@ -26,7 +26,8 @@ def run(args, cwd=None):
 
 def hints(stderr):
     """The notes after 'already imported' lines (the hint lines)."""
-    return [line for line in stderr.splitlines() if ": note: " in line and SKIPPED not in line]
+    return [line for line in stderr.splitlines()
+            if ": note: " in line and SKIPPED not in line and "without a storage class" not in line]
 
 
 def run_printed(command, cwd=None):
