@@ -84,6 +84,10 @@ int output_end(struct app *app, struct output *out, int status);
  * keys), --set of relabel, --by KEY. */
 int opt_where(const struct opt *opt, char *arg, const char *cmd);
 int opt_filter(const struct opt *opt, char *arg, const char *cmd);
+/* A command that changes stored results refuses an empty --where VALUE (an unset shell
+ * variable) unless --empty says it means the results without that label: BDB_EXIT_OK, or
+ * BDB_EXIT_USAGE after the message. */
+int filters_empty_ok(const char *cmd, const struct kv_list *where, int empty);
 int opt_set(const struct opt *opt, char *arg, const char *cmd);
 int opt_by(const struct opt *opt, char *arg, const char *cmd);
 /* The --by keys a message names (NULL-terminated): the label keys; query_key_known takes the

@@ -14,7 +14,9 @@ static const char usage[] =
     "by later imports; 'benchdb vacuum' gives it back to the file system.\n"
     "\n"
     "  --where KEY=VALUE  keys: storage_class, host, sec, job, rw, source (the imported path),\n"
-    "                     run (run id), tag:NAME; an empty VALUE matches an unset label\n"
+    "                     run (run id), tag:NAME; an empty VALUE (with --empty) matches an\n"
+    "                     unset label\n"
+    "  --empty            let an empty --where VALUE select the results without that label\n"
     "  --since D, --until D  only results of runs started from / up to D (ISO 8601 date or\n"
     "                     timestamp, UTC unless it has an offset; a bare --until date\n"
     "                     includes its day)\n"
@@ -28,7 +30,7 @@ static const char usage[] =
 struct rm_opts {
     struct kv_list where;
     struct time_range dates;
-    int dry_run;
+    int dry_run, empty;
 };
 
 static int parse(struct app *app, int argc, char **argv, struct rm_opts *o)
@@ -39,13 +41,14 @@ static int parse(struct app *app, int argc, char **argv, struct rm_opts *o)
         OPT_SINCE(&o->dates),
         OPT_UNTIL(&o->dates),
         OPT_FLAG('n', "dry-run", &o->dry_run, "remove nothing"),
+        OPT_FLAG(0, "empty", &o->empty, "an empty --where VALUE selects the unset label"),
         OPT_END(),
     };
     int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
     /* removing everything is never what a missing filter meant */
     if (status == BDB_EXIT_OK && !o->where.n)
         return usage_error("rm", "no --where filter: nothing to select");
-    return status;
+    return status == BDB_EXIT_OK ? filters_empty_ok("rm", &o->where, o->empty) : status;
 }
 
 static void print_run(void *ctx, const struct db_removed_run *run)
@@ -61,8 +64,8 @@ static void print_run(void *ctx, const struct db_removed_run *run)
 
 static void print_total(const struct rm_opts *o, const struct db_remove_counts *c)
 {
-    if (!c->results) {
-        printf("rm: no result matches the filters: nothing removed\n");
+    if (!c->results) { /* a filter that selects nothing is a mistake to be told of */
+        cli_error("rm", "no result matches the filters: nothing removed (see 'benchdb labels')");
         return;
     }
     printf("rm: %s %zu result%s, %zu run%s and %zu file%s%s\n",
@@ -85,7 +88,7 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
         db_rollback(db);
     if (!bad)
         print_total(o, &counts);
-    return bad ? BDB_EXIT_ENV : BDB_EXIT_OK;
+    return bad ? BDB_EXIT_ENV : counts.results ? BDB_EXIT_OK : BDB_EXIT_INPUT;
 }
 
 int cmd_rm(int argc, char **argv, struct app *app)

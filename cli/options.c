@@ -46,6 +46,17 @@ int opt_filter(const struct opt *opt, char *arg, const char *cmd)
     return filter(opt, arg, cmd, 0);
 }
 
+int filters_empty_ok(const char *cmd, const struct kv_list *where, int empty)
+{
+    for (size_t i = 0; i < where->n && !empty; i++)
+        if (!*where->v[i].value)
+            return usage_error(cmd,
+                               "--where %s= is empty: it matches every result without a %s "
+                               "(an unset shell variable?); add --empty if that is meant",
+                               where->v[i].key, where->v[i].key);
+    return BDB_EXIT_OK;
+}
+
 /* A value the schema would refuse is a mistake on the command line, refused before the
  * database is touched; an empty value removes the label. */
 int opt_set(const struct opt *opt, char *arg, const char *cmd)

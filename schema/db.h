@@ -169,11 +169,11 @@ void db_time_range_sql(struct buf *sql, const char *started_at, const struct tim
 /* 1 when key may be used in a filter (set: as a --set key), else 0. */
 int db_filter_key_ok(const char *key, int set);
 /* Sets each key of every result matching all filters (none: every result), recording each
- * change in label_history. The caller holds the transaction. *changed counts results that
- * changed; 0 or -1 after a message. */
+ * change in label_history. The caller holds the transaction. *matched counts the results the
+ * filters select, *changed those whose labels changed; 0 or -1 after a message. */
 int db_relabel(struct db *db, const struct kv *where, size_t n_where, const struct kv *set,
-               size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
-               struct diag *d);
+               size_t n_set, const char *changed_by, const char *changed_at, size_t *matched,
+               size_t *changed, struct diag *d);
 
 /* A stored source file, raw bytes included (from raw or put together from its chunks; caller
  * releases with db_stored_release). */

@@ -159,12 +159,13 @@ static int set_tag(struct db *db, const struct change *c)
 }
 
 int db_relabel(struct db *db, const struct kv *where, size_t n_where, const struct kv *set,
-               size_t n_set, const char *changed_by, const char *changed_at, size_t *changed,
-               struct diag *d)
+               size_t n_set, const char *changed_by, const char *changed_at, size_t *matched,
+               size_t *changed, struct diag *d)
 {
     if (db_select_results(db, where, n_where, d))
         return -1;
     int rc = SQLITE_OK;
+    *matched = (size_t)sql_int(db->h, &rc, "SELECT count(*) FROM temp.sel_result");
     int64_t before = sql_int(db->h, &rc, "SELECT coalesce(max(id), 0) FROM label_history");
     for (size_t i = 0; rc == SQLITE_OK && i < n_set; i++) {
         const struct filter *f = find_filter(set[i].key);

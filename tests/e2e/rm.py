@@ -70,7 +70,8 @@ def test_remove(db):
     rc, _, err = bdb.call(db, "check", "--compare", "baseline:slow", "fast")
     t.ok(rc == 1 and "baseline 'slow' has no results left" in err, "an emptied baseline: " + err)
     rc, out, err = bdb.call(db, "rm", "--where", "storage_class=slow")
-    t.eq((rc, out), (0, "rm: no result matches the filters: nothing removed\n"), "nothing left")
+    t.eq((rc, out, err), (1, "", "benchdb rm: error: no result matches the filters: nothing "
+                          "removed (see 'benchdb labels')\n"), "nothing left: an error")
 
 
 def test_partial(db):
@@ -94,7 +95,7 @@ def test_dates(db):
     import datetime
     day = lambda ts: datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     rc, out, err = bdb.call(db, "rm", "--where", "storage_class=fast", "--until", day(starts[0] - 1))
-    t.eq((rc, out), (0, "rm: no result matches the filters: nothing removed\n"), "before the runs: " + err)
+    t.eq((rc, out), (1, ""), "before the runs: nothing matches, an error: " + err)
     rc, out, err = bdb.call(db, "rm", "--where", "storage_class=fast", "--since", day(starts[-1]),
                             "--dry-run")
     t.eq(out.splitlines()[-1], "rm: would remove 1 result, 1 run and 1 file (dry run: nothing "
