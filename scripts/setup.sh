@@ -25,8 +25,8 @@ if [ "${1:-}" = --test ]; then
     python3-jsonschema
     # sanitizers and fuzzing with clang; looking at reports as a user would
     clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
-    # the installed tree and the .deb (tests/e2e/install.py)
-    man-db bash-completion zsh
+    # the installed tree and the .deb, linted (tests/e2e/install.py)
+    man-db bash-completion zsh lintian
     # a throwaway PostgreSQL server for the fleet tests (tests/tools/pg.py)
     postgresql
   )
