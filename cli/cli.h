@@ -88,6 +88,10 @@ int opt_filter(const struct opt *opt, char *arg, const char *cmd);
  * variable) unless --empty says it means the results without that label: BDB_EXIT_OK, or
  * BDB_EXIT_USAGE after the message. */
 int filters_empty_ok(const char *cmd, const struct kv_list *where, int empty);
+/* The error of a command whose filters selected no result ("nothing removed"), with the
+ * nearest stored value of each filter that has one; BDB_EXIT_INPUT. */
+int filters_matched_nothing(struct db *db, const char *cmd, const char *what,
+                            const struct kv_list *where);
 int opt_set(const struct opt *opt, char *arg, const char *cmd);
 int opt_by(const struct opt *opt, char *arg, const char *cmd);
 /* The --by keys a message names (NULL-terminated): the label keys; query_key_known takes the

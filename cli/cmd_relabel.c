@@ -61,11 +61,9 @@ int cmd_relabel(int argc, char **argv, struct app *app)
                      : BDB_EXIT_OK;
         if (status != BDB_EXIT_OK || o.dry_run)
             db_rollback(db);
-        if (status == BDB_EXIT_OK && !matched) { /* a filter that selects nothing: a mistake */
-            cli_error("relabel", "no result matches the filters: nothing relabelled (see "
-                                 "'benchdb labels')");
-            status = BDB_EXIT_INPUT;
-        } else if (status == BDB_EXIT_OK) {
+        if (status == BDB_EXIT_OK && !matched) /* a filter that selects nothing: a mistake */
+            status = filters_matched_nothing(db, "relabel", "relabelled", &o.where);
+        else if (status == BDB_EXIT_OK) {
             fprintf(stderr, "%s %zu result%s", o.dry_run ? "would relabel" : "relabelled", changed,
                     changed == 1 ? "" : "s");
             if (matched > changed)

@@ -64,10 +64,6 @@ static void print_run(void *ctx, const struct db_removed_run *run)
 
 static void print_total(const struct rm_opts *o, const struct db_remove_counts *c)
 {
-    if (!c->results) { /* a filter that selects nothing is a mistake to be told of */
-        cli_error("rm", "no result matches the filters: nothing removed (see 'benchdb labels')");
-        return;
-    }
     printf("rm: %s %zu result%s, %zu run%s and %zu file%s%s\n",
            o->dry_run ? "would remove" : "removed", c->results, c->results == 1 ? "" : "s", c->runs,
            c->runs == 1 ? "" : "s", c->sources, c->sources == 1 ? "" : "s",
@@ -86,9 +82,12 @@ static int remove_results(struct db *db, struct rm_opts *o, struct diag *d)
         (!o->dry_run && db_commit(db, d));
     if (bad || o->dry_run)
         db_rollback(db);
-    if (!bad)
-        print_total(o, &counts);
-    return bad ? BDB_EXIT_ENV : counts.results ? BDB_EXIT_OK : BDB_EXIT_INPUT;
+    if (bad)
+        return BDB_EXIT_ENV;
+    if (!counts.results) /* a filter that selects nothing is a mistake to be told of */
+        return filters_matched_nothing(db, "rm", "removed", &o->where);
+    print_total(o, &counts);
+    return BDB_EXIT_OK;
 }
 
 int cmd_rm(int argc, char **argv, struct app *app)

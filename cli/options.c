@@ -57,6 +57,24 @@ int filters_empty_ok(const char *cmd, const struct kv_list *where, int empty)
     return BDB_EXIT_OK;
 }
 
+int filters_matched_nothing(struct db *db, const char *cmd, const char *what,
+                            const struct kv_list *where)
+{
+    struct buf hint = BUF_INIT;
+    for (size_t i = 0; i < where->n; i++) {
+        char *near =
+            *where->v[i].value ? db_filter_nearest(db, where->v[i].key, where->v[i].value) : NULL;
+        if (near)
+            buf_addf(&hint, "%s--where %s=%s: did you mean '%s'?", hint.len ? "; " : "",
+                     where->v[i].key, where->v[i].value, near);
+        free(near);
+    }
+    cli_error(cmd, "no result matches the filters: nothing %s (%s)", what,
+              hint.len ? hint.data : "see 'benchdb labels'");
+    buf_release(&hint);
+    return BDB_EXIT_INPUT;
+}
+
 /* A value the schema would refuse is a mistake on the command line, refused before the
  * database is touched; an empty value removes the label. */
 int opt_set(const struct opt *opt, char *arg, const char *cmd)

@@ -7,6 +7,7 @@
 
 #include "../core/array.h"
 #include "../core/buf.h"
+#include "../core/distance.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "sql.h"
@@ -47,6 +48,47 @@ static const struct filter *find_filter(const char *key)
 static const char *tag_name(const char *key)
 {
     return str_starts(key, TAG_PREFIX) && key[strlen(TAG_PREFIX)] ? key + strlen(TAG_PREFIX) : NULL;
+}
+
+/* A label filter's column in result r ("r.host IS": host); NULL for the others (run, source). */
+static char *label_column(const struct filter *f)
+{
+    if (!str_starts(f->cond, "r.") || !str_ends(f->cond, " IS"))
+        return NULL;
+    return xstrndup(f->cond + 2, strlen(f->cond) - 2 - strlen(" IS"));
+}
+
+char *db_filter_nearest(struct db *db, const char *key, const char *value)
+{
+    const struct filter *f = find_filter(key);
+    char *column = f ? label_column(f) : NULL;
+    if (!column && !tag_name(key))
+        return NULL;
+    struct buf sql = BUF_INIT;
+    if (column)
+        buf_addf(&sql, "SELECT DISTINCT %s FROM result WHERE %s IS NOT NULL", column, column);
+    else
+        buf_adds(&sql, "SELECT DISTINCT value FROM tag WHERE key = :tag AND value IS NOT NULL");
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(db->h, &rc, sql.data);
+    if (!column)
+        sql_bind_text(st, &rc, ":tag", tag_name(key));
+    char **names = NULL;
+    size_t n = 0, alloc = 0;
+    while (sql_step(st, &rc)) {
+        ALLOC_GROW(names, n + 1, alloc);
+        names[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sql_finalize(st, &rc);
+    const char *near =
+        rc == SQLITE_OK ? str_nearest(value, (const char *const *)names, n, 2) : NULL;
+    char *out = near ? xstrdup(near) : NULL;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(column);
+    buf_release(&sql);
+    return out;
 }
 
 int db_filter_key_ok(const char *key, int set)
