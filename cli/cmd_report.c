@@ -24,7 +24,9 @@ static const char usage[] =
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "  --rules FILE          tier-recommendation rules (default: built in, as\n"
     "                        " BENCHDB_TEMPLATEDIR "/tiers.rules)\n"
-    "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE)\n"
+    "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE);\n"
+    "                        repeatable: one report, a file per format, each named by its\n"
+    "                        extension (-o r.md -o r.html -o r.xlsx)\n"
     "  --format F            md (default), html, xlsx, csv, json (described in\n"
     "                        " BENCHDB_DOCDIR "/report.schema.json);\n"
     "                        else inferred from -o FILE's extension (another is an error)\n"
@@ -42,23 +44,59 @@ static const char usage[] =
     "  benchdb report --compare nfs-csi local-nvme-retain\n"
     "  benchdb report --by sec --compare sys krb5p --where rw=randread -o sec.md\n"
     "  benchdb report --compare disk tmpfs -o report.html\n"
-    "  benchdb report --compare disk tmpfs -o report.xlsx\n";
+    "  benchdb report --compare disk tmpfs -o report.xlsx\n"
+    "  benchdb report --compare disk tmpfs -o report.md -o report.html -o report.xlsx\n";
 
 struct report_opts {
     struct compare_opts cmp;
     struct str_list values;
     struct kv_list where, aliases;
     struct time_range dates;
-    const char *output, *format, *table, *template_dir;
+    struct str_list outputs;                            /* each -o FILE */
+    const char *output, *format, *table, *template_dir; /* output, format: the one written */
     int all; /* --all: the appendix lists the whole warehouse */
 };
 
 /* What --format takes and -o FILE's extension may name. */
 static const char *const formats[] = {"md", "html", "xlsx", "csv", "json", NULL};
 
+/* Several -o FILEs: each names its format by its extension, none twice; --table is for the
+ * CSV among them (one report rendered once per file, as hyperfine writes its --export-* files
+ * in one run). */
+static int check_outputs(struct report_opts *o)
+{
+    if (o->format)
+        return usage_error("report", "--format names one format: with several -o FILE, each "
+                                     "file's extension names its own");
+    int csv = 0;
+    for (size_t i = 0; i < o->outputs.n; i++) {
+        const char *path = o->outputs.v[i];
+        if (!strcmp(path, "-"))
+            return usage_error("report", "-o -: with several -o FILE, each is a file");
+        const char *f = output_format("report", path, formats, "");
+        if (!f) /* an extension it does not know, said */
+            return usage_hint("report");
+        if (!*f)
+            return usage_error("report",
+                               "-o %s: with several -o FILE, each ends in its "
+                               "format's extension (.md, .html, .xlsx, .csv, .json)",
+                               path);
+        csv |= !strcmp(f, "csv");
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(o->outputs.v[j], path))
+                return usage_error("report", "-o %s given twice", path);
+    }
+    if (o->table && !csv)
+        return usage_error("report", "--table is for a -o FILE.csv");
+    return BDB_EXIT_OK;
+}
+
 /* --format (else -o FILE's extension), --table and -o agree: BDB_EXIT_OK or a usage error. */
 static int check_output(struct report_opts *o)
 {
+    if (o->outputs.n > 1)
+        return check_outputs(o);
+    o->output = o->outputs.n ? o->outputs.v[0] : NULL;
     if (!o->format && !(o->format = output_format("report", o->output, formats, "md")))
         return usage_hint("report");
     if (!strcmp(o->format, "xlsx") && (!o->output || !strcmp(o->output, "-")))
@@ -73,7 +111,7 @@ static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
         OPT_SINCE(&o->dates),
         OPT_UNTIL(&o->dates),
         OPT_STRING(0, "rules", &o->cmp.rules_name, "FILE", "tier-recommendation rules"),
-        OPT_STRING('o', "output", &o->output, "FILE", "write to FILE"),
+        OPT_STRINGS('o', "output", &o->outputs, "FILE", "write to FILE (repeatable)"),
         OPT_ENUM(0, "format", &o->format, formats, "output format"),
         OPT_ENUM(0, "table", &o->table, query_compare_tables, "with csv: the table to write"),
         OPT_STRING(0, "template", &o->template_dir, "DIR", "with html: templates in DIR"),
@@ -114,12 +152,26 @@ static void set_generated(struct report *r)
 
 /* Whether the output shows the appendix (the runs and results): the workbook always, CSV only
  * when one of those tables is asked for (it can hold a million rows). */
+static int format_wants_appendix(const char *format, const char *table)
+{
+    if (!strcmp(format, "xlsx"))
+        return 1;
+    return !strcmp(format, "csv") && table && (!strcmp(table, "runs") || !strcmp(table, "results"));
+}
+
+/* The format of the i-th file written: --format or -o FILE's for one, each file's for several
+ * (check_outputs took their extensions). */
+static const char *format_of(const struct report_opts *o, size_t i)
+{
+    return o->outputs.n > 1 ? output_format("report", o->outputs.v[i], formats, "md") : o->format;
+}
+
 static int wants_appendix(const struct report_opts *o)
 {
-    if (!strcmp(o->format, "xlsx"))
-        return 1;
-    return !strcmp(o->format, "csv") && o->table &&
-           (!strcmp(o->table, "runs") || !strcmp(o->table, "results"));
+    for (size_t i = 0; i < o->outputs.n || i == 0; i++)
+        if (format_wants_appendix(format_of(o, i), o->table))
+            return 1;
+    return 0;
 }
 
 /* Builds the report: the comparison, and the runs and results where they are shown. A compared
@@ -206,13 +258,21 @@ int cmd_report(int argc, char **argv, struct app *app)
         struct buf out = BUF_INIT;
         if (build(db, &o, &r, &app->diag))
             status = BDB_EXIT_INPUT;
-        else
+        /* one report, rendered into each file asked for */
+        for (size_t i = 0; status == BDB_EXIT_OK && (i < o.outputs.n || i == 0); i++) {
+            if (o.outputs.n > 1) {
+                o.output = o.outputs.v[i];
+                o.format = format_of(&o, i);
+            }
+            buf_reset(&out);
             status = render(&o, &r, &out, app);
+        }
         buf_release(&out);
         report_release(&r);
     }
     db_close(db);
     str_list_release(&o.values);
+    str_list_release(&o.outputs);
     kv_list_release(&o.where);
     kv_list_release(&o.aliases);
     buf_release(&rules);

@@ -84,7 +84,7 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
 {
     const struct opt opts[] = {
         OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "filter (repeatable)", opt_where),
-        OPT_STRINGS("metric", &o->metrics, "M", "a stored metric (repeatable)"),
+        OPT_STRINGS(0, "metric", &o->metrics, "M", "a stored metric (repeatable)"),
         OPT_SINCE(&o->dates),
         OPT_UNTIL(&o->dates),
         OPT_CALLBACK(0, "p-value", &o->q.cp.max_p, "P", "a change point's t-test p below P",

@@ -98,9 +98,10 @@ struct opt {
         .type = OPT_TYPE_KV, .long_name = (l), .value = (v), .argh = "KEY=VALUE", .flags = (f),    \
         .help = (h)                                                                                \
     }
-#define OPT_STRINGS(l, v, a, h)                                                                    \
+#define OPT_STRINGS(s, l, v, a, h)                                                                 \
     {                                                                                              \
-        .type = OPT_TYPE_STRINGS, .long_name = (l), .value = (v), .argh = (a), .help = (h)         \
+        .type = OPT_TYPE_STRINGS, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),  \
+        .help = (h)                                                                                \
     }
 #define OPT_SINCE(v)                                                                               \
     {                                                                                              \
