@@ -363,8 +363,8 @@ int cmd_import(int argc, char **argv, struct app *app)
     if (o.files_from) {
         int rc = read_list(&in, o.files_from, o.null ? '\0' : '\n', &app->diag);
         if (rc == 0 && !in.n)
-            rc = diag_error_path(&app->diag, o.files_from,
-                                 "the --files-from list names no files to import");
+            rc = diag_error(&app->diag, "the --files-from list '%s' names no files to import",
+                            o.files_from);
         if (rc)
             status = BDB_EXIT_INPUT;
         while (rc == -2 && in.n) /* a list read in part: nothing of it */
