@@ -21,8 +21,7 @@ rm -f out/demo.sqlite out/demo.sqlite-*
 step "importing examples/: each run's fio json+ output, its bandwidth log and its sidecar (the filesystem and its mount line)"
 build/benchdb --db out/demo.sqlite import examples/*/run*/*.json examples/*/run*/*.log
 step "comparing premium against standard"
-for ext in md html xlsx; do
-  build/benchdb --db out/demo.sqlite report --compare standard premium -o out/report.$ext
-done
+build/benchdb --db out/demo.sqlite report --compare standard premium \
+  -o out/report.md -o out/report.html -o out/report.xlsx
 echo "wrote out/report.md, out/report.html and out/report.xlsx (warehouse: out/demo.sqlite)"
 grep -m1 '^- \*\*premium vs standard:\*\*' out/report.md | sed 's/^- \*\*\(.*\):\*\* /verdicts, \1: /'
