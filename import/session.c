@@ -18,7 +18,8 @@ struct import_session {
     struct diag *d;
     char *const *paths;
     size_t n;
-    struct buf said; /* the open batch's "imported" lines, said once it is committed */
+    struct buf
+        said; /* the open batch's "imported" and "skipped" lines, said once it is committed */
     size_t batch_results, committed;
     size_t batch_files, batch_unlabeled; /* the open batch's files stored, those unlabeled */
     struct import_totals totals;
@@ -158,9 +159,11 @@ static int note_other_labels(struct import_session *s, const char *sha,
 {
     struct buf hint = BUF_INIT;
     int rc = db_reimport_hint(s->db, sha, labels, &hint, s->d);
-    if (rc == 0 && hint.len && said)
-        diag_note(s->d, "%s", hint.data);
-    else if (rc == 0 && hint.len)
+    if (rc == 0 && hint.len && said) { /* after its skip note, in the batch's lines */
+        buf_adds(&s->said, "benchdb: note: ");
+        diag_escape(&s->said, hint.data);
+        buf_adds(&s->said, "\n");
+    } else if (rc == 0 && hint.len)
         s->totals.other_labels++;
     buf_release(&hint);
     return rc;
@@ -186,8 +189,8 @@ static int skip_if_stored(struct import_session *s, const char *path, const char
         buf_adds(&note, ": note: already imported (same content as '");
         diag_escape(&note, first);
         buf_adds(&note, "'), skipped\n");
-        if (said)
-            say(s->d, note.data);
+        if (said) /* in input order with the "imported" lines, said when the batch commits */
+            buf_adds(&s->said, note.data);
         buf_release(&note);
         if (note_other_labels(s, sha, labels, said))
             rc = -2;
