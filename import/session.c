@@ -18,8 +18,7 @@ struct import_session {
     struct diag *d;
     char *const *paths;
     size_t n;
-    struct buf
-        said; /* the open batch's "imported" and "skipped" lines, said once it is committed */
+    struct buf said; /* the open batch's "imported" and "skipped" lines, said at its commit */
     size_t batch_results, committed;
     size_t batch_files, batch_unlabeled; /* the open batch's files stored, those unlabeled */
     struct import_totals totals;
