@@ -1,6 +1,7 @@
 /* cmd_run.c: benchdb run: runs fio, dd or iperf3, and imports its output with the context
  * the output does not tell: host, kernel, OS, tool version, command line, and the mount of
  * every file or directory the benchmark touches. */
+#define _XOPEN_SOURCE 700 /* sync */
 #include "cli.h"
 
 #include <errno.h>
@@ -36,19 +37,28 @@ static const char usage[] =
     "  --tag K=V             free tag (repeatable; wins over the recorded ones)\n"
     "  --repeat N            run the benchmark N times (1 to 1000), each run imported as its own\n"
     "                        source (verdicts need n >= 2)\n"
+    "  --prepare CMD         run CMD (with /bin/sh -c) before each run: a failure stops there\n"
+    "  --cleanup CMD         run CMD after each run, also a failed one (remove the test file)\n"
+    "  --drop-caches         before each run, write dirty pages back and drop the page cache,\n"
+    "                        dentries and inodes (root: /proc/sys/vm/drop_caches), so that a\n"
+    "                        repeat does not read what the previous one left in memory\n"
     "  -h, --help            show this help\n"
     "\n"
     "Examples:\n"
     "  benchdb run --storage-class nfs-csi -- fio --name=r --filename=/mnt/f --size=64M \\\n"
     "      --rw=randread --bs=4k\n"
-    "  benchdb run --tag link=10g -- iperf3 -c server -t 10\n";
+    "  benchdb run --tag link=10g -- iperf3 -c server -t 10\n"
+    "  benchdb run --repeat 5 --drop-caches --cleanup 'rm -f /mnt/f' -- fio --name=r \\\n"
+    "      --filename=/mnt/f --size=1G --rw=read --bs=1M\n";
 
 struct run {
     struct benchmark bench;
     struct kv_list user_tags; /* --tag K=V */
     struct import_labels labels;
-    unsigned repeat;      /* --repeat N */
-    const char **sources; /* of the runs stored, for the summary */
+    unsigned repeat;               /* --repeat N */
+    const char *prepare, *cleanup; /* --prepare CMD, --cleanup CMD: around each run */
+    int drop_caches;               /* --drop-caches: before each run */
+    const char **sources;          /* of the runs stored, for the summary */
     size_t nsources;
 };
 
@@ -104,6 +114,46 @@ static int report_stop(struct app *app, const struct run *r, const struct child_
     return BDB_EXIT_INPUT;
 }
 
+/* Runs a --prepare or --cleanup command with /bin/sh -c: BDB_EXIT_OK, or BDB_EXIT_INPUT after
+ * its output and a message (what fails is the user's command, as a benchmark's failure is). */
+static int run_hook(struct app *app, const char *option, const char *cmd, unsigned k)
+{
+    char sh[] = "/bin/sh", c[] = "-c", *line = xstrdup(cmd);
+    char *const argv[] = {sh, c, line, NULL};
+    struct buf out = BUF_INIT, err = BUF_INIT;
+    int status = import_execute(argv, &out, &err);
+    free(line);
+    if (status != 0) {
+        fwrite(out.data, 1, out.len, stderr);
+        fwrite(err.data, 1, err.len, stderr);
+        if (status < 0)
+            diag_error(&app->diag, "cannot run --%s '%s': %s", option, cmd, strerror(errno));
+        else
+            diag_error(&app->diag, "--%s '%s' exited with status %d (run %u)", option, cmd, status,
+                       k);
+    }
+    buf_release(&out);
+    buf_release(&err);
+    return status ? BDB_EXIT_INPUT : BDB_EXIT_OK;
+}
+
+/* Writes dirty pages back, then drops the clean page cache, dentries and inodes (the kernel's
+ * drop_caches: 3), so that a run reads from the storage what the previous one left in memory. */
+static int drop_caches(struct app *app)
+{
+    sync();
+    FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+    int ok = f && fputs("3\n", f) >= 0;
+    if (f && fclose(f))
+        ok = 0;
+    if (!ok)
+        diag_error(&app->diag,
+                   "--drop-caches: cannot write /proc/sys/vm/drop_caches: %s (it "
+                   "takes root)",
+                   strerror(errno));
+    return ok ? BDB_EXIT_OK : BDB_EXIT_ENV;
+}
+
 /* Runs the benchmark (the k-th time of r->repeat) and imports its output; an exit status. */
 static int run_and_import(struct app *app, struct run *r, unsigned k)
 {
@@ -145,6 +195,20 @@ static int run_and_import(struct app *app, struct run *r, unsigned k)
     buf_release(&err);
     buf_release(&file);
     return status;
+}
+
+/* The k-th run with what goes around it: --drop-caches and --prepare before (a failure stops
+ * there), --cleanup after, whatever the run did; an exit status. */
+static int run_once(struct app *app, struct run *r, unsigned k)
+{
+    int status = r->drop_caches ? drop_caches(app) : BDB_EXIT_OK;
+    if (status == BDB_EXIT_OK && r->prepare)
+        status = run_hook(app, "prepare", r->prepare, k);
+    if (status != BDB_EXIT_OK)
+        return status;
+    status = run_and_import(app, r, k);
+    int cleaned = r->cleanup ? run_hook(app, "cleanup", r->cleanup, k) : BDB_EXIT_OK;
+    return status != BDB_EXIT_OK ? status : cleaned;
 }
 
 /* "112k IOPS ± 1.2k": a summary cell's mean and spread, the unit after the mean; the count
@@ -221,7 +285,7 @@ static int run_all(struct app *app, struct run *r)
         char doing[64];
         snprintf(doing, sizeof(doing), "run %u/%u", k, r->repeat);
         progress_show(&pg, doing);
-        status = run_and_import(app, r, k);
+        status = run_once(app, r, k);
         progress_step(&pg, NULL);
     }
     progress_end(&pg);
@@ -236,6 +300,9 @@ static int parse(struct app *app, int argc, char **argv, struct run *r)
     const struct opt opts[] = {
         OPT_LABELS(&r->labels, &r->user_tags),
         OPT_UINT(0, "repeat", &r->repeat, 1000, "run the benchmark N times"),
+        OPT_STRING(0, "prepare", &r->prepare, "CMD", "run CMD before each run"),
+        OPT_STRING(0, "cleanup", &r->cleanup, "CMD", "run CMD after each run"),
+        OPT_FLAG(0, "drop-caches", &r->drop_caches, "drop the page cache before each run"),
         OPT_END(),
     };
     int status = parse_options(app, &argc, argv, usage, opts, PARSE_STOP_AT_OPERAND);
