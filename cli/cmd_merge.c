@@ -2,6 +2,10 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/xalloc.h"
+#include "../fleet/fleet.h"
 
 static const char usage[] =
     "usage: benchdb merge OTHER.sqlite...\n"
@@ -23,13 +27,27 @@ int cmd_merge(int argc, char **argv, struct app *app)
         return status < 0 ? BDB_EXIT_OK : status;
     if (argc == 1)
         return usage_error("merge", "no warehouse to merge");
+    /* a server URL given by mistake: its password overwritten in argv at once */
+    const char **paths = xcalloc((size_t)argc, sizeof(*paths));
+    for (int i = 1; i < argc; i++)
+        paths[i] = conn_arg(app, argv[i], 1);
     struct db *db;
-    if (open_db(app, DB_CREATE, &db))
+    if (open_db(app, DB_CREATE, &db)) {
+        free(paths);
         return BDB_EXIT_ENV;
+    }
     status = BDB_EXIT_OK;
     for (int i = 1; i < argc; i++) {
         struct merge_counts m;
-        int rc = db_merge(db, argv[i], &m, &app->diag);
+        if (fleet_is_url(paths[i])) { /* SQLite would quote it as a URI, its password too */
+            diag_error(&app->diag,
+                       "cannot merge '%s': a PostgreSQL warehouse is read with --db and "
+                       "sent to with push, not merged",
+                       paths[i]);
+            status = BDB_EXIT_ENV;
+            continue;
+        }
+        int rc = db_merge(db, paths[i], &m, &app->diag);
         if (rc == -2)
             status = BDB_EXIT_ENV;
         else if (rc == -1 && status == BDB_EXIT_OK)
@@ -37,7 +55,7 @@ int cmd_merge(int argc, char **argv, struct app *app)
         if (rc)
             continue;
         struct buf name = BUF_INIT;
-        diag_escape(&name, argv[i]);
+        diag_escape(&name, argv[i]); /* its password, if any, overwritten */
         fprintf(stderr,
                 "%s: merged %zu source%s (%zu runs, %zu results); %zu already stored, "
                 "%zu with differing labels\n",
@@ -46,5 +64,6 @@ int cmd_merge(int argc, char **argv, struct app *app)
         buf_release(&name);
     }
     db_close(db);
+    free(paths);
     return status;
 }

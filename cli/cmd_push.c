@@ -15,7 +15,8 @@ static const char usage[] =
     "results, tags, histograms, series and mounts, whole files in one transaction per batch,\n"
     "then the label changes (benchdb relabel) the server has not seen. Pushing again, or the\n"
     "same file from another host, stores nothing twice; pushes to one server take turns. The\n"
-    "password comes from PGPASSWORD or ~/.pgpass, TLS from the URL's parameters\n"
+    "password comes from PGPASSWORD or ~/.pgpass (one in the URL is used with a warning, and\n"
+    "hidden from ps as soon as it is read), TLS from the URL's parameters\n"
     "(sslmode=verify-full&sslrootcert=FILE); see " BENCHDB_DOCDIR "/fleet.md.\n"
     "\n"
     "  -j, --jobs N   send N batches at a time, each over connections of its own (default:\n"
@@ -55,15 +56,16 @@ int cmd_push(int argc, char **argv, struct app *app)
         status = one_operand("push", argc, argv, "no server URL given");
     if (status != BDB_EXIT_OK)
         return status < 0 ? BDB_EXIT_OK : status;
-    if (!fleet_is_url(argv[1]))
-        return usage_error("push", "expected a postgresql:// URL");
+    const char *url = conn_arg(app, argv[1], 1);
+    if (!fleet_is_url(url))
+        return usage_error("push", "expected a postgresql:// URL, got '%s'", url);
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct progress shown = {0};
     struct fleet_progress progress = {on_start, on_batch, &shown};
     struct fleet_push_counts c;
-    int rc = fleet_push(db, argv[1], jobs, &progress, &c, &app->diag);
+    int rc = fleet_push(db, url, jobs, &progress, &c, &app->diag);
     progress_end(&shown);
     db_close(db);
     if (rc)

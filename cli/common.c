@@ -10,11 +10,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/distance.h"
 #include "../core/scan.h"
+#include "../core/xalloc.h"
 #include "../fleet/fleet.h"
+
+/* A --db that names no file and reads as a connection string of another form, a URL of a
+ * mistyped scheme or a libpq keyword string: an error that says so (its password hidden:
+ * conn_arg), -1; else 0. */
+static int not_a_url(struct app *app)
+{
+    static const char *const schemes[] = {"postgresql", "postgres", NULL};
+    const char *path = app->db_path, *sep = strstr(path, "://"), *p = path;
+    struct stat st;
+    if (!stat(path, &st))
+        return 0;
+    if (sep) {
+        char *scheme = xstrndup(path, (size_t)(sep - path));
+        const char *near = str_nearest(scheme, schemes, SIZE_MAX, 2);
+        diag_error(&app->diag,
+                   "no warehouse at '%s': a server is named by a postgresql:// URL%s%s%s", path,
+                   near ? "; did you mean '" : "", near ? near : "", near ? "://'?" : "");
+        free(scheme);
+        return -1;
+    }
+    /* a keyword string starts with one of libpq's keywords (the ones a server is named by) */
+    static const char *const keywords[] = {"host",    "hostaddr", "port",        "dbname",
+                                           "user",    "password", "sslpassword", "service",
+                                           "sslmode", "passfile", NULL};
+    while (*p == ' ')
+        p++;
+    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+    size_t k = 0;
+    while (keywords[k] && (strlen(keywords[k]) != n || strncmp(p, keywords[k], n)))
+        k++;
+    p += n;
+    while (*p == ' ')
+        p++;
+    if (!keywords[k] || *p != '=')
+        return 0;
+    diag_error(&app->diag,
+               "no warehouse at '%s': a server is named by a postgresql:// URL, not a libpq "
+               "keyword string",
+               path);
+    return -1;
+}
 
 int open_db(struct app *app, enum db_open_mode mode, struct db **db)
 {
+    if (!fleet_is_url(app->db_path) && not_a_url(app))
+        return BDB_EXIT_ENV;
     if (!fleet_is_url(app->db_path))
         return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
     /* the read commands read the fleet's warehouse as a local copy of it (fleet.h) */

@@ -121,7 +121,8 @@ int main(int argc, char **argv)
         OPT_END(),
     };
     signal(SIGPIPE, SIG_IGN);
-    app.db_path = getenv("BENCHDB_DB");
+    /* not overwritten: the environment is the user's own (as PGPASSWORD is) */
+    app.db_path = conn_arg(&app, getenv("BENCHDB_DB"), 0);
     int status = parse_options(&app, &argc, argv, usage, opts, PARSE_STOP_AT_OPERAND | PARSE_TOP);
     if (status != BDB_EXIT_OK)
         return status;

@@ -14,6 +14,7 @@
 #include "../core/scan.h"
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
+#include "../fleet/fleet.h"
 #include "cli.h"
 
 /* What git's --git-completion-helper is to git: completion asks for the tables. */
@@ -51,6 +52,62 @@ void kv_list_release(struct kv_list *list)
     *list = (struct kv_list){0};
 }
 
+/* The connection strings of this command line that hold a password (conn_arg): every
+ * message, cli_error's and the diagnostics', is shown with their passwords hidden. */
+static struct {
+    const char *v[8];
+    size_t n;
+    void (*emit)(void *ctx, enum diag_level level, const char *line); /* the diag's own */
+    void *ctx;
+} secrets;
+
+/* line with the passwords of secrets hidden; free() it. */
+static char *hide_secrets(const char *line)
+{
+    char *out = xstrdup(line);
+    for (size_t i = 0; i < secrets.n; i++) {
+        char *next = fleet_redact(secrets.v[i], out);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
+static void hiding_emit(void *ctx, enum diag_level level, const char *line)
+{
+    (void)ctx;
+    char *shown = hide_secrets(line);
+    if (secrets.emit)
+        secrets.emit(secrets.ctx, level, shown);
+    else
+        fprintf(stderr, "%s\n", shown);
+    free(shown);
+}
+
+const char *conn_arg(struct app *app, char *arg, int in_argv)
+{
+    static int warned;
+    if (!arg || !fleet_has_password(arg))
+        return arg;
+    char *copy = xstrdup(arg); /* the command's for the whole run */
+    if (secrets.n < ARRAY_SIZE(secrets.v))
+        secrets.v[secrets.n++] = copy;
+    if (app->diag.emit != hiding_emit) {
+        secrets.emit = app->diag.emit;
+        secrets.ctx = app->diag.ctx;
+        app->diag.emit = hiding_emit;
+        app->diag.ctx = NULL;
+    }
+    if (in_argv) {
+        fleet_scrub(arg);
+        if (!warned++)
+            fputs("benchdb: warning: a password on the command line shows in ps and in the "
+                  "shell's history: keep it in ~/.pgpass or PGPASSWORD instead\n",
+                  stderr);
+    }
+    return copy;
+}
+
 static void verror(const char *cmd, const char *fmt, va_list ap)
 {
     struct buf raw = BUF_INIT, valid = BUF_INIT, shown = BUF_INIT;
@@ -59,7 +116,9 @@ static void verror(const char *cmd, const char *fmt, va_list ap)
      * sequence reaches the terminal as it is */
     utf8_escape(&valid, raw.data);
     diag_escape(&shown, valid.data);
-    fprintf(stderr, "benchdb%s%s: error: %s\n", cmd ? " " : "", cmd ? cmd : "", shown.data);
+    char *hidden = hide_secrets(shown.data);
+    fprintf(stderr, "benchdb%s%s: error: %s\n", cmd ? " " : "", cmd ? cmd : "", hidden);
+    free(hidden);
     buf_release(&raw);
     buf_release(&valid);
     buf_release(&shown);
@@ -307,8 +366,9 @@ static int store(struct parse *p, const struct opt *o, char *arg)
     case OPT_TYPE_OPERANDS:
         p->operands_of = o->value;
         return 0;
-    case OPT_TYPE_STRING:
-        *(const char **)o->value = arg;
+    case OPT_TYPE_STRING: /* the top level's --db among them */
+        *(const char **)o->value =
+            o->long_name && !strcmp(o->long_name, "db") ? conn_arg(p->app, arg, 1) : arg;
         return 0;
     case OPT_TYPE_LABEL:
         if (utf8_value(o, arg, p->cmd))
@@ -335,14 +395,14 @@ static int store(struct parse *p, const struct opt *o, char *arg)
 }
 
 /* The built-in options are the parser's own: 0 to go on, PARSE_HELP after the help. */
-static int builtin_option(struct parse *p, const struct opt *o, const char *arg)
+static int builtin_option(struct parse *p, const struct opt *o, char *arg)
 {
     if (o == &builtin[BUILTIN_HELP]) {
         fputs(p->usage, stdout);
         return PARSE_HELP;
     }
     if (*arg) /* an empty --db= leaves the one given before the command */
-        p->app->db_path = arg;
+        p->app->db_path = conn_arg(p->app, arg, 1);
     return 0;
 }
 

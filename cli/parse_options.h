@@ -171,6 +171,13 @@ int opt_kv(const struct opt *o, char *arg, const char *cmd, int utf8);
  * else a usage error, "MISSING" when there is none, "unexpected argument 'X'" after it. */
 int one_operand(const char *cmd, int argc, char **argv, const char *missing);
 
+/* A warehouse path or server URL the user gave (--db, push's URL, merge's warehouses; in_argv 0:
+ * $BENCHDB_DB's): when it holds a password (fleet_has_password), every message from now on
+ * (cli_error's, app's diagnostics) shows it hidden, and one of argv is overwritten there in
+ * place (ps and /proc/PID/cmdline no longer show it) with a warning, once, that names
+ * ~/.pgpass and PGPASSWORD. What to use: arg, or a copy of it made before it was overwritten. */
+const char *conn_arg(struct app *app, char *arg, int in_argv);
+
 /* Prints "benchdb CMD: error: MESSAGE" to stderr (cmd NULL: "benchdb: error: ..."), its
  * control characters and ill-formed UTF-8 escaped (\x1b). */
 void cli_error(const char *cmd, const char *fmt, ...) BDB_PRINTF(2, 3);

@@ -14,6 +14,17 @@
 /* 1 when name is a PostgreSQL connection URL (postgresql:// or postgres://), else 0. */
 int fleet_is_url(const char *name);
 
+/* The passwords of conn, a connection string as the user wrote it, well-formed or not (a
+ * postgresql:// URL, one of a mistyped scheme, a libpq keyword string): a URL's user:PASSWORD@,
+ * and the values of password= and sslpassword= in a URL's query or a keyword string.
+ * fleet_has_password: 1 when conn holds one. fleet_scrub: overwrites their bytes with '*' in
+ * place (in argv: ps and /proc/PID/cmdline no longer show them). fleet_redact: a copy of text
+ * (a message about conn, libpq's included) with each of them, as written or percent-decoded,
+ * and each piece of conn libpq quotes that holds part of one, shown as "***"; free() it. */
+int fleet_has_password(const char *conn);
+void fleet_scrub(char *conn);
+char *fleet_redact(const char *conn, const char *text);
+
 struct fleet_push_counts {
     size_t sources, runs, results; /* sent now */
     size_t present;                /* sources the server had already */

@@ -2,6 +2,7 @@
  * schema/pg/ compiled into the binary, recorded in benchdb_meta's schema_version. */
 #include "fleet_private.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,27 +284,54 @@ static void add_secret(struct secret *s, size_t *n, const char *url, size_t star
     (*n)++;
 }
 
-/* The passwords a URL holds, generously (a password with an unencoded '/', '?' or '@' is
- * still found): the userinfo's after its first ':' up to the last '@' (before the query when
- * an '@' is there), and the values of the parameters password and sslpassword. */
+/* Whether the parameter name ending at p (exclusive) is password or sslpassword, a whole word
+ * of conn (not "xpassword"). */
+static int names_password(const char *conn, const char *p)
+{
+    const char *name = p - 8;
+    if (name - conn >= 3 && !strncmp(name - 3, "ssl", 3))
+        name -= 3;
+    return name == conn || !(isalnum((unsigned char)name[-1]) || name[-1] == '_');
+}
+
+/* The passwords a connection string holds, generously (a password with an unencoded '/', '?'
+ * or '@' is still found, and a URL's whatever its scheme): a URL's userinfo after its first ':'
+ * up to the last '@' (before the query when an '@' is there), and the values of the parameters
+ * or keywords password and sslpassword, in a URL's query (up to '&') or a libpq keyword
+ * string (password = 'quoted value' or up to a space). */
 static size_t find_secrets(const char *url, struct secret *s)
 {
     size_t n = 0;
     const char *rest = strstr(url, "://"), *query = strchr(url, '?');
-    rest = rest ? rest + 3 : url;
+    /* a scheme mistyped as "postgres:/" or "postgres//" */
+    rest = rest ? rest + 3 : strstr(url, ":/") ? strstr(url, ":/") + 2 : strstr(url, "//");
+    rest = rest && *rest == '/' ? rest + 1 : rest;
     const char *at = NULL;
-    for (const char *p = rest; *p; p++)
+    for (const char *p = rest ? rest : ""; *p; p++)
         if (*p == '@' && (!at || !query || p < query || at > query))
             at = p;
-    const char *colon = memchr(rest, ':', at ? (size_t)(at - rest) : 0);
+    const char *colon = at ? memchr(rest, ':', (size_t)(at - rest)) : NULL;
     if (colon)
         add_secret(s, &n, url, (size_t)(colon + 1 - url), (size_t)(at - url));
-    for (const char *p = url; (p = strstr(p, "password=")); p += 9) {
-        int named = (p > url && (p[-1] == '?' || p[-1] == '&')) ||
-                    (p - url >= 4 && !strncmp(p - 3, "ssl", 3) && (p[-4] == '?' || p[-4] == '&'));
-        size_t start = (size_t)(p + 9 - url);
-        if (named)
-            add_secret(s, &n, url, start, start + strcspn(url + start, "&"));
+    for (const char *p = url; (p = strstr(p, "password")); p += 8) {
+        if (!names_password(url, p + 8))
+            continue;
+        const char *v = p + 8;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v++ != '=')
+            continue;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t start = (size_t)(v - url), end;
+        if (*v == '\'') { /* a keyword string's quoted value, \' and \\ escaped */
+            const char *e = ++v;
+            while (*e && *e != '\'')
+                e += e[0] == '\\' && e[1] ? 2 : 1;
+            start = (size_t)(v - url), end = (size_t)(e - url);
+        } else
+            end = start + strcspn(v, "& \t\n");
+        add_secret(s, &n, url, start, end);
     }
     return n;
 }
@@ -386,6 +414,35 @@ static void redact_url(const char *url, struct buf *m)
         free(raw);
         buf_release(&s[i].decoded);
     }
+}
+
+int fleet_has_password(const char *conn)
+{
+    struct secret s[8];
+    size_t n = find_secrets(conn, s);
+    for (size_t i = 0; i < n; i++)
+        buf_release(&s[i].decoded);
+    return n > 0;
+}
+
+void fleet_scrub(char *conn)
+{
+    struct secret s[8];
+    size_t n = find_secrets(conn, s);
+    for (size_t i = 0; i < n; i++) {
+        memset(conn + s[i].start, '*', s[i].end - s[i].start);
+        buf_release(&s[i].decoded);
+    }
+}
+
+char *fleet_redact(const char *conn, const char *text)
+{
+    if (!*text)
+        return xstrdup(text);
+    struct buf m = BUF_INIT;
+    buf_adds(&m, text);
+    redact_url(conn, &m);
+    return buf_detach(&m, NULL);
 }
 
 PGconn *pg_connect(const char *url, int migrate_schema, const char *who, struct diag *d)
