@@ -18,7 +18,7 @@ static const char usage[] =
     "  --where KEY=VALUE  keys: storage_class, host, sec, job, rw, source (the imported path),\n"
     "                     run (run id), tag:NAME; none: every result\n"
     "  list               the saved baselines with their result counts\n"
-    "  --format F         with list: table (default), csv, json, md\n"
+    "  --format F         with list: table (default), csv, json, md, ndjson\n"
     "  rm NAME            forget a baseline (its results stay)\n"
     "\n"
     "Examples:\n"

@@ -7,7 +7,7 @@
 
 static const char usage[] =
     "usage: benchdb labels [KEY] [--where KEY=VALUE]... [--since D] [--until D]\n"
-    "                      [--format table|csv|json|md | -z]\n"
+    "                      [--format table|csv|json|md|ndjson | -z]\n"
     "\n"
     "List the labels of the stored results, each value with how many results and runs have it:\n"
     "storage classes, hosts, security flavors (sec), mount options (mount:OPTION; a flag such\n"

@@ -6,11 +6,12 @@
 
 #include "../core/array.h"
 
-const char *const table_formats[] = {"table", "csv", "json", "md", NULL};
+const char *const table_formats[] = {"table", "csv", "json", "md", "ndjson", NULL};
 
 enum table_format table_format_of(const char *name)
 {
-    static const enum table_format fmts[] = {TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD};
+    static const enum table_format fmts[] = {TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD,
+                                             TABLE_NDJSON};
     size_t i = 0;
     while (i + 1 < ARRAY_SIZE(fmts) && strcmp(name, table_formats[i]))
         i++;

@@ -70,8 +70,7 @@ static void stream_flush(struct stream *s, struct text_sink *sink, int end)
 {
     if (!s->started || s->stopped)
         return;
-    if (!end && s->w.fmt != TABLE_CSV && s->w.fmt != TABLE_JSON && !s->w.started &&
-        s->rows.t.nrows < SIZING_ROWS)
+    if (!end && table_format_sized(s->w.fmt) && !s->w.started && s->rows.t.nrows < SIZING_ROWS)
         return;
     table_write_rows(&s->w, &s->rows.t, &s->out);
     row_table_clear(&s->rows);

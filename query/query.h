@@ -58,9 +58,12 @@ struct labels_opts {
 int query_labels(struct db *db, const struct labels_opts *o, enum table_format fmt,
                  struct text_sink *out, struct diag *d);
 /* A user's one read-only statement, calling only allowed functions (SQLite's core, date,
- * JSON and math ones); stopped after timeout_s seconds unless that is 0. */
-int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
-              struct text_sink *out, struct diag *d);
+ * JSON and math ones); stopped after timeout_s seconds unless that is 0. params[0..nparams)
+ * are its named parameters (:NAME, @NAME or $NAME), each bound as an integer, a number or
+ * text, as its value reads; a parameter without a value, or a value without a parameter, is
+ * an error. */
+int query_sql(struct db *db, const char *sql, const struct kv *params, size_t nparams,
+              enum table_format fmt, double timeout_s, struct text_sink *out, struct diag *d);
 
 /* The table "summary" of what the runs stored as sources[0..n) measured (benchdb run): one row
  * per job and direction with its name, the mean of its headline metric over the runs (IOPS for

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "../core/array.h"
+#include "../core/buf.h"
+#include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
 #include "rows.h"
@@ -84,7 +86,7 @@ static int render(sqlite3_stmt *st, enum table_format fmt, struct text_sink *sin
     table_writer_init(&w, fmt);
     struct buf out = BUF_INIT;
     int stopped = 0;
-    int rc = read_rows(st, &rows, fmt == TABLE_TEXT || fmt == TABLE_MD ? GRID_SIZING_ROWS : 1);
+    int rc = read_rows(st, &rows, table_format_sized(fmt) ? GRID_SIZING_ROWS : 1);
     for (;;) {
         table_write_rows(&w, &rows.t, &out);
         row_table_clear(&rows);
@@ -351,13 +353,68 @@ static int deadline_passed(void *ctx)
     return dl->passed;
 }
 
-int query_sql(struct db *db, const char *sql, enum table_format fmt, double timeout_s,
-              struct text_sink *out, struct diag *d)
+/* The index of parameter name in st under any of SQLite's prefixes; 0 when it has none. */
+static int param_index(sqlite3_stmt *st, const char *name)
+{
+    static const char prefixes[] = ":@$";
+    struct buf b = BUF_INIT;
+    int i = 0;
+    for (size_t k = 0; !i && k < sizeof(prefixes) - 1; k++) {
+        buf_reset(&b);
+        buf_addf(&b, "%c%s", prefixes[k], name);
+        i = sqlite3_bind_parameter_index(st, b.data);
+    }
+    buf_release(&b);
+    return i;
+}
+
+/* value as sqlite3's shell binds it (.param set): an integer or a number when it reads as one
+ * whole, else text. */
+static int bind_value(sqlite3_stmt *st, int i, const char *value)
+{
+    const char *p = value;
+    int64_t n;
+    double x;
+    if (scan_int64(&p, &n) && !*p)
+        return sqlite3_bind_int64(st, i, n);
+    p = value;
+    if (scan_number(&p, &x) && !*p)
+        return sqlite3_bind_double(st, i, x);
+    return sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+}
+
+static int bind_params(sqlite3_stmt *st, const struct kv *params, size_t n, struct diag *d)
+{
+    for (size_t k = 0; k < n; k++) {
+        int i = param_index(st, params[k].key);
+        if (!i)
+            return diag_error(d, "query: the statement has no parameter :%s", params[k].key);
+        if (bind_value(st, i, params[k].value) != SQLITE_OK)
+            return diag_error(d, "query: cannot bind :%s", params[k].key);
+    }
+    for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+        const char *name = sqlite3_bind_parameter_name(st, i);
+        int given = 0;
+        for (size_t k = 0; name && k < n && !given; k++)
+            given = param_index(st, params[k].key) == i;
+        if (!given)
+            return diag_error(d, "query: no value for parameter %s (give --param NAME=VALUE)",
+                              name ? name : "?");
+    }
+    return 0;
+}
+
+int query_sql(struct db *db, const char *sql, const struct kv *params, size_t nparams,
+              enum table_format fmt, double timeout_s, struct text_sink *out, struct diag *d)
 {
     sqlite3 *h = db_handle(db);
     sqlite3_stmt *st;
     if (prepare_one(h, sql, &st, d))
         return -1;
+    if (bind_params(st, params, nparams, d)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
     struct deadline dl = {monotonic_s() + timeout_s, 0};
     if (timeout_s > 0)
         sqlite3_progress_handler(h, TIMEOUT_CHECK_OPS, deadline_passed, &dl);

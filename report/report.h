@@ -281,11 +281,17 @@ int render_md(const struct report *r, struct buf *out, struct diag *d);
 int render_json(const struct report *r, struct buf *out, struct diag *d);
 
 /* A table as text, written as its rows come: an aligned grid, RFC 4180 CSV (header first), a
- * JSON array of objects (one per row, keyed by column name), or a Markdown table. Cells are shown
- * as stored: numbers exact, in base units. The grid and Markdown escape control characters
+ * JSON array of objects (one per row, keyed by column name), newline-delimited JSON (the same
+ * objects, one per line: jq -c's and sqlite-utils --nl's form), or a Markdown table. Cells are
+ * shown as stored: numbers exact, in base units. The grid and Markdown escape control characters
  * (\x1b, \n: a name must neither drive the terminal nor split a row) and Markdown its own
  * syntax too; CSV and JSON keep the text exact, quoted their own way. */
-enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD };
+enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_JSON, TABLE_MD, TABLE_NDJSON };
+/* The grid and Markdown size their columns from the first rows: the others stream. */
+static inline int table_format_sized(enum table_format fmt)
+{
+    return fmt == TABLE_TEXT || fmt == TABLE_MD;
+}
 struct table_writer {
     enum table_format fmt;
     size_t *width;   /* grid and Markdown: sized from the header and the first batch of rows */

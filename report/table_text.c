@@ -21,7 +21,7 @@ void table_writer_release(struct table_writer *w)
 
 static int grid(const struct table_writer *w)
 {
-    return w->fmt == TABLE_TEXT || w->fmt == TABLE_MD;
+    return table_format_sized(w->fmt);
 }
 
 /* A stored number: an integer exactly, a float in its shortest exact form. */
@@ -110,7 +110,7 @@ static void header(struct table_writer *w, const struct table *t, struct buf *ou
         grid_header(w, t, out);
     else if (w->fmt == TABLE_CSV)
         csv_header(t, out);
-    else
+    else if (w->fmt == TABLE_JSON)
         buf_addc(out, '[');
 }
 
@@ -141,14 +141,17 @@ void report_json_value(struct buf *out, const struct cell *c)
 static void json_row(struct table_writer *w, const struct table *t, const struct cell *row,
                      struct buf *out)
 {
-    buf_adds(out, w->nrows ? ",\n  {" : "\n  {");
+    if (w->fmt == TABLE_NDJSON)
+        buf_addc(out, '{');
+    else
+        buf_adds(out, w->nrows ? ",\n  {" : "\n  {");
     for (size_t c = 0; c < t->ncols; c++) {
         buf_adds(out, c ? ", " : "");
         fmt_json_string(out, t->cols[c].name);
         buf_adds(out, ": ");
         report_json_value(out, &row[c]);
     }
-    buf_addc(out, '}');
+    buf_adds(out, w->fmt == TABLE_NDJSON ? "}\n" : "}");
 }
 
 static void row(struct table_writer *w, const struct table *t, const struct cell *cells,
@@ -156,7 +159,7 @@ static void row(struct table_writer *w, const struct table *t, const struct cell
 {
     if (w->fmt == TABLE_CSV) {
         csv_row(t, cells, out);
-    } else if (w->fmt == TABLE_JSON) {
+    } else if (w->fmt == TABLE_JSON || w->fmt == TABLE_NDJSON) {
         json_row(w, t, cells, out);
     } else {
         for (size_t c = 0; c < t->ncols; c++)
