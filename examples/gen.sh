@@ -9,8 +9,8 @@
 # ms at queue depth 4 and more are that wait, as a cloud volume's queue at its cap is.
 # The ten jobs of demo.fio run three times on each volume, alternating between them so that a
 # drift of the machine hits both alike. Each run is a folder: fio's json+ output untouched, its
-# bandwidth log, and the sidecar benchdb reads beside it (storage class, the mount as the
-# kernel lists it, the cap as a tag).
+# bandwidth log, and the folder's sidecar benchdb.meta, which labels both (storage class, the
+# mount as the kernel lists it, the cap as a tag).
 # Usage: examples/gen.sh [OUTDIR] (default: the folder of this script); about 12 minutes, on an
 # otherwise idle machine (made on 2 vCPUs, a virtual disk, kernel 6.18, cgroup v1's blkio).
 set -eu
@@ -45,7 +45,7 @@ for rep in 1 2 3; do
       echo "storage_class=$class"
       echo "mount=$(grep " /mnt/benchdb-demo-$class " /proc/mounts)"
       [ $class = standard ] && echo "tag.qos=$iops IOPS, 125 MiB/s" || echo "tag.qos=none"
-    } >"$run/demo.json.meta"
+    } >"$run/benchdb.meta"
     rm -rf "/mnt/benchdb-demo-$class/work"
   done
 done

@@ -904,7 +904,7 @@ static void side_fact(struct report *r, const struct compare_opts *o,
         const struct side_result *x = &res->v[k];
         if (x->side != i)
             continue;
-        count++;
+        count += !x->part; /* a thread, client or log of a job is counted in its job */
         distinct_add(&hosts, x->host);
         distinct_add(&mounts, x->mount);
         distinct_add(&secs, x->sec);
