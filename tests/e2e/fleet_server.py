@@ -5,7 +5,7 @@ the relabel block grants it) and a read role for `benchdb query` (run on the ser
 with a timeout). The views hold every result and every logged point (checked against the fio
 log itself); every query of docs/grafana-dashboard.json runs; docs/export.md's CSV commands
 load the export verbatim."""
-import hashlib, json, os, re, sqlite3, subprocess, sys, tempfile
+import glob, hashlib, json, os, re, sqlite3, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -120,7 +120,29 @@ def test_views(srv, union):
     t.eq(got.stdout.strip(), "0", "v_series_point: every point has a time")
 
 
-def test_dashboard(srv):
+def test_dashboard(srv, tmp):
+    """Every query runs and names every series, also those of results without a host or a
+    storage class: a third warehouse pushes, unlabelled, the fixture's sequential-write run with
+    its bandwidth log attached (new content to the server: the run's timestamp a second later,
+    the log without its last point)."""
+    runs = os.path.join(tmp, "unlabelled")
+    os.makedirs(runs)
+    doc = json.load(open(fleet.fixture("a-seqwrite-1m.json")))
+    doc["timestamp"] += 1
+    json.dump(doc, open(os.path.join(runs, "a-seqwrite-1m.json"), "w"), indent=2)
+    with open(fleet.fixture("seqwrite_bw.1.log")) as f:
+        lines = f.read().splitlines(True)
+    with open(os.path.join(runs, "seqwrite_bw.1.log"), "w") as f:
+        f.writelines(lines[:-1])
+    c = os.path.join(tmp, "c.sqlite")
+    p = bdb.run(c, "import", *sorted(glob.glob(os.path.join(runs, "*"))))
+    t.eq(p.returncode, 0, "import the unlabelled run and its log: " + p.stderr)
+    p = bdb.run(c, "push", srv.url("bench_owner", "bench"))
+    t.eq(p.returncode, 0, "push it: " + p.stderr)
+    got = srv.psql("SELECT count(*) FROM v_result r WHERE (host IS NULL OR storage_class IS NULL)"
+                   " AND EXISTS (SELECT 1 FROM v_series_point p WHERE p.result_id = r.result_id"
+                   " AND p.\"time\" IS NOT NULL)", db="bench")
+    t.ok(int(got.stdout.strip() or 0) > 0, "a logged result with an unset label: %r" % got.stdout)
     dash = json.load(open(os.path.join(SRC, "docs", "grafana-dashboard.json")))
     sqls = [tg["rawSql"] for panel in dash["panels"] for tg in panel["targets"]]
     t.eq(len(sqls), 3, "queries in the dashboard")
@@ -130,6 +152,10 @@ def test_dashboard(srv):
         got = srv.psql(sql, user="bench_read", db="bench", check=False)
         t.ok(got.returncode == 0 and got.stdout.strip(),
              "dashboard query gives rows: %r %s" % (sql[:60], got.stderr))
+        if " AS metric" in sql:  # Grafana names a series by it: never NULL, whatever is unset
+            got = srv.psql("SELECT count(*) FROM (%s) q WHERE metric IS NULL" % sql,
+                           user="bench_read", db="bench", check=False)
+            t.eq(got.stdout.strip(), "0", "every series named: %r %s" % (sql[:60], got.stderr))
 
 
 def test_export_doc(srv, a, tmp):
@@ -162,7 +188,7 @@ def main():
         union = (sum(by_source.values()), len(by_source))
         test_query(srv, union, a)
         test_views(srv, union)
-        test_dashboard(srv)
+        test_dashboard(srv, tmp)
         test_export_doc(srv, a, tmp)
     return t.done()
 
