@@ -185,7 +185,6 @@ def by_directory(tmp, root, want):
 
 
 def by_lists(tmp, root, want):
-    paths = sorted(want)
     listed = os.path.join(tmp, "list.txt")  # written by by_directory
     db = os.path.join(tmp, "list.sqlite")
     start = time.monotonic()
@@ -210,7 +209,6 @@ def by_lists(tmp, root, want):
     t.eq(said(p.stderr), [TOTALS % (len(want0), len(want0))], "-0 -q: the totals only")
     check_all(db, want0, "-0 --files-from -")
     os.unlink(odd)
-    del paths
 
 
 INTERRUPTED = re.compile(r"^benchdb: error: interrupted: (\d+) files? stored, the rest not "
