@@ -72,9 +72,9 @@ def call(args, env=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def cmdline_while_running(url):
+def cmdline_while_running(db_args):
     """/proc/PID/cmdline of a query that sleeps 3 s on the server, read after 1 s."""
-    p = subprocess.Popen([bdb.BENCHDB, "--db", url, "query", "SELECT pg_sleep(3)"],
+    p = subprocess.Popen([bdb.BENCHDB] + db_args + ["query", "SELECT pg_sleep(3)"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1)
     with open("/proc/%d/cmdline" % p.pid, "rb") as f:
@@ -103,11 +103,15 @@ def main():
             # the environment is the user's own, as PGPASSWORD is: no warning
             rc, out, err = call(["runs"], env={"BENCHDB_DB": url})
             t.eq((rc, err), (0, ""), "runs with $BENCHDB_DB=%s" % url)
-            rc, seen, out, err = cmdline_while_running(url)
-            t.eq(rc, 0, "a sleeping query %s: %s" % (url, err))
-            t.eq(leaks(seen, ""), [], "cmdline of a running query holds no password: %r" % seen)
-            t.ok("@/postgres" in seen or "password=*" in seen, "cmdline keeps the rest: %r" % seen)
-            t.ok("***" in seen, "cmdline shows the password's place: %r" % seen)
+            # --db URL and --db=URL (the value inside its argument)
+            for db_args in (["--db", url], ["--db=" + url]):
+                rc, seen, out, err = cmdline_while_running(db_args)
+                t.eq(rc, 0, "a sleeping query %s: %s" % (db_args, err))
+                t.eq(leaks(seen, ""), [], "cmdline of a running query holds no password: %r"
+                     % seen)
+                t.ok("@/postgres" in seen or "password=*" in seen, "cmdline keeps the rest: %r"
+                     % seen)
+                t.ok("***" in seen, "cmdline shows the password's place: %r" % seen)
         for conn in good_urls(srv) + bad_conns(srv):
             runs = [["--db", conn] + c for c in COMMANDS] + [c + ["--db", conn] for c in COMMANDS]
             runs += [["--db", local, "push", conn], ["--db", local, "push", "-j", "2", conn],
