@@ -12,8 +12,7 @@
 enum { SERVER_TIMEOUT_S = 30 };
 
 static const char usage[] =
-    "usage: benchdb query [--format table|csv|json|md|ndjson] [--timeout SECONDS]\n"
-    "                     [--param NAME=VALUE]... \"SELECT ...\" | -\n"
+    "usage: benchdb query [--format F] [--timeout SECONDS] [--param NAME=VALUE]... STATEMENT|-\n"
     "\n"
     "Run one read-only SQL statement (- reads it from standard input) and print its rows as\n"
     "they come. The database is opened read-only: statements that would write, ATTACH or set\n"
@@ -35,8 +34,7 @@ static const char usage[] =
     "Examples:\n"
     "  benchdb query \"SELECT storage_class, rw, avg(bw_bytes_s) FROM v_result GROUP BY 1, 2\"\n"
     "  benchdb query --timeout 10 --format csv \"SELECT * FROM v_metric\" | head\n"
-    "  benchdb query --param class=nfs-csi --format ndjson \\\n"
-    "      \"SELECT * FROM v_result WHERE storage_class = :class\"\n"
+    "  benchdb query --param c=nfs-csi \"SELECT * FROM v_result WHERE storage_class = :c\"\n"
     "  benchdb query - < report.sql\n";
 
 /* --timeout SECONDS: a positive number. */

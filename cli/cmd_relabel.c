@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 static const char usage[] =
-    "usage: benchdb relabel [--where KEY=VALUE]... --set KEY=VALUE...\n"
+    "usage: benchdb relabel [--where KEY=VALUE]... [--empty] --set KEY=VALUE...\n"
     "\n"
     "Change labels of the stored results that match every --where filter (no filter: all\n"
     "results). Each change is recorded with who made it and when ('benchdb runs --history').\n"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 static const char usage[] =
-    "usage: benchdb rm --where KEY=VALUE... [--since D] [--until D] [--dry-run]\n"
+    "usage: benchdb rm --where KEY=VALUE... [--empty] [--since D] [--until D] [--dry-run]\n"
     "\n"
     "Remove the stored results that match every --where filter, and the runs and imported\n"
     "files (with their stored bytes) left without results. Each removal is recorded with who\n"

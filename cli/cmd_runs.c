@@ -6,8 +6,7 @@
 #include "table_format.h"
 
 static const char usage[] =
-    "usage: benchdb runs [--history] [--since D] [--until D]\n"
-    "                   [--format table|csv|json|md|ndjson]\n"
+    "usage: benchdb runs [--history] [--since D] [--until D] [--format table|csv|json|md|ndjson]\n"
     "\n"
     "List the imported runs (one per imported file) with their hosts, storage classes,\n"
     "security flavors, mount options, result counts and dates. With --history, list every\n"
