@@ -61,14 +61,7 @@ int filters_matched_nothing(struct db *db, const char *cmd, const char *what,
                             const struct kv_list *where)
 {
     struct buf hint = BUF_INIT;
-    for (size_t i = 0; i < where->n; i++) {
-        char *near =
-            *where->v[i].value ? db_filter_nearest(db, where->v[i].key, where->v[i].value) : NULL;
-        if (near)
-            buf_addf(&hint, "%s--where %s=%s: did you mean '%s'?", hint.len ? "; " : "",
-                     where->v[i].key, where->v[i].value, near);
-        free(near);
-    }
+    db_filters_hint(db, where->v, where->n, &hint);
     cli_error(cmd, "no result matches the filters: nothing %s (%s)", what,
               hint.len ? hint.data : "see 'benchdb labels'");
     buf_release(&hint);

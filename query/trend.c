@@ -514,11 +514,14 @@ int query_trend(struct db *db, const struct trend_opts *o, struct report *r, str
             return -1;
     method_facts(r, o, &tt);
     if (tt.nseries == 0) {
-        diag_error(d, "no results with a start time and a value of %s%s",
-                   o->nmetrics ? "the --metric metrics" : "the metrics (" TREND_DEFAULT_METRICS ")",
-                   o->nwhere || (o->dates && time_range_bounded(o->dates))
-                       ? " that pass the filters"
-                       : "");
+        struct buf hint = BUF_INIT;
+        db_filters_hint(db, o->where, o->nwhere, &hint);
+        diag_error(
+            d, "no results with a start time and a value of %s%s%s%s%s",
+            o->nmetrics ? "the --metric metrics" : "the metrics (" TREND_DEFAULT_METRICS ")",
+            o->nwhere || (o->dates && time_range_bounded(o->dates)) ? " that pass the filters" : "",
+            hint.len ? " (" : "", hint.len ? hint.data : "", hint.len ? ")" : "");
+        buf_release(&hint);
         return 1;
     }
     return 0;

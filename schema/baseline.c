@@ -64,7 +64,11 @@ int db_baseline_save(struct db *db, const struct db_baseline *b, const struct kv
                           sqlite3_errmsg(db->h));
     *n = (size_t)added;
     if (!added) {
-        diag_error(d, "no results match the filters: baseline '%s' not saved", b->name);
+        struct buf hint = BUF_INIT;
+        db_filters_hint(db, where, n_where, &hint);
+        diag_error(d, "no results match the filters: baseline '%s' not saved%s%s%s", b->name,
+                   hint.len ? " (" : "", hint.len ? hint.data : "", hint.len ? ")" : "");
+        buf_release(&hint);
         return 1;
     }
     return 0;

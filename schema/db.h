@@ -166,10 +166,10 @@ void db_time_range_sql(struct buf *sql, const char *started_at, const struct tim
  * sec, job, rw, source (the source path), run (run id), tag:NAME. Settable keys: storage_class,
  * host, sec, tag:NAME. */
 
-/* The stored value of a filter key's label (host, sec, storage_class, job, rw, tag:NAME)
- * nearest to value, for a filter that selected nothing ("did you mean"): malloc'ed, or NULL
- * when none is near or the key is not a label. */
-char *db_filter_nearest(struct db *db, const char *key, const char *value);
+/* For filters that selected nothing: appends "--where KEY=VALUE: did you mean 'V'?" for each
+ * filter of a label (host, sec, storage_class or storage-class, job, rw, tag:NAME) whose value
+ * is near a stored one ("; " between them); nothing when none is. */
+void db_filters_hint(struct db *db, const struct kv *where, size_t n, struct buf *out);
 /* 1 when key may be used in a filter (set: as a --set key), else 0. */
 int db_filter_key_ok(const char *key, int set);
 /* Sets each key of every result matching all filters (none: every result), recording each

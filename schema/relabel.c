@@ -58,7 +58,9 @@ static char *label_column(const struct filter *f)
     return xstrndup(f->cond + 2, strlen(f->cond) - 2 - strlen(" IS"));
 }
 
-char *db_filter_nearest(struct db *db, const char *key, const char *value)
+/* The stored value of a filter key's label nearest to value: malloc'ed, or NULL when none is
+ * near or the key is not a label. */
+static char *filter_nearest(struct db *db, const char *key, const char *value)
 {
     const struct filter *f = find_filter(key);
     char *column = f ? label_column(f) : NULL;
@@ -89,6 +91,17 @@ char *db_filter_nearest(struct db *db, const char *key, const char *value)
     free(column);
     buf_release(&sql);
     return out;
+}
+
+void db_filters_hint(struct db *db, const struct kv *where, size_t n, struct buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *near = *where[i].value ? filter_nearest(db, where[i].key, where[i].value) : NULL;
+        if (near)
+            buf_addf(out, "%s--where %s=%s: did you mean '%s'?", out->len ? "; " : "", where[i].key,
+                     where[i].value, near);
+        free(near);
+    }
 }
 
 int db_filter_key_ok(const char *key, int set)
