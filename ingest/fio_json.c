@@ -374,19 +374,42 @@ static void put_stats(struct fio_doc *doc, struct bench_record *r, const cJSON *
     put_percentiles(doc, r, lat, k->kind, scale);
 }
 
+/* A direction's object of latency kind k, and the scale of its numbers to ns; NULL when fio
+ * did not measure it. */
+static const cJSON *latency_object(const cJSON *dir, const struct latency_kind *k, double *scale)
+{
+    const cJSON *lat = field(dir, k->key_ns);
+    *scale = 1;
+    if (!lat) {
+        lat = field(dir, k->kind);
+        *scale = 1000; /* fio 2.x: µs */
+    }
+    return cJSON_IsObject(lat) && measured(lat) ? lat : NULL;
+}
+
 static void put_latency(struct fio_doc *doc, struct bench_record *r, const cJSON *dir,
                         const struct latency_kind *k)
 {
-    const cJSON *lat = field(dir, k->key_ns);
-    double scale = 1;
-    if (!lat) {
-        lat = field(dir, k->kind);
-        scale = 1000; /* fio 2.x: µs */
+    double scale;
+    const cJSON *lat = latency_object(dir, k, &scale);
+    if (lat)
+        put_stats(doc, r, lat, k, scale);
+}
+
+/* One histogram per result: the total latency's where fio gives it (lat_percentiles=1 prints
+ * lat bins beside the clat ones), else the completion latency's. Both would count every I/O
+ * twice and merge two distributions into one. */
+static void put_histogram(struct fio_doc *doc, struct bench_record *r, const cJSON *dir)
+{
+    static const struct latency_kind *const kinds[] = {&lat_total, &clat};
+    for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+        double scale;
+        const cJSON *lat = latency_object(dir, kinds[i], &scale);
+        if (lat && cJSON_IsObject(field(lat, "bins"))) {
+            put_bins(doc, r, lat, kinds[i]->kind, scale);
+            return;
+        }
     }
-    if (!cJSON_IsObject(lat) || !measured(lat))
-        return;
-    put_stats(doc, r, lat, k, scale);
-    put_bins(doc, r, lat, k->kind, scale);
 }
 
 static int did_io(const cJSON *dir)
@@ -426,6 +449,7 @@ static void put_direction(struct fio_doc *doc, struct bench_record *r, const cJS
     put_latency(doc, r, dir, &slat);
     put_latency(doc, r, dir, &clat);
     put_latency(doc, r, dir, &lat_total);
+    put_histogram(doc, r, dir);
 }
 
 /* fsync/fdatasync latency (fio 3.4+ `sync` object), kept with the write result. */

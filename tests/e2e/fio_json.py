@@ -207,6 +207,20 @@ def test_special_fixtures():
         for d in ("read", "write"):
             total = sum(doc["jobs"][0][d]["clat_ns"]["bins"].values())
             t.near(float(got[d]), total, "json+ bins of " + d)
+        # --lat_percentiles=1 prints lat bins beside the clat ones: one histogram is kept, the
+        # total latency's, each I/O counted once (the bins as fio wrote them, value and count)
+        lp = os.path.join(FIX, "jsonplus_lat_percentiles.json")
+        rc, _, err = bdb.call(db, "import", "--storage-class", "latpct", lp)
+        t.eq(rc, 0, "import the lat_percentiles run: " + err)
+        rc, out, err = bdb.call(db, "query", "--format", "csv",
+                                "SELECT b.metric, b.value_ns, b.count FROM latency_bin b JOIN "
+                                "result r ON r.id = b.result_id WHERE r.storage_class = 'latpct' "
+                                "ORDER BY b.value_ns")
+        got = [(m, float(v), float(c)) for m, v, c in (l.split(",") for l in out.splitlines()[1:])]
+        lat = last_doc(lp)["jobs"][0]["read"]["lat_ns"]
+        want = sorted(("lat", float(v), float(c)) for v, c in lat["bins"].items())
+        t.eq(got, want, "one histogram, lat's bins as fio printed them")
+        t.eq(sum(c for _, _, c in got), lat["N"], "each I/O counted once: %d" % lat["N"])
         # a job fio reports with an error is imported flagged, never as a plain zero result
         rc, out, err = bdb.call(db, "import", os.path.join(FIX, "job_error.json"))
         t.eq(rc, 0, "import a file whose job failed")
