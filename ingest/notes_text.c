@@ -337,12 +337,13 @@ static const char *key_metric(struct notes *nt, const char *key, char *kind)
     for (char *c = k; *c; c++)
         *c = (char)tolower((unsigned char)*c);
     const char *p = k;
-    int64_t pct;
+    double pct;
     *kind = 't';
     if (strstr(k, "median"))
         return "lat_p50_ns";
-    if (strstr(k, "percentile") && scan_int64(&p, &pct))
-        return arena_printf(nt->a, "lat_p%lld_ns", (long long)pct);
+    /* "99.9th percentile" is p99.9, named as fio's percentiles are (lat_p99_9_ns), not p99 */
+    if (strstr(k, "percentile") && scan_number(&p, &pct) && pct > 0 && pct <= 100)
+        return record_percentile_name(nt->a, "lat", pct);
     if (strstr(k, "latency"))
         return strstr(k, "sync") ? "sync_lat_mean_ns" : "lat_mean_ns";
     if (strstr(k, "duration") || strstr(k, "runtime"))

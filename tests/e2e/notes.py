@@ -1,7 +1,7 @@
 """notes importer end to end. Expected values are read off the note text here (regexes over
 the raw files), independently of benchdb, and compared with `import --dry-run --format notes`
 record dumps and, for seed 000, with `report --compare ... --format csv`."""
-import csv, io, os, re, sys
+import csv, io, os, re, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -138,6 +138,16 @@ def seed000(path):
     c.ok(all(r.get("transcribed") == "1" for r in recs), "000: transcribed")
     p99 = [r.get("lat_p99_ns") for r in recs if "lat_p99_ns" in r]
     c.eq(len(p99), 6, "000: results with a 99th percentile")
+    # the same note with its p99s typed as p99.9s: a 99.9th percentile is lat_p99_9_ns, never
+    # read as the 99th (the number's decimals were dropped)
+    with tempfile.TemporaryDirectory() as tmp:
+        nines = os.path.join(tmp, "000-nines.md")
+        with open(nines, "w") as f:
+            f.write(text.replace("99th percentile:", "99.9th percentile:"))
+        recs9, _ = dry_run(nines)
+        c.eq([r.get("lat_p99_9_ns") for r in recs9 if "lat_p99_9_ns" in r], p99,
+             "000 typed as p99.9: the same values as lat_p99_9_ns")
+        c.ok(not any("lat_p99_ns" in r for r in recs9), "000 typed as p99.9: no p99")
     # "fsync latency: 13-15ms average" (NFS) and "4.9ms average" (NVMe): both the sync latency,
     # a range as its midpoint with the range as typed
     typed = re.findall(r"\*\*fsync latency:\*\* ([0-9.]+)(?:-([0-9.]+))?ms average", text)
