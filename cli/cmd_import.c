@@ -186,7 +186,8 @@ static int add_input(struct inputs *in, const char *path, int listed, struct dia
         size_t first = in->n;
         in->many = 1;
         int rc = walk(in, path, d);
-        qsort(in->v + first, in->n - first, sizeof(*in->v), by_name);
+        if (in->n > first) /* qsort's array must not be NULL, even for no elements */
+            qsort(in->v + first, in->n - first, sizeof(*in->v), by_name);
         if (in->n == first && rc == 0)
             rc = diag_error_path(d, path,
                                  "no files to import below this directory (hidden files "

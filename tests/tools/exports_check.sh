@@ -20,8 +20,10 @@ ls embed 2>/dev/null | sed -n 's/\.c$/.c.o/p' >"$tmp/generated"
 
 # "object symbol" per line; nm -A prefixes each line with archive:member or the object's path.
 definitions() { # objects...
+  # a sanitizer build adds symbols of its own (__odr_asan.NAME beside each global): not code
   nm -A --defined-only -g "$@" 2>/dev/null |
-    awk 'NF >= 3 && $(NF-1) ~ /^[TDRB]$/ {sub(/:[^:]*$/, "", $1); print $1, $NF}'
+    awk 'NF >= 3 && $(NF-1) ~ /^[TDRB]$/ && $NF !~ /^__(odr_)?(asan|ubsan|sancov)/ {
+      sub(/:[^:]*$/, "", $1); print $1, $NF}'
 }
 uses() { # objects...
   nm -A -u "$@" 2>/dev/null | awk 'NF >= 2 {sub(/:[^:]*$/, "", $1); print $1, $NF}'
