@@ -122,10 +122,7 @@ struct inputs {
 
 static void inputs_add(struct inputs *in, const char *path)
 {
-    if (in->n == in->alloc) {
-        in->alloc = in->alloc ? 2 * in->alloc : 64;
-        in->v = xrealloc(in->v, in->alloc * sizeof(*in->v));
-    }
+    ALLOC_GROW(in->v, in->n + 1, in->alloc);
     in->v[in->n++] = xstrdup(path);
 }
 

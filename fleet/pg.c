@@ -262,6 +262,9 @@ struct secret {
     struct buf decoded;
 };
 
+/* The most passwords looked for in one connection string (a URL's and two parameters'). */
+enum { MAX_SECRETS = 8 };
+
 static int hex_digit(int c)
 {
     return c >= '0' && c <= '9'   ? c - '0'
@@ -272,7 +275,7 @@ static int hex_digit(int c)
 
 static void add_secret(struct secret *s, size_t *n, const char *url, size_t start, size_t end)
 {
-    if (end <= start || *n >= 8)
+    if (end <= start || *n >= MAX_SECRETS)
         return;
     s[*n] = (struct secret){start, end, BUF_INIT};
     for (size_t i = start; i < end; i++) {
@@ -377,7 +380,7 @@ static void replace_all(struct buf *m, const char *what, size_t n)
 /* Hides the passwords of url in m, a message of libpq's about it. */
 static void redact_url(const char *url, struct buf *m)
 {
-    struct secret s[8];
+    struct secret s[MAX_SECRETS];
     size_t n = find_secrets(url, s);
     if (!n)
         return;
@@ -418,7 +421,7 @@ static void redact_url(const char *url, struct buf *m)
 
 int fleet_has_password(const char *conn)
 {
-    struct secret s[8];
+    struct secret s[MAX_SECRETS];
     size_t n = find_secrets(conn, s);
     for (size_t i = 0; i < n; i++)
         buf_release(&s[i].decoded);
@@ -427,7 +430,7 @@ int fleet_has_password(const char *conn)
 
 void fleet_scrub(char *conn)
 {
-    struct secret s[8];
+    struct secret s[MAX_SECRETS];
     size_t n = find_secrets(conn, s);
     for (size_t i = 0; i < n; i++) {
         memset(conn + s[i].start, '*', s[i].end - s[i].start);
