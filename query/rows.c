@@ -385,23 +385,25 @@ static int bind_value(sqlite3_stmt *st, int i, const char *value)
 
 static int bind_params(sqlite3_stmt *st, const struct kv *params, size_t n, struct diag *d)
 {
-    for (size_t k = 0; k < n; k++) {
+    int count = sqlite3_bind_parameter_count(st), rc = 0;
+    char *bound = xcalloc((size_t)count + 1, 1); /* by parameter index */
+    for (size_t k = 0; k < n && !rc; k++) {
         int i = param_index(st, params[k].key);
         if (!i)
-            return diag_error(d, "query: the statement has no parameter :%s", params[k].key);
-        if (bind_value(st, i, params[k].value) != SQLITE_OK)
-            return diag_error(d, "query: cannot bind :%s", params[k].key);
+            rc = diag_error(d, "query: the statement has no parameter :%s", params[k].key);
+        else if (bind_value(st, i, params[k].value) != SQLITE_OK)
+            rc = diag_error(d, "query: cannot bind :%s", params[k].key);
+        else
+            bound[i] = 1;
     }
-    for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
-        const char *name = sqlite3_bind_parameter_name(st, i);
-        int given = 0;
-        for (size_t k = 0; name && k < n && !given; k++)
-            given = param_index(st, params[k].key) == i;
-        if (!given)
-            return diag_error(d, "query: no value for parameter %s (give --param NAME=VALUE)",
-                              name ? name : "?");
-    }
-    return 0;
+    for (int i = 1; i <= count && !rc; i++)
+        if (!bound[i]) {
+            const char *name = sqlite3_bind_parameter_name(st, i);
+            rc = diag_error(d, "query: no value for parameter %s (give --param NAME=VALUE)",
+                            name ? name : "?");
+        }
+    free(bound);
+    return rc;
 }
 
 int query_sql(struct db *db, const char *sql, const struct kv *params, size_t nparams,
