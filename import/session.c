@@ -204,6 +204,7 @@ struct collect_sink {
     struct db_import *di;
     struct attach_registry *attach;
     const char *path, *format;
+    size_t unclassed; /* records whose content names no storage class */
 };
 
 static int collect_emit(void *ctx, const struct bench_record *r)
@@ -211,6 +212,7 @@ static int collect_emit(void *ctx, const struct bench_record *r)
     struct collect_sink *c = ctx;
     if (c->db.emit(c->db.ctx, r))
         return -1;
+    c->unclassed += !r->storage_class || !*r->storage_class;
     attach_collect(c->attach, c->path, c->format, r, db_import_last_result(c->di));
     return 0;
 }
@@ -280,8 +282,9 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         db_import_begin(s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL,
                         imp->name, when, labels, s->d);
     rc = -2;
+    size_t unclassed = 0;
     if (di) {
-        struct collect_sink collect = {db_import_sink(di), di, s->attach, path, imp->name};
+        struct collect_sink collect = {db_import_sink(di), di, s->attach, path, imp->name, 0};
         struct record_sink sink = {collect_emit, &collect};
         if (in)
             in->di = di;
@@ -298,6 +301,7 @@ static int store_file(struct import_session *s, const struct import_labels *labe
             rc = diag_error_line(s->d, src, 1, "no results found in %s output", imp->name);
         if (rc == 0 && attach_file_end(s->attach, s->db, s->d))
             rc = -2;
+        unclassed = collect.unclassed;
     }
     if (rc)
         attach_file_drop(s->attach);
@@ -314,7 +318,9 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         }
         s->batch_results += db_import_count(di);
         s->batch_files++;
-        s->batch_unlabeled += !labels->storage_class || !*labels->storage_class;
+        /* a class given wins over the content's; without one, the content may name it
+         * (notes typed per storage class) */
+        s->batch_unlabeled += (!labels->storage_class || !*labels->storage_class) && unclassed;
     } else if (rc == -1 && s->d->errors == errors) {
         diag_error(s->d, "%s: import failed", src->path);
     }

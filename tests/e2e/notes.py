@@ -57,6 +57,16 @@ def composed():
     c.ok("1 line looks like measurements" in p.stdout, "composed: unused summary line")
     c.ok(re.search(r"composed\.md:\d+: note: unused measurement 'The disk", p.stderr),
          "composed: -v lists the unused line")
+    # the note names its storage class (on each result, as the warehouse holds it): no note that
+    # files were stored without one; a fio file that names none gets it
+    with bdb.temp_db() as db:
+        rc, _, err = bdb.call(db, "import", path)
+        classes = bdb.sql_rows(db, "SELECT DISTINCT storage_class FROM result")
+        c.ok(rc == 0 and classes == [("local-ext4",)], "composed: stored with its class %r" % classes)
+        c.ok("without a storage class" not in err, "composed: no unlabelled note: %r" % err)
+        rc, _, err = bdb.call(db, "import", os.path.join(os.environ["FIXTURES"], "fio_json",
+                                                         "two_jobs_fsync.json"))
+        c.ok("1 file stored without a storage class" in err, "a fio file without one: %r" % err)
 
 
 def seed002(path):
