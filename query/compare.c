@@ -723,7 +723,9 @@ static void verdict_facts(struct report *r, const struct compare_opts *o, const 
                  equivalent, inconclusive);
         if (single)
             buf_addf(&v, ", %zu single-run", single);
-        buf_addf(&v, " (of %zu rows", decided);
+        if (t->nrows > decided) /* a metric one side lacks, a workload it did not run */
+            buf_addf(&v, ", %zu without a verdict", t->nrows - decided);
+        buf_addf(&v, " (of %zu rows", t->nrows);
         if (caution)
             buf_addf(&v, "; %zu with a caution", caution);
         buf_adds(&v, ")");

@@ -183,7 +183,9 @@ def verdict_line(rows, cand, base):
         line += ", %d single-run" % kinds["single run"]
     if not sum(kinds.values()):
         return "no workload in common"
-    line += " (of %d rows" % sum(kinds.values())
+    if len(rows) > sum(kinds.values()):  # rows whose factor says why there is no verdict
+        line += ", %d without a verdict" % (len(rows) - sum(kinds.values()))
+    line += " (of %d rows" % len(rows)
     return line + ("; %d with a caution)" % caution if caution else ")")
 
 
