@@ -83,7 +83,8 @@ int cmd_labels(int argc, char **argv, struct app *app)
         o.q.nwhere = o.where.n;
         o.q.dates = &o.dates;
         struct labels_run run = {db, &o.q};
-        status = write_list_rows(app, table_format_of(o.format), "labels", labels_rows, &run);
+        status = write_list_rows(app, table_format_of(o.format), LABELS_JSON_SCHEMA, "labels",
+                                 labels_rows, &run);
     }
     if (db)
         db_close(db);

@@ -12,7 +12,7 @@ static const char usage[] =
     "security flavors, mount options, result counts and dates. With --history, list every\n"
     "label change made by 'benchdb relabel' and every result removed by 'benchdb rm'\n"
     "instead (who, when, old and new value), of the results of those runs. --format json\n"
-    "writes {\"schema\": 1, \"runs\": [...]} (or \"history\"), one object per row\n"
+    "writes {\"schema\": 2, \"runs\": [...]} (or \"history\"), one object per row\n"
     "(" BENCHDB_DOCDIR "/runs.schema.json).\n"
     "\n"
     "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"

@@ -46,13 +46,13 @@ int stdout_rows_finish(struct stdout_rows *o)
     return o->status;
 }
 
-int write_list_rows(struct app *app, enum table_format fmt, const char *name, list_rows_fn *rows_fn,
-                    void *ctx)
+int write_list_rows(struct app *app, enum table_format fmt, int schema, const char *name,
+                    list_rows_fn *rows_fn, void *ctx)
 {
     struct stdout_rows rows = {app, BDB_EXIT_OK};
     struct text_sink sink = stdout_rows_sink(&rows);
     int json = fmt == TABLE_JSON;
-    if (json && printf("{\"schema\": %d, \"%s\": ", LIST_JSON_SCHEMA, name) < 0)
+    if (json && printf("{\"schema\": %d, \"%s\": ", schema, name) < 0)
         stdout_failed(&rows);
     int rc = rows.status == BDB_EXIT_OK ? rows_fn(ctx, fmt, &sink, &app->diag) : 1;
     if (rc < 0)
@@ -79,5 +79,5 @@ int write_list(struct app *app, struct db *db, const struct time_range *dates,
                enum table_format fmt, const char *name, list_query_fn *query)
 {
     struct dated_list l = {db, dates, query};
-    return write_list_rows(app, fmt, name, dated_rows, &l);
+    return write_list_rows(app, fmt, RUNS_JSON_SCHEMA, name, dated_rows, &l);
 }

@@ -12,37 +12,24 @@
 #include "../report/report.h"
 #include "../schema/sql.h"
 
-/* The fixed fields, in output order, and the v_result columns they are (NULL: the same name);
- * metrics follow. Fields are only ever appended, so that scripts reading columns by position
- * keep working. */
-static const struct field {
-    const char *name, *column;
-} fields[] = {
-    {"result_id", NULL},     {"source", NULL},
-    {"sha256", NULL},        {"format", NULL},
-    {"tool", NULL},          {"tool_version", NULL},
-    {"host", NULL},          {"peer", NULL},
-    {"storage_class", NULL}, {"sec", NULL},
-    {"mount_options", NULL}, {"job", NULL},
-    {"direction", NULL},     {"rw", NULL},
-    {"bs_bytes", NULL},      {"iodepth", NULL},
-    {"numjobs", NULL},       {"direct", NULL},
-    {"sync", NULL},          {"fsync", NULL},
-    {"fdatasync", NULL},     {"ioengine", NULL},
-    {"size_bytes", NULL},    {"rwmixread", NULL},
-    {"runtime_s", NULL},     {"error", NULL},
-    {"error_msg", NULL},     {"line_first", NULL},
-    {"line_last", NULL},     {"transcribed", NULL},
-    {"started_at", NULL},    {"imported_at", NULL},
-    {"fstype", NULL},        {"mount_source", "mount_device"},
+/* The fixed fields, in output order: columns of v_result; metrics follow. Fields are only ever
+ * appended, so that scripts reading columns by position keep working. */
+static const char *const fields[] = {
+    "result_id",  "source",      "sha256",        "format",       "tool",          "tool_version",
+    "host",       "peer",        "storage_class", "sec",          "mount_options", "job",
+    "direction",  "rw",          "bs_bytes",      "iodepth",      "numjobs",       "direct",
+    "sync",       "fsync",       "fdatasync",     "ioengine",     "size_bytes",    "rwmixread",
+    "runtime_s",  "error",       "error_msg",     "line_first",   "line_last",     "transcribed",
+    "started_at", "imported_at", "fstype",        "mount_source", "run_id",
 };
 enum { N_FIELDS = ARRAY_SIZE(fields) };
 /* Their PostgreSQL types (--format pg-ddl), in the same order. */
 static const char *const pg_types[] = {
-    "bigint", "text",   "text",   "text",   "text",        "text",   "text",   "text",   "text",
-    "text",   "text",   "text",   "text",   "text",        "bigint", "bigint", "bigint", "bigint",
-    "bigint", "bigint", "bigint", "text",   "bigint",      "bigint", "bigint", "bigint", "text",
-    "bigint", "bigint", "bigint", "bigint", "timestamptz", "text",   "text",
+    "bigint", "text",   "text",        "text",        "text",   "text",   "text",
+    "text",   "text",   "text",        "text",        "text",   "text",   "text",
+    "bigint", "bigint", "bigint",      "bigint",      "bigint", "bigint", "bigint",
+    "text",   "bigint", "bigint",      "bigint",      "bigint", "text",   "bigint",
+    "bigint", "bigint", "timestamptz", "timestamptz", "text",   "text",   "bigint",
 };
 _Static_assert(ARRAY_SIZE(pg_types) == N_FIELDS, "a type per field");
 
@@ -191,7 +178,7 @@ static void ndjson_row(struct buf *out, sqlite3_stmt *st, const struct names *na
 {
     buf_addc(out, '{');
     for (int i = 0; i < N_FIELDS; i++) {
-        buf_addf(out, "%s\"%s\":", i ? "," : "", fields[i].name);
+        buf_addf(out, "%s\"%s\":", i ? "," : "", fields[i]);
         put_json_field(out, st, i);
     }
     buf_adds(out, ",\"tags\":{");
@@ -216,7 +203,7 @@ static void ndjson_row(struct buf *out, sqlite3_stmt *st, const struct names *na
 static void csv_header(struct buf *out, const struct names *names)
 {
     for (int i = 0; i < N_FIELDS; i++)
-        buf_addf(out, "%s%s", i ? "," : "", fields[i].name);
+        buf_addf(out, "%s%s", i ? "," : "", fields[i]);
     buf_adds(out, ",tags");
     for (size_t i = 0; i < names->n; i++)
         buf_addf(out, ",%s", names->v[i]);
@@ -228,7 +215,7 @@ static void pg_ddl(struct buf *out, const struct names *names)
 {
     buf_adds(out, "CREATE TABLE benchdb_result (\n");
     for (int i = 0; i < N_FIELDS; i++)
-        buf_addf(out, "    %s %s,\n", fields[i].name, pg_types[i]);
+        buf_addf(out, "    %s %s,\n", fields[i], pg_types[i]);
     buf_adds(out, "    tags text");
     for (size_t i = 0; i < names->n; i++)
         buf_addf(out, ",\n    %s double precision", names->v[i]);
@@ -282,15 +269,14 @@ static int select_sql(struct db *db, const struct names *names, const struct tim
 {
     buf_adds(sql, "SELECT ");
     for (int i = 0; i < N_FIELDS; i++)
-        buf_addf(sql, "%sv.%s", i ? ", " : "",
-                 fields[i].column ? fields[i].column : fields[i].name);
+        buf_addf(sql, "%sv.%s", i ? ", " : "", fields[i]);
     for (size_t i = 0; i < names->n; i++) {
         buf_adds(sql, ", ");
         if (db_metric_expr(db, sql, "v", names->v[i], d))
             return -1;
     }
     buf_adds(sql, " FROM v_result v WHERE 1");
-    db_time_range_sql(sql, "v.started_at", dates);
+    db_time_range_sql(sql, "unixepoch(v.started_at)", dates);
     buf_adds(sql, " ORDER BY v.result_id");
     return 0;
 }

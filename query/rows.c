@@ -143,7 +143,7 @@ int rows_nul(struct db *db, const char *sql, const char *const *params, size_t n
 void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const char *results)
 {
     buf_addf(sql,
-             "SELECT run.id AS %s, s.path AS source, s.format,%s run.tool, run.tool_version,"
+             "SELECT run.id AS run_id, s.path AS source, s.format,%s run.tool, run.tool_version,"
              " group_concat(DISTINCT r.host) AS hosts,"
              " group_concat(DISTINCT r.storage_class) AS storage_classes,"
              " group_concat(DISTINCT r.sec) AS sec,"
@@ -151,15 +151,12 @@ void runs_sql(struct buf *sql, int detail, const struct time_range *dates, const
              " group_concat(DISTINCT m.fstype) AS fstype,"
              " group_concat(DISTINCT m.device) AS mount_source,"
              " count(r.id) AS results,"
-             " CASE WHEN run.started_at IS NULL THEN NULL"
-             "  ELSE strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', run.started_at, 'unixepoch') END"
-             " AS started,"
-             " s.imported_at AS imported%s"
+             " strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', run.started_at, 'unixepoch') AS started_at,"
+             " s.imported_at%s"
              " FROM run JOIN source_file s ON s.id = run.source_id"
              " LEFT JOIN result r ON r.run_id = run.id LEFT JOIN mount m ON m.id = r.mount_id"
              " WHERE 1",
-             detail ? "run_id" : "run", detail ? " s.sha256," : "",
-             detail ? ", run.command_line" : "");
+             detail ? " s.sha256," : "", detail ? ", run.command_line" : "");
     db_time_range_sql(sql, "run.started_at", dates);
     if (results)
         buf_addf(sql, " AND %s", results);
@@ -203,8 +200,8 @@ int query_history(struct db *db, const struct time_range *dates, enum table_form
 {
     struct buf sql = BUF_INIT;
     buf_adds(&sql,
-             "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id AS run,"
-             " h.result_id AS result, s.path AS source, r.job, r.direction, h.field,"
+             "SELECT h.changed_at AS changed_at, h.changed_by AS changed_by, r.run_id,"
+             " h.result_id, s.path AS source, r.job, r.direction, h.field,"
              " h.old_value AS old, h.new_value AS new"
              " FROM label_history h LEFT JOIN result r ON r.id = h.result_id" /* removed: NULLs */
              " LEFT JOIN run ON run.id = r.run_id LEFT JOIN source_file s ON s.id = run.source_id"

@@ -262,8 +262,8 @@ static void series_release(struct series *s)
 /* ---- the report ------------------------------------------------------------------------- */
 
 static const struct column change_cols[] = {
-    {"series", UNIT_NONE, ROLE_KEY},      {"date", UNIT_NONE, ROLE_TIME},
-    {"run", UNIT_NONE, ROLE_FIELD},       {"before", UNIT_NONE, ROLE_VALUE},
+    {"series", UNIT_NONE, ROLE_KEY},      {"started_at", UNIT_NONE, ROLE_TIME},
+    {"run_id", UNIT_NONE, ROLE_FIELD},    {"before", UNIT_NONE, ROLE_VALUE},
     {"after", UNIT_NONE, ROLE_VALUE},     {"change", UNIT_PERCENT, ROLE_PLAIN},
     {"direction", UNIT_NONE, ROLE_PLAIN}, {"p_value", UNIT_NONE, ROLE_PLAIN},
 };
@@ -276,8 +276,8 @@ static const struct column series_cols[] = {
     {"latest", UNIT_NONE, ROLE_VALUE},        {"change_count", UNIT_NONE, ROLE_FIELD},
 };
 static const struct column point_cols[] = {
-    {"series", UNIT_NONE, ROLE_KEY},    {"date", UNIT_NONE, ROLE_TIME},
-    {"run", UNIT_NONE, ROLE_FIELD},     {"value", UNIT_NONE, ROLE_VALUE},
+    {"series", UNIT_NONE, ROLE_KEY},    {"started_at", UNIT_NONE, ROLE_TIME},
+    {"run_id", UNIT_NONE, ROLE_FIELD},  {"value", UNIT_NONE, ROLE_VALUE},
     {"change", UNIT_NONE, ROLE_CHANGE},
 };
 

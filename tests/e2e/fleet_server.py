@@ -120,6 +120,24 @@ def test_views(srv, union):
     t.eq(got.stdout.strip(), "0", "v_series_point: every point has a time")
 
 
+def test_vocabulary(srv, a):
+    """The server's views have the columns of the SQLite warehouse's, in the same order, and a
+    run's start reads the same in both (timestamptz there, ISO 8601 text here)."""
+    with sqlite3.connect(a) as h:
+        for view in ("v_result", "v_metric", "v_series_point"):
+            local = [r[1] for r in h.execute("SELECT * FROM pragma_table_info(?)", (view,))]
+            got = srv.psql("SELECT column_name FROM information_schema.columns WHERE table_name"
+                           " = '%s' ORDER BY ordinal_position" % view, db="bench").stdout.split()
+            t.eq(got, local, view + ": the server's columns are SQLite's")
+        local = dict(h.execute("SELECT DISTINCT sha256, started_at FROM v_result"))
+    got = srv.psql("SELECT DISTINCT sha256, to_char(started_at AT TIME ZONE 'UTC', "
+                   "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM v_result", db="bench").stdout
+    server = {k: v or None for k, v in (line.split("|") for line in got.split("\n") if line)}
+    t.eq({k: server.get(k) for k in local}, local, "started_at: the same time on the server")
+    t.eq(srv.psql("SELECT count(*) FROM v_result WHERE tags IS NULL", db="bench").stdout.strip(),
+         "0", "tags: an object, {} when a result has none")
+
+
 def test_dashboard(srv, tmp):
     """Every query runs and names every series, also those of results without a host or a
     storage class: a third warehouse pushes, unlabelled, the fixture's sequential-write run with
@@ -188,6 +206,7 @@ def main():
         union = (sum(by_source.values()), len(by_source))
         test_query(srv, union, a)
         test_views(srv, union)
+        test_vocabulary(srv, a)
         test_dashboard(srv, tmp)
         test_export_doc(srv, a, tmp)
     return t.done()

@@ -110,7 +110,7 @@ with bdb.temp_db() as db:
         t.eq(bool(d.get("labels")), not args or args[0] == "bs", "labels %s lists" % " ".join(args))
     hist = output(db, "runs", "--history", "--format", "json")["history"]
     t.eq(sorted(h["field"] for h in hist), ["removed", "tag:x"], "history of a removed result")
-    t.ok(not LISTS.is_valid({"schema": 2, "runs": []}), "another shape version fails")
+    t.ok(not LISTS.is_valid({"schema": 1, "runs": []}), "another shape version fails")
     t.ok(not REPORT.is_valid(dict(doc, schema=2)), "another report version fails")
     t.ok(not LABELS.is_valid({"schema": 1, "labels": [{"key": "host", "value": "a"}]}),
          "a label without its counts fails")

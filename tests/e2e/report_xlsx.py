@@ -31,10 +31,10 @@ RUNS_SQL = """SELECT run.id AS run_id, s.path AS source, s.format, s.sha256, run
  AS storage_classes, (SELECT group_concat(DISTINCT sec) FROM result WHERE run_id = run.id) AS sec,
  (SELECT group_concat(DISTINCT mount_options) FROM v_result WHERE run_id = run.id)
  AS mount_options, (SELECT group_concat(DISTINCT fstype) FROM v_result WHERE run_id = run.id)
- AS fstype, (SELECT group_concat(DISTINCT mount_device) FROM v_result WHERE run_id = run.id)
+ AS fstype, (SELECT group_concat(DISTINCT mount_source) FROM v_result WHERE run_id = run.id)
  AS mount_source, (SELECT count(*) FROM result WHERE run_id = run.id) AS results,
- strftime('%Y-%m-%dT%H:%M:%SZ', run.started_at, 'unixepoch') AS started,
- s.imported_at AS imported, run.command_line
+ strftime('%Y-%m-%dT%H:%M:%SZ', run.started_at, 'unixepoch') AS started_at,
+ s.imported_at, run.command_line
  FROM run JOIN source_file s ON s.id = run.source_id ORDER BY run.id"""
 METRICS = ["bw_bytes_s", "iops", "lat_mean_ns", "clat_mean_ns", "clat_p50_ns", "clat_p99_ns",
            "clat_p99_9_ns", "lat_max_ns", "io_bytes", "runtime_ms"]

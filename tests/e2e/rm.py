@@ -65,7 +65,7 @@ def test_remove(db):
     rc, out, _ = bdb.call(db, "runs", "--history", "--format", "json")
     import json
     rows = json.loads(out)["history"]
-    t.eq(sorted(r["result"] for r in rows if r["field"] == "removed"), slow_ids,
+    t.eq(sorted(r["result_id"] for r in rows if r["field"] == "removed"), slow_ids,
          "runs --history lists the removals")
     rc, _, err = bdb.call(db, "check", "--compare", "baseline:slow", "fast")
     t.ok(rc == 1 and "baseline 'slow' has no results left" in err, "an emptied baseline: " + err)

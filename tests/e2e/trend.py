@@ -66,7 +66,7 @@ def derive(tmp, cls, bw, lat):
 
 def run_ids(db):
     p = bdb.run(db, "runs", "--format", "json")
-    return {row["source"]: row["run"] for row in json.loads(p.stdout)["runs"]}
+    return {row["source"]: row["run_id"] for row in json.loads(p.stdout)["runs"]}
 
 
 def find(doc, cls, metric):
@@ -77,11 +77,11 @@ def check_series(got, values, files, ids, what, direction):
     """got's change points and values against the reference on the values written here."""
     want = ref.change_points(values)
     t.eq([p["value"] for p in got["points"]], values, what + ": the values over time")
-    t.eq([p["date"] for p in got["points"]], [w for _, w in files], what + ": their dates")
+    t.eq([p["started_at"] for p in got["points"]], [w for _, w in files], what + ": their dates")
     t.eq(len(got["change_points"]), len(want), what + ": change points")
     for g, w in zip(got["change_points"], want):
-        t.eq(g["date"], files[w["index"]][1], what + ": date of the change")
-        t.eq(g["run"], ids[files[w["index"]][0]], what + ": run of the change")
+        t.eq(g["started_at"], files[w["index"]][1], what + ": date of the change")
+        t.eq(g["run_id"], ids[files[w["index"]][0]], what + ": run of the change")
         t.near(g["before"], w["before"], what + ": mean before")
         t.near(g["after"], w["after"], what + ": mean after")
         t.near(g["change"], (w["after"] / w["before"] - 1) * 100, what + ": change in percent")
