@@ -12,6 +12,7 @@
 #include "../core/array.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
+#include "groups.h"
 #include "insights.h"
 
 /* The percentiles of a curve: p50 to p99.99, denser in the tail. */
@@ -22,198 +23,9 @@ static const double MIN_TAIL_SAMPLES = 10;
 /* A sweep is a curve from this many distinct queue depths (or job counts) on. */
 enum { MIN_SWEEP_POINTS = 3 };
 
-/* ---- results in groups: (key, side, swept value), sorted ---- */
-
-/* What puts results in one group: a workload's name (percentile curves), or for a sweep its
- * settings but the swept one, compared field by field (scaling curves: formatting a key for
- * each of a million results cost more than the curves). */
-struct group {
-    const char *workload, *rw, *direction;
-    int64_t bs, other, direct, sync, fsync;
-};
-
-struct item {
-    struct group key;
-    size_t side;
-    int64_t x; /* the swept value (iodepth or numjobs); 0 when none */
-    const struct side_result *r;
-    int binned; /* r has latency bins (histogram rows) */
-};
-
-/* The ids of the results that have latency bins, ascending: most results have none, and
- * asking the database for the bins of a million results that have none costs seconds. */
-struct id_set {
-    int64_t *v;
-    size_t n, a;
-};
-
-static int bins_failed(sqlite3 *h, struct diag *d)
-{
-    return diag_error(d, "cannot read latency bins: %s", sqlite3_errmsg(h));
-}
-
-static int load_binned(sqlite3 *h, struct id_set *s, struct diag *d)
-{
-    int rc = SQLITE_OK;
-    sqlite3_stmt *st = sql_prepare(h, &rc, "SELECT DISTINCT result_id FROM histogram ORDER BY 1");
-    while (sql_step(st, &rc)) {
-        ALLOC_GROW(s->v, s->n, s->a);
-        s->v[s->n++] = sqlite3_column_int64(st, 0);
-    }
-    sql_finalize(st, &rc);
-    return rc == SQLITE_OK ? 0 : bins_failed(h, d);
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int has_bins(const struct id_set *s, int64_t id)
-{
-    return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_id) != NULL;
-}
-
-struct items {
-    struct item *v;
-    size_t n, a;
-};
-
-static int cmp_int64(int64_t x, int64_t y)
-{
-    return x < y ? -1 : x > y;
-}
-
-/* The results' strings are interned: one pointer for equal texts, which sorts a million of
- * them without reading most. */
-static int cmp_text(const char *x, const char *y)
-{
-    return x == y ? 0 : strcmp(x, y);
-}
-
-static int cmp_group(const struct group *x, const struct group *y)
-{
-    int c = cmp_text(x->workload, y->workload);
-    if (!c)
-        c = cmp_text(x->rw, y->rw);
-    if (!c)
-        c = cmp_text(x->direction, y->direction);
-    const int64_t xs[] = {x->bs, x->other, x->direct, x->sync, x->fsync};
-    const int64_t ys[] = {y->bs, y->other, y->direct, y->sync, y->fsync};
-    for (size_t i = 0; !c && i < ARRAY_SIZE(xs); i++)
-        c = cmp_int64(xs[i], ys[i]);
-    return c;
-}
-
-static int cmp_items(const void *a, const void *b)
-{
-    const struct item *x = a, *y = b;
-    int c = cmp_group(&x->key, &y->key);
-    if (c)
-        return c;
-    if (x->side != y->side)
-        return x->side < y->side ? -1 : 1;
-    if (x->x != y->x)
-        return x->x < y->x ? -1 : 1;
-    return x->r->id < y->r->id ? -1 : x->r->id > y->r->id;
-}
-
-static void add_item(struct items *it, struct group key, const struct side_result *r, int64_t x,
-                     const struct id_set *binned)
-{
-    ALLOC_GROW(it->v, it->n, it->a);
-    it->v[it->n++] = (struct item){key, r->side, x, r, has_bins(binned, r->id)};
-}
-
-static void items_sort(struct items *it)
-{
-    if (it->n)
-        qsort(it->v, it->n, sizeof(*it->v), cmp_items);
-}
-
-static void items_release(struct items *it)
-{
-    free(it->v);
-}
-
-/* The end of the run of items from i that share the key (and the side, when by_side). */
-static size_t run_end(const struct items *it, size_t i, int by_side)
-{
-    size_t j = i;
-    while (j < it->n && !cmp_group(&it->v[j].key, &it->v[i].key) &&
-           (!by_side || it->v[j].side == it->v[i].side))
-        j++;
-    return j;
-}
-
 static int usable(const struct side_result *r)
 {
     return result_usable(r) && (*r->rw || *r->direction) && !result_is_network(r);
-}
-
-/* ---- merged histograms ---- */
-
-struct bins {
-    double *ns, *count;
-    size_t n, a;
-    double total;
-};
-
-/* The bins of every result of items[from, to) summed per latency, of kind "clat" (else
- * "lat"): 0, or -1 after a message. */
-static int merged_bins(sqlite3 *h, const struct item *v, size_t from, size_t to, struct bins *out,
-                       struct diag *d)
-{
-    out->n = 0;
-    out->total = 0;
-    struct buf ids = BUF_INIT;
-    for (size_t i = from; i < to; i++)
-        if (v[i].binned)
-            buf_addf(&ids, "%s%" PRId64, ids.len ? "," : "[", v[i].r->id);
-    if (!ids.len)
-        return 0; /* none of them has bins */
-    buf_addc(&ids, ']');
-    int rc = SQLITE_OK;
-    sqlite3_stmt *st =
-        sql_prepare(h, &rc,
-                    "SELECT b.value ->> 0 AS ns, sum(b.value ->> 1) FROM histogram hg, "
-                    "json_each(hg.bins) b WHERE hg.metric = :metric AND hg.result_id IN "
-                    "(SELECT value FROM json_each(:ids)) GROUP BY ns ORDER BY ns");
-    static const char *const kinds[] = {"clat", "lat"};
-    for (size_t k = 0; k < 2 && !out->n; k++) {
-        sql_bind_text(st, &rc, ":metric", kinds[k]);
-        sql_bind_text(st, &rc, ":ids", ids.data);
-        while (sql_step(st, &rc)) {
-            ALLOC_GROW(out->ns, out->n, out->a);
-            out->count = xrealloc(out->count, out->a * sizeof(*out->count));
-            out->ns[out->n] = sqlite3_column_double(st, 0);
-            out->count[out->n] = sqlite3_column_double(st, 1);
-            out->total += out->count[out->n++];
-        }
-        sql_release(st);
-    }
-    sql_finalize(st, &rc);
-    buf_release(&ids);
-    return rc == SQLITE_OK ? 0 : bins_failed(h, d);
-}
-
-/* fio's rule (calc_clat_percentiles): the first bin whose cumulative count reaches p % of all. */
-static double bins_percentile(const struct bins *b, double pct)
-{
-    double sum = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        sum += b->count[i];
-        if (sum >= pct / 100.0 * b->total)
-            return b->ns[i];
-    }
-    return b->n ? b->ns[b->n - 1] : NAN;
-}
-
-static void bins_release(struct bins *b)
-{
-    free(b->ns);
-    free(b->count);
 }
 
 /* ---- percentile curves ---- */
@@ -253,8 +65,8 @@ static int percentile_curves(sqlite3 *h, const struct compare_opts *o, const str
     struct bins b = {0};
     int rc = 0;
     for (size_t j = i; j < end && rc == 0;) {
-        size_t side_end = run_end(it, j, 1);
-        rc = merged_bins(h, it->v, j, side_end, &b, d);
+        size_t side_end = items_run_end(it, j, 1);
+        rc = bins_merge(h, it->v, j, side_end, &b, d);
         if (rc == 0 && b.n) {
             if (!*s)
                 *s = report_section(r, "Latency percentiles",
@@ -279,8 +91,8 @@ static int percentiles(struct db *db, const struct compare_opts *o, const struct
 {
     struct items it = {0};
     for (size_t i = 0; i < res->n; i++)
-        if (usable(&res->v[i]) && has_bins(binned, res->v[i].id))
-            add_item(
+        if (usable(&res->v[i]) && id_set_has(binned, res->v[i].id))
+            items_add(
                 &it,
                 (struct group){.workload = result_group(&res->v[i]), .rw = "", .direction = ""},
                 &res->v[i], 0, binned);
@@ -288,7 +100,7 @@ static int percentiles(struct db *db, const struct compare_opts *o, const struct
     struct section *s = NULL;
     int rc = 0;
     for (size_t i = 0; i < it.n && rc == 0;) {
-        size_t end = run_end(&it, i, 0);
+        size_t end = items_run_end(&it, i, 0);
         if (compared(&it, i, end))
             rc = percentile_curves(db_handle(db), o, &it, i, end, r, &s, d);
         i = end;
@@ -360,7 +172,7 @@ static int sweep_point(sqlite3 *h, const struct item *v, size_t from, size_t to,
 {
     const struct side_result *r = v[from].r;
     struct bins b = {0};
-    int rc = merged_bins(h, v, from, to, &b, d);
+    int rc = bins_merge(h, v, from, to, &b, d);
     p->x = v[from].x;
     p->iops = mean_of(v, from, to, RM_IOPS);
     p->lat = mean_of(v, from, to, RM_LAT_TOTAL);
@@ -519,7 +331,7 @@ static int sweep_curves(sqlite3 *h, struct sweep_ctx *c, const struct items *it,
     const char *title = NULL;
     int rc = 0;
     for (size_t j = i; j < end && rc == 0;) {
-        size_t side_end = run_end(it, j, 1), n;
+        size_t side_end = items_run_end(it, j, 1), n;
         struct sweep_point *p;
         rc = side_points(h, it, j, side_end, &p, &n, d);
         if (rc == 0 && n >= MIN_SWEEP_POINTS) {
@@ -548,11 +360,11 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
         for (size_t i = 0; i < res->n; i++)
             if (usable(&res->v[i]) && swept(&res->v[i], c.sw) > 0 &&
                 !(c.sw == SWEEP_IODEPTH && result_engine_is_sync(&res->v[i])))
-                add_item(&it, sweep_key(&res->v[i], c.sw), &res->v[i], swept(&res->v[i], c.sw),
-                         binned);
+                items_add(&it, sweep_key(&res->v[i], c.sw), &res->v[i], swept(&res->v[i], c.sw),
+                          binned);
         items_sort(&it);
         for (size_t i = 0; i < it.n && rc == 0;) {
-            size_t end = run_end(&it, i, 0);
+            size_t end = items_run_end(&it, i, 0);
             rc = sweep_curves(db_handle(db), &c, &it, i, end, d);
             i = end;
         }
@@ -565,7 +377,7 @@ int query_figures(struct db *db, const struct compare_opts *o, const struct side
                   struct report *r, struct diag *d)
 {
     struct id_set binned = {0};
-    int rc = load_binned(db_handle(db), &binned, d);
+    int rc = groups_load_binned(db_handle(db), &binned, d);
     if (rc == 0)
         rc = percentiles(db, o, res, &binned, r, d);
     if (rc == 0)
