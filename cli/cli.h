@@ -19,6 +19,9 @@ enum bdb_exit {
     BDB_EXIT_INPUT = 1, /* some input was rejected (each reason printed) */
     BDB_EXIT_USAGE = 2,
     BDB_EXIT_ENV = 3, /* database, I/O or environment failure */
+    /* benchdb check: no regression, but too few runs or too much spread to rule one out (as
+     * Pinpoint's "need more runs"); distinct from a pass and from a failure */
+    BDB_EXIT_INCONCLUSIVE = 4,
 };
 
 struct app {

@@ -44,6 +44,26 @@ static const struct metric_def {
     {"fsync p99 latency", RM_SYNC_P99, UNIT_NS, 0, "lower fsync p99 latency",
      "higher fsync p99 latency"},
 };
+/* What a gate's limit may call each compared metric: its short name first, then the stored
+ * names it is read from (docs/HACKING.md, "Metric names"). */
+static const struct metric_name {
+    const char *name;
+    enum result_metric m;
+} metric_names[] = {
+    {"bw", RM_BW},
+    {"bw_bytes_s", RM_BW},
+    {"iops", RM_IOPS},
+    {"lat", RM_LAT_TOTAL},
+    {"lat_mean_ns", RM_LAT_TOTAL},
+    {"clat_mean_ns", RM_LAT_TOTAL},
+    {"p99", RM_P99},
+    {"clat_p99_ns", RM_P99},
+    {"lat_p99_ns", RM_P99},
+    {"fsync", RM_SYNC_MEAN},
+    {"sync_lat_mean_ns", RM_SYNC_MEAN},
+    {"fsync_p99", RM_SYNC_P99},
+    {"sync_lat_p99_ns", RM_SYNC_P99},
+};
 enum { N_METRICS = ARRAY_SIZE(metric_defs), M_BW = 0, M_IOPS = 1 };
 
 /* Significance level of the verdicts, family-wise over the report (Holm). */
@@ -263,6 +283,35 @@ static int significant(const struct cell *factor, double p)
 int compare_significant(const struct cell *f)
 {
     return f->verdict != VERDICT_SINGLE_RUN && significant(f, f->p_holm);
+}
+
+/* The short name of metric m: the first of its names. */
+static const char *short_name(enum result_metric m)
+{
+    size_t i = 0;
+    while (metric_names[i].m != m)
+        i++;
+    return metric_names[i].name;
+}
+
+int compare_metric_find(const char *name, struct compare_metric *out)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(metric_names); i++)
+        for (size_t k = 0; k < N_METRICS && !strcmp(name, metric_names[i].name); k++) {
+            const struct metric_def *d = &metric_defs[k];
+            if (d->m == metric_names[i].m) {
+                *out = (struct compare_metric){d->label, short_name(d->m), d->unit,
+                                               d->higher_is_better,
+                                               k == M_IOPS ? metric_defs[M_BW].label : NULL};
+                return 0;
+            }
+        }
+    return -1;
+}
+
+const char *compare_metric_name(size_t i)
+{
+    return i < ARRAY_SIZE(metric_names) ? metric_names[i].name : NULL;
 }
 
 /* Equivalent when the whole interval is within the margin, a difference too small to matter
@@ -589,6 +638,29 @@ static void no_factor(struct report *r, struct cell *f, const char *const names[
     cell_set_text(f, arena_printf(&r->arena, "no verdict: %s %s", names[s], why));
 }
 
+/* The pooled sample standard deviation of ln of both sides' runs, weighted by degrees of
+ * freedom (a side with one run adds none): the spread a t-test on the log scale sees, from which
+ * a gate says how many runs would detect its limit. NAN with no degree of freedom. */
+static double log_spread(const struct result_set *const sets[2], enum result_metric m)
+{
+    double ss = 0;
+    size_t df = 0;
+    for (int s = 0; s < 2; s++) {
+        double *v = xmalloc((sets[s]->n ? sets[s]->n : 1) * sizeof(*v));
+        size_t n = side_values(sets[s], m, 1, v);
+        for (size_t i = 0; i < n; i++)
+            v[i] = log(v[i]);
+        struct sample_stats st;
+        stats_describe(v, n, &st);
+        if (n >= 2) {
+            ss += st.sd * st.sd * (double)(n - 1);
+            df += n - 1;
+        }
+        free(v);
+    }
+    return df ? sqrt(ss / (double)df) : NAN;
+}
+
 static void factor_cell(struct report *r, struct cell *f, const char *const names[2],
                         const struct result_set *base, const struct result_set *cand,
                         const struct metric_def *m, struct tests *tests)
@@ -613,6 +685,7 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
         return;
     }
     compare_factor(&a, &b, m->higher_is_better, f);
+    f->sd_log = log_spread((const struct result_set *const[2]){base, cand}, m->m);
     add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand},
              (const struct sample_stats *const[2]){&a, &b});
 }
@@ -642,13 +715,14 @@ static void add_comparison_rows(struct report *r, struct table *t, const struct 
 }
 
 /* Compared when the baseline and at least one candidate ran it: an N-way comparison keeps
- * every pair that has data. */
+ * every pair that has data. One value alone (a gate's absolute limits) has a row for each of
+ * its workloads, with no factor. */
 static int comparable(const struct workload_group *w, size_t nsides)
 {
     size_t with = 0;
     for (size_t s = 1; s < nsides; s++)
         with += w->sides[s].n > 0;
-    return w->sides[0].n > 0 && with > 0;
+    return w->sides[0].n > 0 && (with > 0 || nsides == 1);
 }
 
 /* Holm's step-down correction over every test of the report, then each verdict and phrase. */

@@ -19,6 +19,8 @@ struct compare_opts {
     size_t naliases;
     const char *rules;      /* tier rules (templates/tiers.rules format); NULL: the built-in */
     const char *rules_name; /* what error messages call them: the file's path */
+    const struct slo *slos; /* latency targets of the capacity section (capacity.h) */
+    size_t nslos;
 };
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);
@@ -32,5 +34,21 @@ extern const char *const query_compare_tables[];
  * below 0.05 and its interval excluding 1. An equivalent verdict (the whole interval within
  * +-5 %) may be significant too: a gate with a smaller threshold still fails it. */
 int compare_significant(const struct cell *f);
+
+/* A compared metric as a gate's limit names it: "bw" or "bw_bytes_s" is the table's
+ * "Bandwidth". IOPS rides on its workload's bandwidth row where a bandwidth is known (one
+ * measurement: the factor is the same, the side's IOPS is the value cell's alt). */
+struct compare_metric {
+    const char *label; /* the comparison table's Metric column */
+    const char *name;  /* the short name: "bw", "iops", "lat", "p99", "fsync", "fsync_p99" */
+    enum unit unit;    /* of its values: UNIT_BYTES_S, UNIT_IOPS, UNIT_NS */
+    int higher_is_better;
+    const char *rides_on; /* IOPS: "Bandwidth", the row that carries it where a bandwidth is
+                           * known; NULL for the others */
+};
+/* 0 and *out for a short or stored metric name, else -1. */
+int compare_metric_find(const char *name, struct compare_metric *out);
+/* The i-th name compare_metric_find knows, NULL past the last ("did you mean"). */
+const char *compare_metric_name(size_t i);
 
 #endif

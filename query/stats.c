@@ -295,6 +295,68 @@ size_t stats_runs_needed(double cv2, double d, double alpha, double power)
     return lo;
 }
 
+/* P(T' <= t) of the noncentral t with df degrees of freedom and noncentrality nc, for t >= 0:
+ * Lenth's series (Applied Statistics algorithm AS 243, 1989, after Guenther 1978),
+ * Phi(-nc) + 1/2 sum_j (p_j I_x(j + 1/2, df/2) + q_j I_x(j + 1, df/2)), x = t^2 / (t^2 + df),
+ * with the Poisson weights p_j = e^-l l^j / j! and q_j = nc e^-l l^j / (sqrt(2) Gamma(j + 3/2)),
+ * l = nc^2 / 2. Both incomplete betas fall with j, so the sum stops when the Poisson mass not
+ * yet summed, which bounds what is left, is below 1e-15 (the terms are formed in logarithms:
+ * e^-l alone underflows from nc = 38 on). */
+static double nct_cdf_nonneg(double t, double df, double nc)
+{
+    double x = t * t / (t * t + df), l = nc * nc / 2, sum = 0, mass = 0;
+    double logl = log(fmax(l, DBL_MIN)); /* l = 0: only j = 0 has weight (0 * log 0 is NaN) */
+    double sign = nc < 0 ? -1 : 1, lognc = log(fabs(nc) / sqrt(2.0));
+    for (int j = 0; j < CF_MAX_ITER; j++) {
+        double logpois = j * logl - l;
+        double p = exp(logpois - lgamma(j + 1.0));
+        double q = nc == 0 ? 0 : sign * exp(logpois + lognc - lgamma(j + 1.5));
+        sum += p * stats_incbeta(j + 0.5, df / 2, x) + q * stats_incbeta(j + 1.0, df / 2, x);
+        mass += p;
+        if (j > l && 1 - mass < 1e-15)
+            break;
+    }
+    return 0.5 * erfc(nc / sqrt(2.0)) + sum / 2;
+}
+
+/* The power of the two-sided two-sample t-test with n runs per side at level alpha when the
+ * means differ by effect standard deviations: P(|T'| > c), c = t(1 - alpha/2, 2n - 2), for T'
+ * the noncentral t with 2n - 2 degrees of freedom and noncentrality effect sqrt(n / 2), both
+ * tails counted, as statsmodels' TTestIndPower.power computes it. The lower tail
+ * P(T' < -c; nc) is 1 - P(T' <= c; -nc) (reflection). */
+static double ttest_power(double effect, double n, double alpha)
+{
+    double df = 2 * n - 2, nc = effect * sqrt(n / 2);
+    double crit = stats_t_quantile(1 - alpha / 2, df);
+    return (1 - nct_cdf_nonneg(crit, df, nc)) + (1 - nct_cdf_nonneg(crit, df, -nc));
+}
+
+size_t stats_ttest_runs(double effect, double alpha, double power)
+{
+    enum { MOST = 1 << 20 }; /* beyond this, "more runs than anyone will make" */
+    if (isnan(effect) || !(effect > 0))
+        return SIZE_MAX;
+    if (isinf(effect))
+        return 2;
+    /* the power grows with n: double to a bracket, then bisect to the smallest n that has it
+     * (the noncentrality stays near the answer's, where the series is short) */
+    size_t lo = 2, hi = 2;
+    while (ttest_power(effect, (double)hi, alpha) < power) {
+        if (hi >= MOST)
+            return SIZE_MAX;
+        lo = hi + 1;
+        hi *= 2;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ttest_power(effect, (double)mid, alpha) < power)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct ranked_p {
     double p;
     size_t i;

@@ -89,6 +89,7 @@ static struct cell *add_row(struct arena *a, struct table *t)
                                .max = NAN,
                                .p = NAN,
                                .p_holm = NAN,
+                               .sd_log = NAN,
                                .alt = NAN};
     return row;
 }

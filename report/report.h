@@ -48,6 +48,7 @@ struct cell {
     double min, max;       /* range of averaged runs; NAN when unknown */
     double p;              /* a factor's test p-value (Welch), before correction; NAN */
     double p_holm;         /* the same after Holm's correction over the report: the verdict's */
+    double sd_log;         /* a factor's spread: sd of ln of its runs, sides pooled; NAN */
     const char *caution;   /* why a factor's number may not stand for the storage ("both
                             * cached"); NULL. The text says it too; colour never marks it */
     double alt;            /* a second view of the same value (IOPS beside bandwidth); NAN */

@@ -185,3 +185,43 @@ def caution(sides):
     else:
         parts = ["%s %s" % (name, ", ".join(w)) for (name, _), w in zip(sides, words) if w]
     return "; caution: " + "; ".join(parts) if parts else ""
+
+
+def significant(p_adj, lo, hi):
+    """The gate's 'significant' (compare_significant): the adjusted p below 0.05 and the
+    interval excluding 1, whatever the equivalence."""
+    return p_adj is not None and p_adj < ALPHA and not (lo <= 1 <= hi)
+
+
+def gate_outcome(fam_entry, higher, floor, a, b):
+    """benchdb check's outcome of one factor (docs/methods.md, "Gates: limits and three
+    outcomes"): fam_entry from family(), higher whether the metric is better higher, floor the
+    factor below which the candidate is worse than its limit allows (0.95 for 'bw:-5%',
+    1/1.05 for --threshold 5). 'fail' when significant and below the floor, 'pass' when the
+    whole direction-aware interval is at or above it, else 'inconclusive' (a single run
+    too)."""
+    _, p_adj, _, lo, hi = fam_entry
+    r = statistics.mean(b) / statistics.mean(a)
+    f, flo = (r, lo) if higher else (1 / r, 1 / hi)
+    if significant(p_adj, lo, hi) and f < floor:
+        return "fail"
+    return "pass" if flo >= floor else "inconclusive"
+
+
+def sd_log(a, b):
+    """The pooled sample standard deviation of ln of both samples (degrees of freedom as
+    weights): the spread a t-test on the log scale sees."""
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    ss = (len(a) - 1) * statistics.variance(la) + (len(b) - 1) * statistics.variance(lb)
+    return math.sqrt(ss / (len(a) + len(b) - 2))
+
+
+def runs_to_detect(a, b, floor):
+    """Runs per side statsmodels' TTestIndPower finds for detecting the floor's change on the
+    log scale, effect ln(1/floor) / sd_log, at alpha 0.05 with power 0.8, rounded up (at
+    least 2, the fewest a t-test takes)."""
+    from statsmodels.stats.power import TTestIndPower
+    effect = -math.log(floor) / sd_log(a, b)
+    n = TTestIndPower().solve_power(effect_size=effect, alpha=0.05, power=0.8, ratio=1,
+                                    alternative="two-sided")
+    return max(2, math.ceil(n))

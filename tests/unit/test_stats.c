@@ -1,6 +1,7 @@
 /* Unit tests for query/stats: every expected number comes from scipy (stats_expected.h, written
  * by tests/tools/gen_stats_expected.py), except the degenerate cases scipy answers with NaN. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../../query/stats.h"
@@ -180,6 +181,30 @@ static void test_holm(void)
     stats_holm(NULL, 0, NULL);
 }
 
+/* Runs per side for 80 % power at alpha 0.05: statsmodels 0.13.5's TTestIndPower().solve_power(
+ * effect_size=e, alpha=0.05, power=0.8, ratio=1, alternative='two-sided'), rounded up (its
+ * answers: 6280.05, 175.38, 27.00 (26.996), 16.71, 8.06, 3.88, 2.81, 2.12). */
+static void test_ttest_runs(void)
+{
+    static const struct {
+        double effect;
+        size_t runs;
+    } cases[] = {{0.05, 6281}, {0.3, 176}, {0.777, 27}, {1, 17},
+                 {1.5, 9},     {2.44, 4},  {3.3, 3},    {5, 3}};
+    char msg[96];
+    for (size_t i = 0; i < N_OF(cases); i++) {
+        snprintf(msg, sizeof(msg), "runs for effect %g", cases[i].effect);
+        INT_EQ(stats_ttest_runs(cases[i].effect, 0.05, 0.8), cases[i].runs, msg);
+    }
+    /* statsmodels finds no solution above about 6 (its nobs1 would fall below 2): two runs a
+     * side are the fewest a t-test takes */
+    INT_EQ(stats_ttest_runs(10, 0.05, 0.8), 2, "a large effect needs the fewest runs");
+    INT_EQ(stats_ttest_runs(INFINITY, 0.05, 0.8), 2, "no spread: two runs");
+    OK(stats_ttest_runs(0, 0.05, 0.8) == SIZE_MAX, "no effect cannot be detected");
+    OK(stats_ttest_runs(NAN, 0.05, 0.8) == SIZE_MAX, "unknown spread");
+    OK(stats_ttest_runs(1e-4, 0.05, 0.8) == SIZE_MAX, "beyond a million runs");
+}
+
 int main(void)
 {
     test_t_distribution();
@@ -187,5 +212,6 @@ int main(void)
     test_degenerate();
     test_ratio_p();
     test_holm();
+    test_ttest_runs();
     return TEST_DONE();
 }
