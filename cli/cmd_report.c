@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/xalloc.h"
+#include "../query/capacity.h"
 #include "../query/compare.h"
 #include "../query/query.h"
 #include "../query/sides.h"
@@ -24,6 +26,9 @@ static const char usage[] =
     "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
     "  --rules FILE          tier-recommendation rules (default: built in, as\n"
     "                        " BENCHDB_TEMPLATEDIR "/tiers.rules)\n"
+    "  --slo TARGET          a latency target (repeatable): p99<=2ms, p99.9<500us,\n"
+    "                        mean<=1ms; the section Capacity gives, per side and queue-depth\n"
+    "                        sweep, the most IOPS at a tested depth whose latency meets it\n"
     "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE);\n"
     "                        repeatable: one report, a file per format, each named by its\n"
     "                        extension (-o r.md -o r.html -o r.xlsx)\n"
@@ -45,7 +50,8 @@ static const char usage[] =
     "  benchdb report --by sec --compare sys krb5p --where rw=randread -o sec.md\n"
     "  benchdb report --compare disk tmpfs -o report.html\n"
     "  benchdb report --compare disk tmpfs -o report.xlsx\n"
-    "  benchdb report --compare disk tmpfs -o report.md -o report.html -o report.xlsx\n";
+    "  benchdb report --compare disk tmpfs -o report.md -o report.html -o report.xlsx\n"
+    "  benchdb report --compare gp3 io2 --where rw=randread --slo 'p99<=2ms' -o capacity.xlsx\n";
 
 struct report_opts {
     struct compare_opts cmp;
@@ -53,6 +59,8 @@ struct report_opts {
     struct kv_list where, aliases;
     struct time_range dates;
     struct str_list outputs;                            /* each -o FILE */
+    struct str_list slo_texts;                          /* each --slo, as given */
+    struct slo *slos;                                   /* parsed */
     const char *output, *format, *table, *template_dir; /* output, format: the one written */
     int all; /* --all: the appendix lists the whole warehouse */
 };
@@ -104,6 +112,20 @@ static int check_output(struct report_opts *o)
     return table_option("report", o->format, o->table) ? usage_hint("report") : BDB_EXIT_OK;
 }
 
+/* Each --slo TARGET: BDB_EXIT_OK, or a usage error that says what was expected. */
+static int parse_slos(struct report_opts *o)
+{
+    o->slos = xcalloc(o->slo_texts.n ? o->slo_texts.n : 1, sizeof(*o->slos));
+    for (size_t i = 0; i < o->slo_texts.n; i++) {
+        const char *why;
+        if (slo_parse(o->slo_texts.v[i], &o->slos[i], &why))
+            return usage_error("report", "--slo '%s': %s", o->slo_texts.v[i], why);
+    }
+    o->cmp.slos = o->slos;
+    o->cmp.nslos = o->slo_texts.n;
+    return BDB_EXIT_OK;
+}
+
 static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
 {
     const struct opt opts[] = {
@@ -111,6 +133,7 @@ static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
         OPT_SINCE(&o->dates),
         OPT_UNTIL(&o->dates),
         OPT_STRING(0, "rules", &o->cmp.rules_name, "FILE", "tier-recommendation rules"),
+        OPT_STRINGS(0, "slo", &o->slo_texts, "TARGET", "a latency target (p99<=2ms)"),
         OPT_STRINGS('o', "output", &o->outputs, "FILE", "write to FILE (repeatable)"),
         OPT_ENUM(0, "format", &o->format, formats, "output format"),
         OPT_ENUM(0, "table", &o->table, query_compare_tables, "with csv: the table to write"),
@@ -125,7 +148,7 @@ static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
         return status;
     if (o->values.n < 2)
         return usage_error("report", "--compare needs a baseline and at least one candidate");
-    if (check_output(o))
+    if (check_output(o) || parse_slos(o))
         return BDB_EXIT_USAGE;
     o->cmp.values = o->values.v;
     o->cmp.nvalues = o->values.n;
@@ -273,6 +296,8 @@ int cmd_report(int argc, char **argv, struct app *app)
     db_close(db);
     str_list_release(&o.values);
     str_list_release(&o.outputs);
+    str_list_release(&o.slo_texts);
+    free(o.slos);
     kv_list_release(&o.where);
     kv_list_release(&o.aliases);
     buf_release(&rules);

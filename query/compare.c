@@ -17,6 +17,7 @@
 
 #include "../core/array.h"
 #include "../core/xalloc.h"
+#include "capacity.h"
 #include "figures.h"
 #include "identity.h"
 #include "insights.h"
@@ -1150,6 +1151,8 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         query_insights(o, &res, &basis, r);
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
+    if (rc == 0)
+        rc = query_capacity(db, o, &res, r, d);
     if (rc == 0) {
         struct buf method = BUF_INIT;
         method_note(&method);

@@ -1,0 +1,567 @@
+/* capacity.c: capacity at a latency target (capacity.h). A sweep is one workload run at several
+ * queue depths (or job counts) on one side, with the same context (groups.h's key, as the
+ * scaling curves'). Each depth is a point: the mean IOPS of its repeats with their interval, and
+ * its latency, a percentile from the repeats' merged json+ bins (else the worst repeat's own
+ * percentile, never an average of percentiles). The capacity is the measured point with the
+ * most IOPS whose latency meets the target: no point is interpolated or extrapolated.
+ * docs/methods.md, "Capacity at a latency target", states the rules. */
+#include "capacity.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/array.h"
+#include "../core/scan.h"
+#include "../core/xalloc.h"
+#include "groups.h"
+#include "insights.h"
+#include "stats.h"
+
+/* ---- targets ---- */
+
+int slo_parse(const char *s, struct slo *out, const char **why)
+{
+    const char *p = skip_ws(s);
+    *out = (struct slo){.text = s};
+    if (scan_lit(&p, "mean")) {
+        out->stat = SLO_MEAN;
+    } else if (*p == 'p' && (p++, scan_number(&p, &out->pct)) && out->pct > 0 && out->pct < 100) {
+        out->stat = SLO_PERCENTILE;
+    } else {
+        *why = "expected a latency statistic: pNN (p99, p99.9) or mean";
+        return -1;
+    }
+    p = skip_ws(p);
+    if (scan_lit(&p, "<="))
+        out->strict = 0;
+    else if (scan_lit(&p, "<"))
+        out->strict = 1;
+    else {
+        *why = "expected '<=' or '<' after the statistic";
+        return -1;
+    }
+    p = skip_ws(p);
+    double v, scale = 0;
+    const char *unit;
+    size_t unit_len;
+    if (scan_quantity(&p, &v, &unit, &unit_len))
+        scale = unit_time_ns(unit, unit_len);
+    if (!(scale > 0) || !(v > 0) || *skip_ws(p)) {
+        *why = "expected a time above 0 with its unit (ns, us, ms, s): p99<=2ms";
+        return -1;
+    }
+    out->limit_ns = v * scale;
+    return 0;
+}
+
+int slo_met(const struct slo *t, double latency_ns)
+{
+    return t->strict ? latency_ns < t->limit_ns : latency_ns <= t->limit_ns;
+}
+
+/* ---- points ---- */
+
+/* Why a result is left out of a point, as the recommendations leave it out. */
+static const unsigned LEFT_OUT =
+    SUSPECT_CACHED | SUSPECT_SHORT | SUSPECT_TRANSCRIBED | SUSPECT_IMPOSSIBLE;
+
+/* One depth of a side's sweep: the repeats kept there. */
+struct point {
+    int64_t iodepth, numjobs; /* iodepth 1 for synchronous engines */
+    double outstanding;       /* iodepth x numjobs: the I/Os it keeps in flight */
+    struct sample_stats iops, bw;
+    double latency; /* the target's statistic, ns; NAN unknown */
+    int merged;     /* from the repeats' merged bins (else the worst repeat's own) */
+    size_t kept;
+    unsigned dropped; /* suspect bits of the repeats left out */
+};
+
+/* The stored percentile columns: fio's default list, the only ones a result without bins has. */
+static const double STORED_PCTS[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+
+/* The stored percentile pct of each result (clat's, else lat's; NAN unknown), in res order;
+ * NULL when fio never stores that percentile. */
+static int stored_percentiles(struct db *db, const struct side_results *res, double pct,
+                              double **out, struct diag *d)
+{
+    *out = NULL;
+    size_t i = 0;
+    while (i < ARRAY_SIZE(STORED_PCTS) && STORED_PCTS[i] != pct)
+        i++;
+    if (i == ARRAY_SIZE(STORED_PCTS) || !res->n)
+        return 0;
+    char digits[16], name[32];
+    snprintf(digits, sizeof(digits), "%g", pct);
+    char *dot = strchr(digits, '.');
+    if (dot)
+        *dot = '_';
+    double *clat = xcalloc(res->n, sizeof(*clat)), *lat = xcalloc(res->n, sizeof(*lat));
+    snprintf(name, sizeof(name), "clat_p%s_ns", digits);
+    int rc = query_metric_values(db, res, name, clat, d);
+    snprintf(name, sizeof(name), "lat_p%s_ns", digits);
+    if (rc == 0)
+        rc = query_metric_values(db, res, name, lat, d);
+    for (size_t k = 0; k < res->n; k++)
+        if (isnan(clat[k]))
+            clat[k] = lat[k];
+    free(lat);
+    if (rc)
+        free(clat);
+    else
+        *out = clat;
+    return rc;
+}
+
+/* What a point's latency is computed from. */
+struct latency_basis {
+    sqlite3 *h;
+    const struct slo *slo;
+    const struct side_results *res;
+    const double *stored; /* stored_percentiles' for slo, or NULL */
+};
+
+/* The worst of the kept repeats' own stored percentile (each must have one): NAN otherwise. */
+static double worst_repeat(const struct latency_basis *b, const struct item *kept, size_t n)
+{
+    double worst = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = b->stored ? b->stored[kept[i].r - b->res->v] : NAN;
+        if (isnan(v))
+            return NAN;
+        worst = fmax(worst, v);
+    }
+    return n ? worst : NAN;
+}
+
+static int point_latency(const struct latency_basis *b, const struct item *kept, size_t n,
+                         struct point *p, struct diag *d)
+{
+    size_t binned = 0;
+    for (size_t i = 0; i < n; i++)
+        binned += kept[i].binned != 0;
+    if (b->slo->stat == SLO_MEAN) { /* the total latency (what the application waits),
+                                     * as the scaling table's; means of equal runs average */
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += kept[i].r->m[RM_LAT_TOTAL];
+        p->latency = n ? sum / (double)n : NAN;
+        return 0;
+    }
+    if (binned == n && n) {
+        struct bins bins = {0};
+        int rc = bins_merge(b->h, kept, 0, n, &bins, d);
+        p->latency = bins.n ? bins_percentile(&bins, b->slo->pct) : NAN;
+        p->merged = bins.n > 0;
+        bins_release(&bins);
+        if (rc || bins.n)
+            return rc;
+    }
+    p->latency = worst_repeat(b, kept, n);
+    return 0;
+}
+
+static void describe_metric(const struct item *kept, size_t n, enum result_metric m,
+                            struct sample_stats *out)
+{
+    double *v = xcalloc(n ? n : 1, sizeof(*v));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(kept[i].r->m[m]))
+            v[k++] = kept[i].r->m[m];
+    stats_describe(v, k, out);
+    free(v);
+}
+
+/* The point of the repeats v[from, to) (one depth of one side's sweep). */
+static int make_point(const struct latency_basis *b, const struct item *v, size_t from, size_t to,
+                      struct point *p, struct diag *d)
+{
+    const struct side_result *first = v[from].r;
+    *p = (struct point){.iodepth = result_engine_is_sync(first) ? 1 : first->iodepth,
+                        .numjobs = first->numjobs > 0 ? first->numjobs : 1,
+                        .latency = NAN};
+    p->outstanding = (double)(p->iodepth > 0 ? p->iodepth : 1) * (double)p->numjobs;
+    struct item *kept = xcalloc(to - from, sizeof(*kept));
+    for (size_t i = from; i < to; i++)
+        if (v[i].r->suspect & LEFT_OUT)
+            p->dropped |= v[i].r->suspect & LEFT_OUT;
+        else
+            kept[p->kept++] = v[i];
+    describe_metric(kept, p->kept, RM_IOPS, &p->iops);
+    describe_metric(kept, p->kept, RM_BW, &p->bw);
+    int rc = p->kept ? point_latency(b, kept, p->kept, p, d) : 0;
+    free(kept);
+    return rc;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const struct point *x = a, *y = b;
+    if (x->outstanding != y->outstanding)
+        return x->outstanding < y->outstanding ? -1 : 1;
+    return (x->iodepth > y->iodepth) - (x->iodepth < y->iodepth);
+}
+
+/* The points of one side's sweep, items [from, to), in order of I/Os outstanding. */
+static int side_points(const struct latency_basis *b, const struct items *it, size_t from,
+                       size_t to, struct point **out, size_t *n, struct diag *d)
+{
+    *n = 0;
+    *out = xcalloc(to - from, sizeof(**out));
+    int rc = 0;
+    for (size_t j = from; j < to && rc == 0;) {
+        size_t k = j;
+        while (k < to && it->v[k].x == it->v[j].x)
+            k++;
+        rc = make_point(b, it->v, j, k, &(*out)[(*n)++], d);
+        j = k;
+    }
+    qsort(*out, *n, sizeof(**out), cmp_point);
+    return rc;
+}
+
+/* ---- the verdict on one side's sweep ---- */
+
+/* "QD8", "QD8 x 4 jobs", "4 jobs" (synchronous engines). */
+static void depth_name(struct buf *out, const struct point *p, int sync_engine)
+{
+    if (!sync_engine)
+        buf_addf(out, "QD%" PRId64, p->iodepth);
+    if (p->numjobs > 1 || sync_engine)
+        buf_addf(out, "%s%" PRId64 " job%s", sync_engine ? "" : " x ", p->numjobs,
+                 p->numjobs == 1 ? "" : "s");
+}
+
+static int usable_point(const struct point *p)
+{
+    return p->kept && !isnan(p->iops.mean) && !isnan(p->latency);
+}
+
+/* The index of the point with the most IOPS that meets t; -1 when none does. */
+static long best_met(const struct slo *t, const struct point *p, size_t n)
+{
+    long best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (usable_point(&p[i]) && slo_met(t, p[i].latency) &&
+            (best < 0 || p[i].iops.mean > p[best].iops.mean))
+            best = (long)i;
+    return best;
+}
+
+/* The usable point with the lowest latency (none meets the target). */
+static long lowest_latency(const struct point *p, size_t n)
+{
+    long best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (usable_point(&p[i]) && (best < 0 || p[i].latency < p[best].latency))
+            best = (long)i;
+    return best;
+}
+
+static size_t usable_points(const struct point *p, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += usable_point(&p[i]) != 0;
+    return k;
+}
+
+/* The finding on a side's sweep for target t: what the chosen point (or the best one) says. */
+static void finding(struct buf *out, const struct slo *t, const struct point *p, size_t n,
+                    long chosen, int sync_engine)
+{
+    if (chosen < 0) {
+        long best = lowest_latency(p, n);
+        buf_adds(out, "not reached at any tested depth");
+        if (best >= 0) {
+            buf_adds(out, " (best: ");
+            unit_format(out, p[best].latency, UNIT_NS);
+            buf_adds(out, " at ");
+            depth_name(out, &p[best], sync_engine);
+            buf_addc(out, ')');
+        }
+        return;
+    }
+    size_t next = (size_t)chosen + 1;
+    while (next < n && !usable_point(&p[next]))
+        next++;
+    if (usable_points(p, n) < 2) {
+        buf_adds(out, "met at the one depth tested: no sweep to find the highest");
+    } else if (next == n) {
+        buf_adds(out, "met at the deepest tested depth: the capacity may be higher");
+    } else if (!slo_met(t, p[next].latency)) {
+        buf_adds(out, "between ");
+        depth_name(out, &p[chosen], sync_engine);
+        buf_adds(out, " (met) and ");
+        depth_name(out, &p[next], sync_engine);
+        buf_adds(out, " (missed: ");
+        unit_format(out, p[next].latency, UNIT_NS);
+        buf_addc(out, ')');
+    } else {
+        buf_adds(out, "IOPS peak here; deeper queues met the target with no more IOPS");
+    }
+}
+
+/* ---- the section ---- */
+
+struct cap_ctx {
+    struct report *r;
+    const struct compare_opts *o;
+    struct section *s;
+    struct table *t;
+};
+
+static const char *const WORDS[] = {"cached", "short runs", "typed without workload",
+                                    "breaks Little's law"};
+static const unsigned BITS[] = {SUSPECT_CACHED, SUSPECT_SHORT, SUSPECT_TRANSCRIBED,
+                                SUSPECT_IMPOSSIBLE};
+
+/* "QD64 (short runs); QD32 (cached)": the depths whose repeats were all left out, and why. */
+static void dropped_depths(struct buf *out, const struct point *p, size_t n, int sync_engine)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].dropped)
+            continue;
+        buf_adds(out, out->len ? "; " : "left out: ");
+        depth_name(out, &p[i], sync_engine);
+        buf_addf(out, p[i].kept ? " (some repeats: " : " (");
+        const char *sep = "";
+        for (size_t k = 0; k < ARRAY_SIZE(BITS); k++)
+            if (p[i].dropped & BITS[k]) {
+                buf_addf(out, "%s%s", sep, WORDS[k]);
+                sep = ", ";
+            }
+        buf_addc(out, ')');
+    }
+}
+
+static struct table *capacity_table(struct cap_ctx *c)
+{
+    static const struct column cols[] = {
+        {"Workload", UNIT_NONE, ROLE_KEY}, {"Target", UNIT_NONE, ROLE_PLAIN},
+        {"Side", UNIT_NONE, ROLE_PLAIN},   {"At", UNIT_NONE, ROLE_PLAIN},
+        {"IOPS", UNIT_IOPS, ROLE_SIDE},    {"Bandwidth", UNIT_BYTES_S, ROLE_SIDE},
+        {"Latency", UNIT_NS, ROLE_PLAIN},  {"Finding", UNIT_NONE, ROLE_PLAIN},
+        {"Basis", UNIT_NONE, ROLE_PLAIN},
+    };
+    if (!c->t) {
+        c->s = report_section(
+            c->r, "Capacity",
+            "The most IOPS each side gave at a tested queue depth (or job count) while the "
+            "latency met the target. Only measured depths count, none interpolated. A "
+            "percentile comes from the latency bins (fio json+) of the depth's repeats merged, "
+            "else from the worst repeat's own percentile, never an average of percentiles; it "
+            "is the completion latency's (clat), else the total's. IOPS and bandwidth are the "
+            "repeats' mean with a 95 % interval. Cached, short, typed and impossible runs are "
+            "left out and named. Jobs with fsync or fdatasync are not swept here: the latency "
+            "that matters there is the fsync's.");
+        c->t = report_table(c->r, c->s, "capacity", cols, ARRAY_SIZE(cols));
+    }
+    return c->t;
+}
+
+static void stats_cell(struct cell *c, const struct sample_stats *st)
+{
+    if (!st->n)
+        return;
+    cell_set_number(c, st->mean);
+    c->sd = st->sd;
+    c->n = (int)st->n;
+    c->min = st->min;
+    c->max = st->max;
+    c->lo = st->ci_lo;
+    c->hi = st->ci_hi;
+}
+
+static const char *basis_text(struct arena *a, const struct slo *t, const struct point *p)
+{
+    if (t->stat == SLO_MEAN)
+        return arena_printf(a, "mean total latency of %zu run%s", p->kept, p->kept == 1 ? "" : "s");
+    if (p->merged)
+        return arena_printf(a, "merged json+ bins of %zu run%s", p->kept, p->kept == 1 ? "" : "s");
+    return arena_printf(a, "worst of %zu run%s' own p%g", p->kept, p->kept == 1 ? "" : "s", t->pct);
+}
+
+/* The row of one side's sweep for target t. */
+static void capacity_row(struct cap_ctx *c, const char *workload, const struct slo *t, size_t side,
+                         const struct point *p, size_t n, int sync_engine)
+{
+    struct arena *a = &c->r->arena;
+    struct cell *row = table_add_row(c->r, capacity_table(c));
+    cell_set_text(&row[0], workload);
+    cell_set_text(&row[1], t->text);
+    cell_set_text(&row[2], c->o->values[side]);
+    struct buf text = BUF_INIT;
+    if (!n || !usable_points(p, n)) {
+        buf_adds(&text, n ? "no usable depth" : "no sweep of this workload on this side");
+    } else {
+        long chosen = best_met(t, p, n);
+        if (chosen >= 0) {
+            struct buf at = BUF_INIT;
+            depth_name(&at, &p[chosen], sync_engine);
+            cell_set_text(&row[3], arena_strdup(a, at.data));
+            buf_release(&at);
+            stats_cell(&row[4], &p[chosen].iops);
+            stats_cell(&row[5], &p[chosen].bw);
+            cell_set_number(&row[6], p[chosen].latency);
+            cell_set_text(&row[8], basis_text(a, t, &p[chosen]));
+        }
+        finding(&text, t, p, n, chosen, sync_engine);
+    }
+    struct buf left = BUF_INIT;
+    dropped_depths(&left, p, n, sync_engine);
+    if (left.len)
+        buf_addf(&text, "; %s", left.data);
+    cell_set_text(&row[7], arena_strdup(a, text.data));
+    buf_release(&left);
+    buf_release(&text);
+}
+
+/* The latency-throughput curve of a sweep for target t: a series per side (IOPS, latency) in
+ * depth order, the target as a line across them, each side's chosen point marked. */
+static void capacity_curve(struct cap_ctx *c, const char *workload, const struct slo *t,
+                           struct point *const *p, const size_t *n, size_t nsides, int sync_engine)
+{
+    struct arena *a = &c->r->arena;
+    struct figure *f = section_figure(c->r, c->s, FIGURE_SCALING,
+                                      arena_printf(a, "Capacity: %s, %s", workload, t->text));
+    f->x = (struct figure_axis){"IOPS", UNIT_IOPS, SCALE_LINEAR};
+    f->y = (struct figure_axis){t->stat == SLO_MEAN ? "Mean latency"
+                                                    : arena_printf(a, "p%g latency", t->pct),
+                                UNIT_NS, SCALE_LINEAR};
+    f->note = "Each point is one tested depth; the line is the target, a ring each side's "
+              "capacity: its point with the most IOPS under the line.";
+    double lo = INFINITY, hi = 0;
+    for (size_t s = 0; s < nsides; s++) {
+        if (!n[s])
+            continue;
+        struct figure_series *fs = figure_series(a, f, c->o->values[s]);
+        for (size_t i = 0; i < n[s]; i++)
+            if (usable_point(&p[s][i])) {
+                figure_point(a, fs, p[s][i].iops.mean, p[s][i].latency);
+                lo = fmin(lo, p[s][i].iops.mean);
+                hi = fmax(hi, p[s][i].iops.mean);
+            }
+        long chosen = best_met(t, p[s], n[s]);
+        if (chosen >= 0) {
+            struct buf at = BUF_INIT;
+            depth_name(&at, &p[s][chosen], sync_engine);
+            figure_mark(a, f, p[s][chosen].iops.mean, p[s][chosen].latency,
+                        arena_printf(a, "%s: %s", c->o->values[s], at.data));
+            buf_release(&at);
+        }
+    }
+    if (hi > 0) {
+        struct figure_series *line = figure_series(a, f, arena_printf(a, "target %s", t->text));
+        figure_point(a, line, lo, t->limit_ns);
+        figure_point(a, line, hi, t->limit_ns);
+    }
+    figure_fit_scale(f);
+}
+
+/* ---- sweeps ---- */
+
+/* A sweep's settings but its depths: the workload and its context (groups.h). fsync jobs are
+ * left out (the caller checks): their latency target is the fsync's. */
+static struct group sweep_family(const struct side_result *r)
+{
+    return (struct group){
+        r->context ? r->context : "", r->rw, r->direction, r->bs, 0, r->direct, r->sync, 0};
+}
+
+static int sweepable(const struct side_result *r)
+{
+    return result_usable(r) && (*r->rw || *r->direction) && !result_is_network(r) &&
+           r->fsync <= 0 && r->fdatasync <= 0 && r->iodepth > 0;
+}
+
+/* "Random Read 4K": the workload without its depth and job count, with the context the
+ * comparison breaks its workload out by ("[engine io_uring]"). */
+static const char *family_name(struct arena *a, const struct side_result *first)
+{
+    struct side_result r = *first;
+    r.iodepth = 1;
+    r.numjobs = 1;
+    struct buf b = BUF_INIT;
+    result_workload_name(&b, &r);
+    const char *context = first->group_name ? strstr(first->group_name, " [") : NULL;
+    if (context)
+        buf_adds(&b, context);
+    const char *s = arena_strdup(a, b.data);
+    buf_release(&b);
+    return s;
+}
+
+/* The rows and curves of the sweep items [i, end) (one family, every side) for target t. */
+static int family_rows(struct cap_ctx *c, const struct latency_basis *b, const struct items *it,
+                       size_t i, size_t end, struct diag *d)
+{
+    size_t nsides = c->o->nvalues;
+    struct point **p = xcalloc(nsides, sizeof(*p));
+    size_t *n = xcalloc(nsides, sizeof(*n));
+    int rc = 0, swept = 0;
+    for (size_t j = i; j < end && rc == 0;) {
+        size_t side_end = items_run_end(it, j, 1);
+        size_t side = it->v[j].side;
+        rc = side_points(b, it, j, side_end, &p[side], &n[side], d);
+        swept |= n[side] >= 2;
+        j = side_end;
+    }
+    const struct side_result *first = it->v[i].r;
+    int sync_engine = result_engine_is_sync(first);
+    if (rc == 0 && swept) { /* a family no side swept is not a capacity question */
+        const char *workload = family_name(&c->r->arena, first);
+        for (size_t s = 0; s < nsides; s++)
+            capacity_row(c, workload, b->slo, s, p[s], n[s], sync_engine);
+        capacity_curve(c, workload, b->slo, p, n, nsides, sync_engine);
+    }
+    for (size_t s = 0; s < nsides; s++)
+        free(p[s]);
+    free(p);
+    free(n);
+    return rc;
+}
+
+static int target_rows(struct db *db, struct cap_ctx *c, const struct slo *t,
+                       const struct side_results *res, const struct items *it, struct diag *d)
+{
+    struct latency_basis b = {db_handle(db), t, res, NULL};
+    double *stored = NULL;
+    int rc = t->stat == SLO_PERCENTILE ? stored_percentiles(db, res, t->pct, &stored, d) : 0;
+    b.stored = stored;
+    for (size_t i = 0; i < it->n && rc == 0;) {
+        size_t end = items_run_end(it, i, 0);
+        rc = family_rows(c, &b, it, i, end, d);
+        i = end;
+    }
+    free(stored);
+    return rc;
+}
+
+int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                   struct report *r, struct diag *d)
+{
+    if (!o->nslos)
+        return 0;
+    struct id_set binned = {0};
+    int rc = groups_load_binned(db_handle(db), &binned, d);
+    struct items it = {0};
+    for (size_t i = 0; i < res->n && rc == 0; i++) {
+        const struct side_result *x = &res->v[i];
+        if (sweepable(x)) {
+            int64_t depth = result_engine_is_sync(x) ? 1 : x->iodepth;
+            int64_t jobs = x->numjobs > 0 ? x->numjobs : 1;
+            items_add(&it, sweep_family(x), x, depth << 24 | jobs, &binned);
+        }
+    }
+    items_sort(&it);
+    struct cap_ctx c = {r, o, NULL, NULL};
+    for (size_t k = 0; k < o->nslos && rc == 0; k++)
+        rc = target_rows(db, &c, &o->slos[k], res, &it, d);
+    items_release(&it);
+    free(binned.v);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* capacity.h: capacity at a latency target. For each side's queue-depth (or job-count) sweep of
+ * a workload, the highest measured IOPS whose latency meets a target such as "p99<=2ms", at the
+ * depth that gave it (docs/methods.md, "Capacity at a latency target"). */
+#ifndef BDB_QUERY_CAPACITY_H
+#define BDB_QUERY_CAPACITY_H
+
+#include <stddef.h>
+
+#include "../core/diag.h"
+
+/* What a target bounds: a latency percentile, or the mean latency. */
+enum slo_stat { SLO_PERCENTILE, SLO_MEAN };
+
+/* A latency target, as --slo gives it: "p99<=2ms", "p99.9<500us", "mean<=1ms". */
+struct slo {
+    enum slo_stat stat;
+    double pct;       /* SLO_PERCENTILE: 99, 99.9 (0 < pct < 100) */
+    double limit_ns;  /* the bound, in nanoseconds */
+    int strict;       /* "<": the latency must stay below the bound; "<=": at most it */
+    const char *text; /* as given */
+};
+
+/* Parses s into *out (out->text = s): 0, or -1 with *why saying what was expected. */
+int slo_parse(const char *s, struct slo *out, const char **why);
+
+/* Whether latency_ns meets the target. */
+int slo_met(const struct slo *t, double latency_ns);
+
+struct db;
+struct compare_opts;
+struct side_results;
+struct report;
+/* Adds the section "Capacity" for the targets o->slos: a row per target, side and sweep, and a
+ * latency-throughput curve per sweep and target. 0, or -1 after a message. */
+int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                   struct report *r, struct diag *d);
+
+#endif
