@@ -210,7 +210,8 @@ static void print_factor(const struct gate_row *row, const struct check_opts *o)
 static void print_absolute(const struct gate_row *row)
 {
     struct buf b = BUF_INIT;
-    buf_addf(&b, "regression: %s: %s: %s: ", row->workload, row->metric, row->versus);
+    /* the limit's metric: an IOPS limit is judged on the bandwidth row that carries it */
+    buf_addf(&b, "regression: %s: %s: %s: ", row->workload, row->limit->metric.label, row->versus);
     unit_format(&b, row->value, row->limit->metric.unit);
     buf_addf(&b, " (%s of %d run%s) beyond %.*s", row->cell->n == 1 ? "value" : "mean",
              row->cell->n, row->cell->n == 1 ? "" : "s", row->limit->text_len, row->limit->text);

@@ -815,8 +815,10 @@ static void comparison_table(struct report *r, const struct compare_opts *o, con
     struct column *cols = xcalloc(ncols, sizeof(*cols));
     cols[0] = (struct column){"Workload", UNIT_NONE, ROLE_KEY};
     cols[1] = (struct column){"Metric", UNIT_NONE, ROLE_METRIC};
-    cols[2] = (struct column){arena_printf(&r->arena, "%s (baseline)", o->values[0]), UNIT_NONE,
-                              ROLE_SIDE};
+    /* one value alone (a gate's absolute limits) is no baseline */
+    const char *first =
+        o->nvalues > 1 ? arena_printf(&r->arena, "%s (baseline)", o->values[0]) : o->values[0];
+    cols[2] = (struct column){first, UNIT_NONE, ROLE_SIDE};
     for (size_t s = 1; s < o->nvalues; s++) {
         cols[1 + 2 * s] = (struct column){o->values[s], UNIT_NONE, ROLE_SIDE};
         cols[2 + 2 * s] =
