@@ -61,8 +61,9 @@ size_t stats_runs_needed(double cv2, double d, double alpha, double power);
  * when the means differ by effect standard deviations (on the log scale: ln(1 + change) / the
  * runs' sd of ln): the smallest n >= 2 with that power under the noncentral t distribution,
  * which is statsmodels' TTestIndPower.solve_power(effect, alpha=alpha, power=power, ratio=1,
- * alternative='two-sided') rounded up (docs/methods.md, "Limits"). 2 for an infinite effect (no
- * spread); SIZE_MAX when effect is not > 0 or it would take more than about a million. */
+ * alternative='two-sided') rounded up (docs/methods.md, "Gates: limits and three outcomes"). 2 for
+ * an infinite effect (no spread); SIZE_MAX when effect is not > 0 or it would take more than about
+ * a million. */
 size_t stats_ttest_runs(double effect, double alpha, double power);
 
 /* Holm's step-down adjustment of m p-values (in may equal out): sorted ascending, the i-th
