@@ -56,7 +56,8 @@ int slo_parse(const char *s, struct slo *out, const char **why)
     return 0;
 }
 
-int slo_met(const struct slo *t, double latency_ns)
+/* Whether latency_ns meets the target. */
+static int slo_met(const struct slo *t, double latency_ns)
 {
     return t->strict ? latency_ns < t->limit_ns : latency_ns <= t->limit_ns;
 }

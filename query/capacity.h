@@ -23,9 +23,6 @@ struct slo {
 /* Parses s into *out (out->text = s): 0, or -1 with *why saying what was expected. */
 int slo_parse(const char *s, struct slo *out, const char **why);
 
-/* Whether latency_ns meets the target. */
-int slo_met(const struct slo *t, double latency_ns);
-
 struct db;
 struct compare_opts;
 struct side_results;
