@@ -156,8 +156,8 @@ static void print_limits(const struct check_opts *o)
     printf("check: limits:");
     for (size_t i = 0; i < o->limits.n; i++)
         printf("%s %.*s", i ? "," : "", o->limits.v[i].text_len, o->limits.v[i].text);
-    if (o->values.n < 2)
-        printf("%s (one value: absolute limits only)\n", o->limits.n ? "" : " none");
+    if (o->values.n < 2) /* parse() refuses one value without an absolute limit */
+        printf(" (one value: absolute limits only)\n");
     else
         printf("%s every other metric at most %g %% worse than the baseline (--threshold)\n",
                o->limits.n ? ";" : "", o->threshold_pct);

@@ -55,7 +55,8 @@ static int parse_relative(const char *text, const char *p, struct gate_limit *ou
     const struct compare_metric *m = &out->metric;
     int worse = m->higher_is_better ? '-' : '+';
     const char *start = p;
-    if ((*p == '+' || *p == '-') && *p++ != worse) {
+    int sign = *p == '+' || *p == '-' ? *p++ : 0;
+    if (sign && sign != worse) {
         buf_addf(err, "a limit on %s is how much %s it may get: expected '%s:%c%s'", m->name,
                  m->higher_is_better ? "lower" : "higher", m->name, worse, p);
         *at = (size_t)(start - text);
