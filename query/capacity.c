@@ -344,7 +344,7 @@ static struct table *capacity_table(struct cap_ctx *c)
     static const struct column cols[] = {
         {"Workload", UNIT_NONE, ROLE_KEY}, {"Target", UNIT_NONE, ROLE_PLAIN},
         {"Side", UNIT_NONE, ROLE_PLAIN},   {"At", UNIT_NONE, ROLE_PLAIN},
-        {"IOPS", UNIT_IOPS, ROLE_SIDE},    {"Bandwidth", UNIT_BYTES_S, ROLE_SIDE},
+        {"IOPS", UNIT_IOPS, ROLE_PLAIN},   {"Bandwidth", UNIT_BYTES_S, ROLE_PLAIN},
         {"Latency", UNIT_NS, ROLE_PLAIN},  {"Finding", UNIT_NONE, ROLE_PLAIN},
         {"Basis", UNIT_NONE, ROLE_PLAIN},
     };
