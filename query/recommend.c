@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/array.h"
+#include "../core/ini.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
@@ -275,16 +276,6 @@ static int set_key(struct db *db, struct rule *r, struct arena *a, const char *k
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-        *--e = '\0';
-    return s;
-}
-
 static void new_class(struct rules *out, char *name, unsigned line)
 {
     ALLOC_GROW(out->v, out->n, out->a);
@@ -297,38 +288,33 @@ static void new_class(struct rules *out, char *name, unsigned line)
                                      .line = line};
 }
 
+struct rules_reader {
+    struct db *db;
+    const char *path;
+    struct arena *a;
+    struct rules *out;
+    struct diag *d;
+};
+
+static int rules_entry(void *ctx, const struct ini_entry *e)
+{
+    struct rules_reader *rr = ctx;
+    if (!e->key) {
+        new_class(rr->out, arena_strdup(rr->a, e->section), e->line);
+        return 0;
+    }
+    if (!rr->out->n)
+        return bad(rr->d, rr->path, e->line, "expected a [class] before", e->text);
+    return set_key(rr->db, &rr->out->v[rr->out->n - 1], rr->a, e->key, e->value, rr->path, e->line,
+                   rr->d);
+}
+
 static int parse_rules(struct db *db, const char *path, const char *text, struct arena *a,
                        struct rules *out, struct diag *d)
 {
-    struct line_iter it;
-    const char *l;
-    size_t n;
-    line_iter_init(&it, text, strlen(text), 0);
-    while (line_iter_next(&it, &l, &n)) {
-        char *line = trim(arena_strndup(a, l, n));
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        line = trim(line);
-        if (!*line)
-            continue;
-        if (line[0] == '[') {
-            char *end = strchr(line, ']');
-            if (!end || end == line + 1)
-                return bad(d, path, it.lineno, "expected [class-name], got", line);
-            *end = '\0';
-            new_class(out, line + 1, it.lineno);
-            continue;
-        }
-        char *eq = strchr(line, '=');
-        if (!eq)
-            return bad(d, path, it.lineno, "expected key = value, got", line);
-        if (!out->n)
-            return bad(d, path, it.lineno, "expected a [class] before", line);
-        *eq = '\0';
-        if (set_key(db, &out->v[out->n - 1], a, trim(line), trim(eq + 1), path, it.lineno, d))
-            return -1;
-    }
+    struct rules_reader rr = {db, path, a, out, d};
+    if (ini_parse(path, text, strlen(text), rules_entry, &rr, d))
+        return -1;
     for (size_t i = 0; i < out->n; i++)
         if (!out->v[i].metric || out->v[i].threshold <= 0)
             return bad(d, path, out->v[i].line,
