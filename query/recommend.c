@@ -177,33 +177,6 @@ static const char *metric_words(const char *m)
 
 /* ---- the rules file ---- */
 
-/* "200MiB/s", "5k", "2ms", "1048576" in the metric's base unit. */
-static int parse_threshold(const char *s, enum unit u, double *out)
-{
-    const char *p = s;
-    double v, mult;
-    if (!scan_number(&p, &v) || v < 0)
-        return -1;
-    p = skip_ws(p);
-    size_t n = strlen(p);
-    if (n >= 2 && !strcmp(p + n - 2, "/s"))
-        n -= 2;
-    if (n == 0)
-        mult = 1;
-    else if (u == UNIT_NS)
-        mult = unit_time_ns(p, n);
-    else if (u == UNIT_BYTES_S || u == UNIT_BYTES)
-        mult = unit_bytes(p, n, 0);
-    else if (u == UNIT_PERCENT)
-        mult = n == 1 && p[0] == '%';
-    else
-        mult = n == 1 && unit_count_suffix(p[0]) != 1 ? unit_count_suffix(p[0]) : 0;
-    if (mult == 0)
-        return -1;
-    *out = v * mult;
-    return 0;
-}
-
 static int bad(struct diag *d, const char *path, unsigned line, const char *what, const char *v)
 {
     struct source src = {path, "", 0};
@@ -262,7 +235,7 @@ static int set_key(struct db *db, struct rule *r, struct arena *a, const char *k
     } else if (!strcmp(key, "threshold")) {
         if (!r->metric)
             return bad(d, path, line, "'metric' must come before", key);
-        if (parse_threshold(val, r->unit, &r->threshold))
+        if (unit_parse(val, r->unit, &r->threshold))
             return bad(d, path, line, "cannot read threshold", val);
     } else if (!strcmp(key, "better")) {
         if (set_choice(&r->higher_better, val, "higher", "lower"))

@@ -264,6 +264,10 @@ double unit_scale(double v, enum unit u, const char **name);
 /* "significant", "not significant", "single run"; "" for VERDICT_NONE. */
 const char *verdict_text(enum verdict v);
 const char *unit_name(enum unit u);
+/* A value as a person types it, in base unit u: "50MiB/s" or "50 MB/s" (bytes; "/s" optional),
+ * "2ms" (ns), "5k" (IOPS and plain counts: k, M, G), "20%" (percent), or a bare number in the
+ * base unit. 0 and *out, or -1. */
+int unit_parse(const char *s, enum unit u, double *out);
 
 /* A file of templates/ as compiled into the binary (NUL-terminated), or NULL. */
 const char *report_builtin_file(const char *name, size_t *len);

@@ -3,6 +3,9 @@
 #include "report.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "../core/scan.h"
 
 static const double bin[] = {1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
 static const double dec[] = {1, 1e3, 1e6, 1e9};
@@ -144,4 +147,30 @@ void value_format(struct buf *out, const struct cell *c, enum unit u, const stru
         unit_format(out, c->alt, UNIT_IOPS);
         buf_adds(out, m->alt_close);
     }
+}
+
+int unit_parse(const char *s, enum unit u, double *out)
+{
+    const char *p = s;
+    double v, mult;
+    if (!scan_number(&p, &v) || v < 0)
+        return -1;
+    p = skip_ws(p);
+    size_t n = strlen(p);
+    if (n >= 2 && !strcmp(p + n - 2, "/s"))
+        n -= 2;
+    if (n == 0)
+        mult = 1;
+    else if (u == UNIT_NS)
+        mult = unit_time_ns(p, n);
+    else if (u == UNIT_BYTES_S || u == UNIT_BYTES)
+        mult = unit_bytes(p, n, 0);
+    else if (u == UNIT_PERCENT)
+        mult = n == 1 && p[0] == '%';
+    else
+        mult = n == 1 && unit_count_suffix(p[0]) != 1 ? unit_count_suffix(p[0]) : 0;
+    if (mult == 0)
+        return -1;
+    *out = v * mult;
+    return 0;
 }
