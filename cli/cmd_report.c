@@ -29,6 +29,9 @@ static const char usage[] =
     "  --slo TARGET          a latency target (repeatable): p99<=2ms, p99.9<500us,\n"
     "                        mean<=1ms; the section Capacity gives, per side and queue-depth\n"
     "                        sweep, the most IOPS at a tested depth whose latency meets it\n"
+    "  --cost FILE           prices and provisioned IOPS and bandwidth per storage class\n"
+    "                        (format: " BENCHDB_TEMPLATEDIR "/costs.example): with --slo,\n"
+    "                        the cost per 1k IOPS and per GiB/s, measured / provisioned\n"
     "  -o FILE               write to FILE (default: standard output; xlsx needs a FILE);\n"
     "                        repeatable: one report, a file per format, each named by its\n"
     "                        extension (-o r.md -o r.html -o r.xlsx)\n"
@@ -123,6 +126,9 @@ static int parse_slos(struct report_opts *o)
     }
     o->cmp.slos = o->slos;
     o->cmp.nslos = o->slo_texts.n;
+    if (o->cmp.cost_name && !o->slo_texts.n)
+        return usage_error("report", "--cost prices the capacity at a latency target: give "
+                                     "one with --slo (p99<=2ms)");
     return BDB_EXIT_OK;
 }
 
@@ -134,6 +140,7 @@ static int parse(struct app *app, int argc, char **argv, struct report_opts *o)
         OPT_UNTIL(&o->dates),
         OPT_STRING(0, "rules", &o->cmp.rules_name, "FILE", "tier-recommendation rules"),
         OPT_STRINGS(0, "slo", &o->slo_texts, "TARGET", "a latency target (p99<=2ms)"),
+        OPT_STRING(0, "cost", &o->cmp.cost_name, "FILE", "what each storage class costs"),
         OPT_STRINGS('o', "output", &o->outputs, "FILE", "write to FILE (repeatable)"),
         OPT_ENUM(0, "format", &o->format, formats, "output format"),
         OPT_ENUM(0, "table", &o->table, query_compare_tables, "with csv: the table to write"),
@@ -217,25 +224,27 @@ static int write_workbook(struct app *app, const char *path, const struct report
     return output_end(app, &out, status);
 }
 
-/* Reads --rules FILE into *text for the comparison: BDB_EXIT_OK, or BDB_EXIT_ENV after a
- * message (a rules file that cannot be read is an I/O failure, found before any work). */
-static int read_rules(struct report_opts *o, struct buf *text, struct diag *d)
+/* Reads the file an option names (what: "rules") into *text, which *data then points at:
+ * BDB_EXIT_OK, or BDB_EXIT_ENV after a message (a file that cannot be read is an I/O failure,
+ * found before any work). No path: nothing to read. */
+static int read_option_file(const char *what, const char *path, struct buf *text, const char **data,
+                            struct diag *d)
 {
-    if (!o->cmp.rules_name)
+    if (!path)
         return BDB_EXIT_OK;
-    FILE *f = fopen(o->cmp.rules_name, "rb");
+    FILE *f = fopen(path, "rb");
     if (!f) {
-        diag_error(d, "cannot open rules '%s': %s", o->cmp.rules_name, strerror(errno));
+        diag_error(d, "cannot open %s '%s': %s", what, path, strerror(errno));
         return BDB_EXIT_ENV;
     }
     int bad = buf_read_file(text, f);
     int err = errno;
     fclose(f);
     if (bad) {
-        diag_error(d, "cannot read rules '%s': %s", o->cmp.rules_name, strerror(err));
+        diag_error(d, "cannot read %s '%s': %s", what, path, strerror(err));
         return BDB_EXIT_ENV;
     }
-    o->cmp.rules = text->data;
+    *data = text->data;
     return BDB_EXIT_OK;
 }
 
@@ -261,11 +270,13 @@ static int render(const struct report_opts *o, const struct report *r, struct bu
 int cmd_report(int argc, char **argv, struct app *app)
 {
     struct report_opts o = {.dates = TIME_RANGE_ALL};
-    struct buf rules = BUF_INIT;
+    struct buf rules = BUF_INIT, costs = BUF_INIT;
     int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK)
-        status = read_rules(&o, &rules, &app->diag);
+        status = read_option_file("rules", o.cmp.rules_name, &rules, &o.cmp.rules, &app->diag);
+    if (status == BDB_EXIT_OK)
+        status = read_option_file("cost file", o.cmp.cost_name, &costs, &o.cmp.cost, &app->diag);
     app->dates = &o.dates;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
@@ -301,5 +312,6 @@ int cmd_report(int argc, char **argv, struct app *app)
     kv_list_release(&o.where);
     kv_list_release(&o.aliases);
     buf_release(&rules);
+    buf_release(&costs);
     return status < 0 ? BDB_EXIT_OK : status;
 }

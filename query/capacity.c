@@ -15,6 +15,7 @@
 #include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
+#include "cost.h"
 #include "groups.h"
 #include "insights.h"
 #include "stats.h"
@@ -311,6 +312,7 @@ static void finding(struct buf *out, const struct slo *t, const struct point *p,
 struct cap_ctx {
     struct report *r;
     const struct compare_opts *o;
+    const struct costs *costs; /* --cost FILE's; NULL: no cost columns */
     struct section *s;
     struct table *t;
 };
@@ -339,29 +341,88 @@ static void dropped_depths(struct buf *out, const struct point *p, size_t n, int
     }
 }
 
+/* The columns a cost file adds (cost_cells fills them), named with its currency. */
+enum { COL_COST = 9, N_COST_COLS = 6 };
+
 static struct table *capacity_table(struct cap_ctx *c)
 {
-    static const struct column cols[] = {
+    struct column cols[COL_COST + N_COST_COLS] = {
         {"Workload", UNIT_NONE, ROLE_KEY}, {"Target", UNIT_NONE, ROLE_PLAIN},
         {"Side", UNIT_NONE, ROLE_PLAIN},   {"At", UNIT_NONE, ROLE_PLAIN},
         {"IOPS", UNIT_IOPS, ROLE_PLAIN},   {"Bandwidth", UNIT_BYTES_S, ROLE_PLAIN},
         {"Latency", UNIT_NS, ROLE_PLAIN},  {"Finding", UNIT_NONE, ROLE_PLAIN},
         {"Basis", UNIT_NONE, ROLE_PLAIN},
     };
-    if (!c->t) {
-        c->s = report_section(
-            c->r, "Capacity",
-            "The most IOPS each side gave at a tested queue depth (or job count) while the "
-            "latency met the target. Only measured depths count, none interpolated. A "
-            "percentile comes from the latency bins (fio json+) of the depth's repeats merged, "
-            "else from the worst repeat's own percentile, never an average of percentiles; it "
-            "is the completion latency's (clat), else the total's. IOPS and bandwidth are the "
-            "repeats' mean with a 95 % interval. Cached, short, typed and impossible runs are "
-            "left out and named. Jobs with fsync or fdatasync are not swept here: the latency "
-            "that matters there is the fsync's.");
-        c->t = report_table(c->r, c->s, "capacity", cols, ARRAY_SIZE(cols));
+    if (c->t)
+        return c->t;
+    if (c->costs) {
+        struct arena *a = &c->r->arena;
+        const char *cur = *c->costs->currency ? c->costs->currency : "Cost";
+        const struct column cost_cols[N_COST_COLS] = {
+            {arena_printf(a, "%s per month", cur), UNIT_NONE, ROLE_PLAIN},
+            {arena_printf(a, "%s per 1k IOPS", cur), UNIT_NONE, ROLE_PLAIN},
+            {arena_printf(a, "%s per GiB/s", cur), UNIT_NONE, ROLE_PLAIN},
+            {"IOPS of provisioned", UNIT_PERCENT, ROLE_PLAIN},
+            {"Bandwidth of provisioned", UNIT_PERCENT, ROLE_PLAIN},
+            {"Months of headroom", UNIT_NONE, ROLE_PLAIN},
+        };
+        memcpy(cols + COL_COST, cost_cols, sizeof(cost_cols));
     }
+    c->s = report_section(
+        c->r, "Capacity",
+        "The most IOPS each side gave at a tested queue depth (or job count) while the latency "
+        "met the target. Only measured depths count, none interpolated. A percentile comes from "
+        "the latency bins (fio json+) of the depth's repeats merged, else from the worst "
+        "repeat's own percentile, never an average of percentiles; it is the completion "
+        "latency's (clat), else the total's. IOPS and bandwidth are the repeats' mean with a "
+        "95 % interval. Cached, short, typed and impossible runs are left out and named. Jobs "
+        "with fsync or fdatasync are not swept here: the latency that matters there is the "
+        "fsync's. With a cost file: the price per month, per 1k IOPS and per GiB/s at that "
+        "depth, the measured IOPS and bandwidth as a share of what was provisioned, and the "
+        "months until demand growing as given reaches the measured IOPS.");
+    c->t = report_table(c->r, c->s, "capacity", cols, COL_COST + (c->costs ? N_COST_COLS : 0));
     return c->t;
+}
+
+/* Months until demand, growing by growth_pct a year, reaches capacity: 0 when it already
+ * does; NAN without a demand or a growth above 0. */
+static double months_of_headroom(double capacity, double demand, double growth_pct)
+{
+    if (!(demand > 0) || isnan(capacity))
+        return NAN;
+    if (capacity <= demand)
+        return 0;
+    return growth_pct > 0 ? 12 * log(capacity / demand) / log1p(growth_pct / 100) : NAN;
+}
+
+static void set_number_or(struct cell *c, double v, const char *otherwise)
+{
+    if (isfinite(v))
+        cell_set_number(c, v);
+    else if (otherwise)
+        cell_set_text(c, otherwise);
+}
+
+/* The cost columns of a row whose chosen point is p (NULL: none met the target). */
+static void cost_cells(struct cap_ctx *c, struct cell *row, size_t side, const struct point *p)
+{
+    const struct cost_class *cc = costs_find(c->costs, c->o->values[side]);
+    if (!cc) {
+        for (size_t k = 0; k < N_COST_COLS; k++)
+            cell_set_text(&row[COL_COST + k], "no cost given");
+        return;
+    }
+    double month = cost_monthly(cc), iops = p ? p->iops.mean : NAN, bw = p ? p->bw.mean : NAN;
+    const char *none = p ? NULL : "target not reached";
+    set_number_or(&row[COL_COST], month, "no price given");
+    set_number_or(&row[COL_COST + 1], month / (iops / 1000), isnan(month) ? NULL : none);
+    set_number_or(&row[COL_COST + 2], month / (bw / 1073741824.0), isnan(month) ? NULL : none);
+    set_number_or(&row[COL_COST + 3], 100 * iops / cc->provisioned_iops,
+                  isnan(cc->provisioned_iops) ? "none provisioned" : none);
+    set_number_or(&row[COL_COST + 4], 100 * bw / cc->provisioned_bw,
+                  isnan(cc->provisioned_bw) ? "none provisioned" : none);
+    set_number_or(&row[COL_COST + 5], months_of_headroom(iops, cc->demand_iops, cc->growth_pct),
+                  isnan(cc->demand_iops) ? "no demand given" : none);
 }
 
 static void stats_cell(struct cell *c, const struct sample_stats *st)
@@ -398,8 +459,12 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
     struct buf text = BUF_INIT;
     if (!n || !usable_points(p, n)) {
         buf_adds(&text, n ? "no usable depth" : "no sweep of this workload on this side");
+        if (c->costs)
+            cost_cells(c, row, side, NULL);
     } else {
         long chosen = best_met(t, p, n);
+        if (c->costs)
+            cost_cells(c, row, side, chosen >= 0 ? &p[chosen] : NULL);
         if (chosen >= 0) {
             struct buf at = BUF_INIT;
             depth_name(&at, &p[chosen], sync_engine);
@@ -559,9 +624,14 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
         }
     }
     items_sort(&it);
-    struct cap_ctx c = {r, o, NULL, NULL};
+    struct costs costs = {0};
+    if (rc == 0 && o->cost)
+        rc = costs_parse(o->cost_name, o->cost, &costs, d);
+    struct cap_ctx c = {r, o, o->cost ? &costs : NULL, NULL, NULL};
     for (size_t k = 0; k < o->nslos && rc == 0; k++)
         rc = target_rows(db, &c, &o->slos[k], res, &it, d);
+    if (o->cost)
+        costs_release(&costs);
     items_release(&it);
     free(binned.v);
     return rc;

@@ -21,6 +21,8 @@ struct compare_opts {
     const char *rules_name; /* what error messages call them: the file's path */
     const struct slo *slos; /* latency targets of the capacity section (capacity.h) */
     size_t nslos;
+    const char *cost;      /* a cost file's text (query/cost.h), for the capacity section; NULL */
+    const char *cost_name; /* its path, for error messages */
 };
 
 int query_compare(struct db *db, const struct compare_opts *o, struct report *r, struct diag *d);

@@ -6,7 +6,10 @@ benchdb: each depth's p99 from the three runs' clat bins summed (fio's rule: the
 cumulative count reaches 99 % of all), its mean IOPS, and for each target the depth with the
 most IOPS whose p99 meets it, the next deeper depth that misses it, or "not reached" with the
 lowest p99. The report's section Capacity (JSON) must say the same; its HTML draws a curve per
-target with the target line and each side's point marked; bad --slo values are usage errors."""
+target with the target line and each side's point marked; bad --slo values are usage errors.
+With --cost FILE (three classes: "spare" is the uncapped volume's third run under a class of
+its own, without a cost line), the price per month, per 1k IOPS and per GiB/s, the share of
+the provisioned IOPS and the months of headroom are computed here by hand from the file."""
 import glob, json, os, re, sys, tempfile
 
 import numpy as np
@@ -22,14 +25,15 @@ SIDES = ("capped", "uncapped")
 t = Checks("capacity", rel=1e-9)
 
 
-def points(side):
-    """[(iodepth, mean IOPS, p99 ns of the merged bins)] of a side, by depth."""
-    iops, bins = {}, {}
-    for path in sorted(glob.glob(os.path.join(FIX, side + "-run*.json"))):
+def points(side, runs="run*"):
+    """[(iodepth, mean IOPS, p99 ns of the merged bins, mean bytes/s)] of a side, by depth."""
+    iops, bins, bw = {}, {}, {}
+    for path in sorted(glob.glob(os.path.join(FIX, side + "-" + runs + ".json"))):
         with open(path) as f:
             for job in json.load(f)["jobs"]:
                 qd = int(job["job options"]["iodepth"])
                 iops.setdefault(qd, []).append(job["read"]["iops"])
+                bw.setdefault(qd, []).append(job["read"]["bw_bytes"])
                 for ns, count in job["read"]["clat_ns"]["bins"].items():
                     bins.setdefault(qd, {}).setdefault(int(ns), 0)
                     bins[qd][int(ns)] += count
@@ -39,7 +43,7 @@ def points(side):
         counts = np.array([bins[qd][int(x)] for x in ns], dtype=float)
         cum = np.cumsum(counts)
         p99 = ns[np.searchsorted(cum, 0.99 * cum[-1], side="left")]
-        out.append((qd, float(np.mean(iops[qd])), float(p99)))
+        out.append((qd, float(np.mean(iops[qd])), float(p99), float(np.mean(bw[qd]))))
     return out
 
 
@@ -110,6 +114,60 @@ def check_html(db, tmp):
         t.eq(len(figs[0]["marks"]), 2, "each side's chosen point marked")
 
 
+COSTS = """# three classes priced two ways; spare has no line
+currency = EUR
+[capped]
+gib_month = 0.1
+capacity = 2TiB
+iops_month = 0.01
+provisioned_iops = 4k
+provisioned_bw = 16MiB/s
+demand_iops = 1500
+growth = 25%
+[uncapped]
+month = 300
+demand_iops = 100000
+growth = 40%
+"""
+
+
+def check_costs(tmp):
+    db = os.path.join(tmp, "cost.sqlite")
+    files = sorted(glob.glob(os.path.join(FIX, "*.json")))
+    spare = os.path.join(FIX, "uncapped-run3.json")
+    rc, _, err = bdb.call(db, "import", "-q", *[f for f in files if f != spare])
+    rc2, _, err2 = bdb.call(db, "import", "-q", "--storage-class", "spare", spare)
+    t.eq((rc, rc2), (0, 0), "import, the third run as class spare " + err + err2)
+    path = os.path.join(tmp, "costs.ini")
+    with open(path, "w") as f:
+        f.write(COSTS)
+    rc, out, err = bdb.call(db, "report", "--compare", "capped", "uncapped", "spare", "--slo",
+                            "p99<=2ms", "--cost", path, "--format", "json")
+    t.eq(rc, 0, "report --cost " + err)
+    (sec,) = [s for s in json.loads(out)["sections"] if s["heading"] == "Capacity"]
+    names = [c["name"] for c in sec["table"]["columns"]]
+    rows = {r[2]: dict(zip(names, r)) for r in sec["table"]["rows"]}
+    month = {"capped": 0.1 * 2048 + 0.01 * 4000, "uncapped": 300.0}
+    pts = {"capped": points("capped"), "uncapped": points("uncapped", "run[12]")}
+    for side in ("capped", "uncapped"):
+        at, iops, _, _ = expected(pts[side], 2e6)
+        (bw,) = [p[3] for p in pts[side] if "QD%d" % p[0] == at]
+        row = rows[side]
+        t.eq(row["At"], at, side + ": the depth priced")
+        t.near(row["EUR per month"]["value"], month[side], side + ": price per month")
+        t.near(row["EUR per 1k IOPS"]["value"], month[side] / (iops / 1000), side + ": per 1k IOPS")
+        t.near(row["EUR per GiB/s"]["value"], month[side] / (bw / 2 ** 30), side + ": per GiB/s")
+        demand, growth = (1500, 0.25) if side == "capped" else (100000, 0.40)
+        want = 12 * np.log(iops / demand) / np.log1p(growth) if iops > demand else 0
+        t.near(row["Months of headroom"]["value"], want, side + ": months of headroom")
+    t.near(rows["capped"]["IOPS of provisioned"]["value"], 100 * rows["capped"]["IOPS"]["value"]
+           / 4000, "capped: measured IOPS as a share of the 4k provisioned")
+    t.eq(rows["uncapped"]["IOPS of provisioned"], "none provisioned", "uncapped: none")
+    t.eq(rows["uncapped"]["Months of headroom"]["value"], 0,
+         "uncapped: demand of 100k IOPS is already above its capacity")
+    t.eq({rows["spare"][k] for k in names[9:]}, {"no cost given"}, "spare: no cost given")
+
+
 def check_usage(db):
     for bad in ("p99<=2", "p100<=1ms", "p99=<1ms", "max<=1ms", "p99<=-1ms", "p99<=1mss"):
         rc, out, err = bdb.call(db, "report", "--compare", *SIDES, "--slo", bad)
@@ -127,6 +185,7 @@ def main():
         check_targets(db, pts)
         check_html(db, tmp)
         check_usage(db)
+        check_costs(tmp)
     return t.done()
 
 
