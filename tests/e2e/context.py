@@ -185,8 +185,8 @@ def check_relabel(db):
 
 
 def without_ids(recs):
-    """Reparsing a changed source gives its results new ids: compare by source."""
-    rows = [{k: v for k, v in r.items() if k != "result_id"} for r in recs]
+    """Reparsing a changed source gives its run and results new ids: compare by source."""
+    rows = [{k: v for k, v in r.items() if k not in ("result_id", "run_id")} for r in recs]
     return sorted(rows, key=lambda r: (r["source"], r["job"], r["direction"]))
 
 

@@ -3,7 +3,7 @@
 
 Expected values are read from the raw fixtures here (json/regex), independently of benchdb,
 then compared with `benchdb export --format ndjson` (0.1 % tolerance)."""
-import json, os, re, shutil, sys, tempfile
+import datetime, json, os, re, shutil, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
@@ -17,6 +17,12 @@ BYTES = {"Bytes": 1, "KBytes": 1024, "MBytes": 1024 ** 2, "GBytes": 1024 ** 3, "
 BITS = {"bits": 1, "Kbits": 1e3, "Mbits": 1e6, "Gbits": 1e9, "Tbits": 1e12}
 ROW = re.compile(r"^\[\s*(\*?\d+|SUM)\](?:\[(\w\w-\w)\])?\s+([0-9.]+)-\s*([0-9.]+)\s+sec\s+([0-9.]+) "
                  r"(\w*Bytes)\s+([0-9.]+) (\w*bits)/sec(.*)$")
+
+
+def iso_utc(seconds):
+    """Unix seconds as export writes a time: ISO 8601 UTC."""
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
 
 
 def rows(text):
@@ -77,7 +83,8 @@ def iperf3_json_expect(path):
                  "bw_bytes_s": recv["bits_per_second"] / 8, "io_bytes": float(recv["bytes"]),
                  "runtime_ms": recv["seconds"] * 1000,
                  "cpu_pct": end["cpu_utilization_percent"]["host_total"],
-                 "started_at": doc["start"]["timestamp"]["timesecs"],
+                 # the run's start: one file is one run, started by its first test
+                 "started_at": iso_utc(docs[0]["start"]["timestamp"]["timesecs"]),
                  # the machine (uname's nodename), not its socket's address
                  "host": doc["start"]["system_info"].split()[1],
                  "tag.local_address": doc["start"]["connected"][0]["local_host"]}

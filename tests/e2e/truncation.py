@@ -44,7 +44,7 @@ FIXTURES = os.environ.get("FIXTURES", "tests/fixtures")
 NOT_INPUTS = {"COMMANDS.md", "gen.sh"}  # the fixtures' provenance, not benchmark output
 CUTS = [k / 10 for k in range(1, 10)]
 # Fields that name the copy or the import, not the result's values.
-NOT_VALUES = {"result_id", "source", "sha256", "imported_at", "line_first", "line_last"}
+NOT_VALUES = {"result_id", "run_id", "source", "sha256", "imported_at", "line_first", "line_last"}
 IMPORTED_AS = re.compile(r"imported \d+ results? \(([\w+-]+)\)")
 
 
