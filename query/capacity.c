@@ -313,8 +313,9 @@ struct cap_ctx {
     struct report *r;
     const struct compare_opts *o;
     const struct costs *costs; /* --cost FILE's; NULL: no cost columns */
-    struct section *s;
-    struct table *t;
+    size_t section;            /* the index of the section Capacity (sections move as they grow) */
+    struct table *t;           /* its table; NULL until the first row */
+    struct table *points;      /* the points behind each row, for the planner's workbook */
 };
 
 static const char *const WORDS[] = {"cached", "short runs", "typed without workload",
@@ -338,6 +339,99 @@ static void dropped_depths(struct buf *out, const struct point *p, size_t n, int
                 sep = ", ";
             }
         buf_addc(out, ')');
+    }
+}
+
+/* ---- the planner's inputs: what the workbook's live Capacity sheet computes from ---- */
+
+static struct table *appendix_table(struct report *r, const char *heading, const char *name,
+                                    const struct column *cols, size_t ncols)
+{
+    struct section *s = report_section(r, heading, "");
+    s->appendix = 1;
+    return report_table(r, s, name, cols, ncols);
+}
+
+static void number_or_empty(struct cell *c, double v)
+{
+    if (isfinite(v))
+        cell_set_number(c, v);
+}
+
+/* The tables "capacity_targets" (each --slo) and "capacity_costs" (each compared value with
+ * its cost file's figures, empty where none), and "capacity_points", filled row by row. All
+ * in base units, as their names say, as the Runs and Results tables are. */
+static void input_tables(struct cap_ctx *c)
+{
+    static const struct column targets[] = {
+        {"target", UNIT_NONE, ROLE_FIELD},     {"statistic", UNIT_NONE, ROLE_FIELD},
+        {"percentile", UNIT_NONE, ROLE_FIELD}, {"limit_ns", UNIT_NONE, ROLE_FIELD},
+        {"strict", UNIT_NONE, ROLE_FIELD},
+    };
+    static const struct column costs[] = {
+        {"name", UNIT_NONE, ROLE_FIELD},
+        {"currency", UNIT_NONE, ROLE_FIELD},
+        {"month", UNIT_NONE, ROLE_FIELD},
+        {"gib_month", UNIT_NONE, ROLE_FIELD},
+        {"capacity_bytes", UNIT_NONE, ROLE_FIELD},
+        {"iops_month", UNIT_NONE, ROLE_FIELD},
+        {"provisioned_iops", UNIT_NONE, ROLE_FIELD},
+        {"mibs_month", UNIT_NONE, ROLE_FIELD},
+        {"provisioned_bw_bytes_s", UNIT_NONE, ROLE_FIELD},
+        {"demand_iops", UNIT_NONE, ROLE_FIELD},
+        {"growth_pct", UNIT_NONE, ROLE_FIELD},
+    };
+    static const struct column points[] = {
+        {"target", UNIT_NONE, ROLE_FIELD},     {"workload", UNIT_NONE, ROLE_FIELD},
+        {"side", UNIT_NONE, ROLE_FIELD},       {"iodepth", UNIT_NONE, ROLE_FIELD},
+        {"numjobs", UNIT_NONE, ROLE_FIELD},    {"iops", UNIT_NONE, ROLE_FIELD},
+        {"bw_bytes_s", UNIT_NONE, ROLE_FIELD}, {"latency_ns", UNIT_NONE, ROLE_FIELD},
+    };
+    struct report *r = c->r;
+    struct table *t =
+        appendix_table(r, "Capacity targets", "capacity_targets", targets, ARRAY_SIZE(targets));
+    for (size_t i = 0; i < c->o->nslos; i++) {
+        const struct slo *slo = &c->o->slos[i];
+        struct cell *row = table_add_row(r, t);
+        cell_set_text(&row[0], slo->text);
+        cell_set_text(&row[1], slo->stat == SLO_MEAN ? "mean" : "percentile");
+        number_or_empty(&row[2], slo->stat == SLO_MEAN ? NAN : slo->pct);
+        cell_set_number(&row[3], slo->limit_ns);
+        cell_set_number(&row[4], slo->strict);
+    }
+    t = appendix_table(r, "Capacity costs", "capacity_costs", costs, ARRAY_SIZE(costs));
+    for (size_t i = 0; i < c->o->nvalues; i++) {
+        struct cell *row = table_add_row(r, t);
+        cell_set_text(&row[0], c->o->values[i]);
+        const struct cost_class *cc = c->costs ? costs_find(c->costs, c->o->values[i]) : NULL;
+        if (!cc)
+            continue;
+        cell_set_text(&row[1], arena_strdup(&r->arena, c->costs->currency)); /* costs go first */
+        const double v[] = {cc->month,          cc->gib_month,        cc->capacity_bytes,
+                            cc->iops_month,     cc->provisioned_iops, cc->mibs_month,
+                            cc->provisioned_bw, cc->demand_iops,      cc->growth_pct};
+        for (size_t k = 0; k < ARRAY_SIZE(v); k++)
+            number_or_empty(&row[2 + k], v[k]);
+    }
+    c->points = appendix_table(r, "Capacity points", "capacity_points", points, ARRAY_SIZE(points));
+}
+
+/* The usable points of a row (target t, workload, side), in depth order. */
+static void point_rows(struct cap_ctx *c, const char *workload, const struct slo *t, size_t side,
+                       const struct point *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!usable_point(&p[i]))
+            continue;
+        struct cell *row = table_add_row(c->r, c->points);
+        cell_set_text(&row[0], t->text);
+        cell_set_text(&row[1], workload);
+        cell_set_text(&row[2], c->o->values[side]);
+        cell_set_number(&row[3], (double)p[i].iodepth);
+        cell_set_number(&row[4], (double)p[i].numjobs);
+        cell_set_number(&row[5], p[i].iops.mean);
+        number_or_empty(&row[6], p[i].bw.mean);
+        cell_set_number(&row[7], p[i].latency);
     }
 }
 
@@ -368,7 +462,8 @@ static struct table *capacity_table(struct cap_ctx *c)
         };
         memcpy(cols + COL_COST, cost_cols, sizeof(cost_cols));
     }
-    c->s = report_section(
+    c->section = c->r->nsections;
+    struct section *s = report_section(
         c->r, "Capacity",
         "The most IOPS each side gave at a tested queue depth (or job count) while the latency "
         "met the target. Only measured depths count, none interpolated. A percentile comes from "
@@ -380,7 +475,8 @@ static struct table *capacity_table(struct cap_ctx *c)
         "fsync's. With a cost file: the price per month, per 1k IOPS and per GiB/s at that "
         "depth, the measured IOPS and bandwidth as a share of what was provisioned, and the "
         "months until demand growing as given reaches the measured IOPS.");
-    c->t = report_table(c->r, c->s, "capacity", cols, COL_COST + (c->costs ? N_COST_COLS : 0));
+    c->t = report_table(c->r, s, "capacity", cols, COL_COST + (c->costs ? N_COST_COLS : 0));
+    input_tables(c);
     return c->t;
 }
 
@@ -453,6 +549,7 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
 {
     struct arena *a = &c->r->arena;
     struct cell *row = table_add_row(c->r, capacity_table(c));
+    point_rows(c, workload, t, side, p, n);
     cell_set_text(&row[0], workload);
     cell_set_text(&row[1], t->text);
     cell_set_text(&row[2], c->o->values[side]);
@@ -492,7 +589,7 @@ static void capacity_curve(struct cap_ctx *c, const char *workload, const struct
                            struct point *const *p, const size_t *n, size_t nsides, int sync_engine)
 {
     struct arena *a = &c->r->arena;
-    struct figure *f = section_figure(c->r, c->s, FIGURE_SCALING,
+    struct figure *f = section_figure(c->r, &c->r->sections[c->section], FIGURE_SCALING,
                                       arena_printf(a, "Capacity: %s, %s", workload, t->text));
     f->x = (struct figure_axis){"IOPS", UNIT_IOPS, SCALE_LINEAR};
     f->y = (struct figure_axis){t->stat == SLO_MEAN ? "Mean latency"
@@ -627,7 +724,7 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
     struct costs costs = {0};
     if (rc == 0 && o->cost)
         rc = costs_parse(o->cost_name, o->cost, &costs, d);
-    struct cap_ctx c = {r, o, o->cost ? &costs : NULL, NULL, NULL};
+    struct cap_ctx c = {r, o, o->cost ? &costs : NULL, 0, NULL, NULL};
     for (size_t k = 0; k < o->nslos && rc == 0; k++)
         rc = target_rows(db, &c, &o->slos[k], res, &it, d);
     if (o->cost)

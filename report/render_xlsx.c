@@ -328,9 +328,8 @@ void xlsx_page_setup(struct xlsx *x, lxw_worksheet *ws)
     xlsx_check(x, worksheet_repeat_rows(ws, 0, 0));
 }
 
-/* A sheet that is one table: header frozen, autofilter on, columns fitted. */
-static void table_sheet(struct xlsx *x, const char *name, const struct table *t,
-                        lxw_col_t frozen_cols)
+void xlsx_table_sheet(struct xlsx *x, const char *name, const struct table *t,
+                      lxw_col_t frozen_cols)
 {
     lxw_worksheet *ws = workbook_add_worksheet(x->wb, name);
     struct sheet_table st;
@@ -484,20 +483,23 @@ static void properties(struct xlsx *x, const struct report *r)
     free(title);
 }
 
-/* Summary, then the comparison with the columns that name a row frozen, its charts, and a sheet
- * per appendix table named as its section. */
+/* Summary, then the comparison with the columns that name a row frozen, its charts, the
+ * planner's sheets of a Capacity section (xlsx_capacity.c, which writes its appendix tables
+ * its own way), and a sheet per other appendix table named as its section. */
 static void sheets(struct xlsx *x, const struct report *r)
 {
     const struct table *cmp = find_comparison(r);
     summary_sheet(x, r);
     if (cmp) {
-        table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
+        xlsx_table_sheet(x, "Comparison", cmp, (lxw_col_t)table_find_role(cmp, ROLE_SIDE));
         xlsx_charts_sheet(x, r, cmp);
         xlsx_timeseries_sheets(x, r);
     }
+    int planner = xlsx_capacity_sheets(x, r);
     for (size_t i = 0; i < r->nsections; i++)
-        if (r->sections[i].appendix && r->sections[i].table)
-            table_sheet(x, r->sections[i].heading, r->sections[i].table, 0);
+        if (r->sections[i].appendix && r->sections[i].table &&
+            !(planner && !strncmp(r->sections[i].table->name, "capacity_", 9)))
+            xlsx_table_sheet(x, r->sections[i].heading, r->sections[i].table, 0);
 }
 
 int render_xlsx(const struct report *r, const char *path, struct diag *d)

@@ -41,6 +41,16 @@ void xlsx_put_number(struct xlsx *x, lxw_worksheet *ws, lxw_row_t row, lxw_col_t
                      lxw_format *f);
 /* Every sheet's page: landscape A4, fitted to the page width, first row repeated. */
 void xlsx_page_setup(struct xlsx *x, lxw_worksheet *ws);
+/* A sheet that is one table: header frozen (and frozen_cols columns), autofilter on, columns
+ * fitted. */
+void xlsx_table_sheet(struct xlsx *x, const char *name, const struct table *t,
+                      lxw_col_t frozen_cols);
+
+/* ---- xlsx_capacity.c ---- */
+/* The sheets Inputs, Capacity and Capacity points of a report with a Capacity section (its
+ * capacity, capacity_points, capacity_targets and capacity_costs tables): 1, or 0 (nothing
+ * written) when it has none. */
+int xlsx_capacity_sheets(struct xlsx *x, const struct report *r);
 
 /* ---- xlsx_charts.c ---- */
 /* The sheet "Charts": comparison table t's bar charts, then every figure of r's sections but

@@ -9,8 +9,11 @@ lowest p99. The report's section Capacity (JSON) must say the same; its HTML dra
 target with the target line and each side's point marked; bad --slo values are usage errors.
 With --cost FILE (three classes: "spare" is the uncapped volume's third run under a class of
 its own, without a cost line), the price per month, per 1k IOPS and per GiB/s, the share of
-the provisioned IOPS and the months of headroom are computed here by hand from the file."""
-import glob, json, os, re, sys, tempfile
+the provisioned IOPS and the months of headroom are computed here by hand from the file.
+The workbook's Capacity sheet holds formulas (over the Inputs and Capacity points sheets, no
+warehouse text inside) whose cached values are those numbers; after a limit and two prices are
+changed on Inputs, LibreOffice recalculates it to what is computed here for the new inputs."""
+import glob, html, json, os, re, shutil, subprocess, sys, tempfile, zipfile
 
 import numpy as np
 
@@ -166,6 +169,107 @@ def check_costs(tmp):
     t.eq(rows["uncapped"]["Months of headroom"]["value"], 0,
          "uncapped: demand of 100k IOPS is already above its capacity")
     t.eq({rows["spare"][k] for k in names[9:]}, {"no cost given"}, "spare: no cost given")
+    check_workbook(tmp, db, path)
+
+
+def planner_values(pts, limit_ms, c):
+    """What the Capacity sheet must show for a side's points and its Inputs row c (None:
+    blank): IOPS at the target, iodepth, MiB/s, price per month, per 1k IOPS, per GiB/s,
+    IOPS of provisioned, months of headroom."""
+    met = [p for p in pts if p[2] <= limit_ms * 1e6]
+    best = max(met, key=lambda p: p[1]) if met else None
+    iops = best[1] if best else "not reached"
+    prices = [c.get(k) for k in ("month", "gib_month", "iops_month", "mibs_month")]
+    if all(v is None for v in prices):
+        month = "no cost given"
+    else:
+        n = {k: c.get(k) or 0 for k in c}
+        month = (n.get("month", 0) + n.get("gib_month", 0) * n.get("capacity_gib", 0)
+                 + n.get("iops_month", 0) * n.get("provisioned_iops", 0)
+                 + n.get("mibs_month", 0) * n.get("provisioned_mibs", 0))
+    out = {"iops": iops, "iodepth": best[0] if best else None,
+           "mibs": best[3] / 2 ** 20 if best else None, "month": month}
+    priced = best and month != "no cost given"
+    out["per_1k"] = month / (best[1] / 1000) if priced else None
+    out["per_gibs"] = month / (best[3] / 2 ** 30) if priced else None
+    prov, demand, growth = (c.get(k) for k in ("provisioned_iops", "demand_iops", "growth"))
+    out["of_prov"] = best[1] / prov if best and prov else None
+    out["months"] = None
+    if best and demand and growth:
+        out["months"] = 0 if best[1] <= demand else 12 * np.log(best[1] / demand) / np.log1p(growth)
+    return out
+
+
+SHEET_COLS = ["iops", "iodepth", "mibs", "month", "per_1k", "per_gibs", "of_prov", "months"]
+SHEET_AT = {"iops": 4, "iodepth": 5, "mibs": 7, "month": 8, "per_1k": 9, "per_gibs": 10,
+            "of_prov": 11, "months": 12}
+
+
+def check_sheet(ws, pts, inputs, limits, what):
+    """Each row of the Capacity sheet against planner_values."""
+    rows = list(ws.iter_rows(min_row=2, values_only=True))
+    t.eq(len(rows), len(limits) * 3, what + ": a row per target and side")
+    for row in rows:
+        target, side = row[1], row[2]
+        want = planner_values(pts[side], limits[target], inputs.get(side, {}))
+        for k in SHEET_COLS:
+            got = row[SHEET_AT[k]]
+            if isinstance(want[k], float):
+                t.near(got, want[k], "%s: %s %s %s" % (what, target, side, k))
+            else:
+                t.eq(got if got != "" else None, want[k], "%s: %s %s %s" % (what, target, side, k))
+
+
+def check_workbook(tmp, db, path):
+    import openpyxl
+    out = os.path.join(tmp, "plan.xlsx")
+    rc, _, err = bdb.call(db, "report", "--compare", "capped", "uncapped", "spare", "--slo",
+                          "p99<=2ms", "--slo", "p99<=100us", "--cost", path, "-o", out)
+    t.eq(rc, 0, "report -o plan.xlsx " + err)
+    with zipfile.ZipFile(out) as z:
+        titles = [html.unescape(m) for n in z.namelist() if n.startswith("xl/charts/chart")
+                  for m in re.findall(r"<a:t>([^<]*)</a:t>", z.read(n).decode())[:1]]
+    t.eq(sorted(x for x in titles if x.startswith("Capacity: ")),
+         ["Capacity: Random Read 4K, p99<=100us", "Capacity: Random Read 4K, p99<=2ms"],
+         "a native chart of each capacity curve")
+    wb = openpyxl.load_workbook(out)
+    t.eq([n for n in wb.sheetnames if n in ("Inputs", "Capacity", "Capacity points")],
+         ["Inputs", "Capacity", "Capacity points"], "the planner's sheets")
+    words = {"capped", "uncapped", "spare", "Random Read", "p99", "EUR"}
+    formulas = [c.value for row in wb["Capacity"].iter_rows(min_row=2, min_col=4)
+                for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+    t.ok(len(formulas) >= 6 * 9, "derived cells are formulas (%d)" % len(formulas))
+    t.eq([f for f in formulas if any(w in f for w in words)], [],
+         "no text of the warehouse inside a formula")
+    pts = {"capped": points("capped"), "uncapped": points("uncapped", "run[12]"),
+           "spare": points("uncapped", "run3")}
+    inputs = {"capped": {"gib_month": 0.1, "capacity_gib": 2048, "iops_month": 0.01,
+                         "provisioned_iops": 4000, "provisioned_mibs": 16, "demand_iops": 1500,
+                         "growth": 0.25},
+              "uncapped": {"month": 300, "demand_iops": 100000, "growth": 0.40}}
+    limits = {"p99<=2ms": 2, "p99<=100us": 0.1}
+    check_sheet(openpyxl.load_workbook(out, data_only=True)["Capacity"], pts, inputs, limits,
+                "cached")
+    office = shutil.which("soffice") or shutil.which("libreoffice")
+    if not office:
+        t.ok(not os.environ.get("CI"), "LibreOffice is installed in CI (scripts/setup.sh)")
+        return
+    ws = wb["Inputs"]
+    ws["C3"] = 5                                   # the first target: p99 <= 5 ms
+    names = {ws.cell(row=r, column=1).value: r for r in range(1, ws.max_row + 1)}
+    ws.cell(row=names["capped"], column=3).value = 0.2        # its price per GiB-month
+    ws.cell(row=names["uncapped"], column=2).value = 400      # its flat price
+    edited = os.path.join(tmp, "edited.xlsx")
+    wb.save(edited)
+    conv = os.path.join(tmp, "lo")
+    p = subprocess.run([office, "--headless", "--norestore", "--convert-to", "xlsx", "--outdir",
+                        conv, edited], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, HOME=tmp))
+    t.eq(p.returncode, 0, "libreoffice --convert-to xlsx " + p.stderr)
+    inputs["capped"]["gib_month"] = 0.2
+    inputs["uncapped"]["month"] = 400
+    check_sheet(openpyxl.load_workbook(os.path.join(conv, "edited.xlsx"), data_only=True)
+                ["Capacity"], pts, inputs, {"p99<=2ms": 5, "p99<=100us": 0.1}, "recalculated")
 
 
 def check_usage(db):
