@@ -491,12 +491,18 @@ static double months_of_headroom(double capacity, double demand, double growth_p
     return growth_pct > 0 ? 12 * log(capacity / demand) / log1p(growth_pct / 100) : NAN;
 }
 
-static void set_number_or(struct cell *c, double v, const char *otherwise)
+/* v, shown with its decimals (a price to the cent, months to a tenth; -1: as the unit shows
+ * it; the number stays exact); else the text otherwise (NULL: empty). */
+static void set_number_or(struct arena *a, struct cell *c, double v, int decimals,
+                          const char *otherwise)
 {
-    if (isfinite(v))
+    if (isfinite(v)) {
         cell_set_number(c, v);
-    else if (otherwise)
+        if (decimals >= 0)
+            c->text = arena_printf(a, "%.*f", decimals, v);
+    } else if (otherwise) {
         cell_set_text(c, otherwise);
+    }
 }
 
 /* The cost columns of a row whose chosen point is p (NULL: none met the target). */
@@ -510,15 +516,17 @@ static void cost_cells(struct cap_ctx *c, struct cell *row, size_t side, const s
     }
     double month = cost_monthly(cc), iops = p ? p->iops.mean : NAN, bw = p ? p->bw.mean : NAN;
     const char *none = p ? NULL : "target not reached";
-    set_number_or(&row[COL_COST], month, "no price given");
-    set_number_or(&row[COL_COST + 1], month / (iops / 1000), isnan(month) ? NULL : none);
-    set_number_or(&row[COL_COST + 2], month / (bw / 1073741824.0), isnan(month) ? NULL : none);
-    set_number_or(&row[COL_COST + 3], 100 * iops / cc->provisioned_iops,
+    struct arena *a = &c->r->arena;
+    set_number_or(a, &row[COL_COST], month, 2, "no price given");
+    set_number_or(a, &row[COL_COST + 1], month / (iops / 1000), 2, isnan(month) ? NULL : none);
+    set_number_or(a, &row[COL_COST + 2], month / (bw / 1073741824.0), 2,
+                  isnan(month) ? NULL : none);
+    set_number_or(a, &row[COL_COST + 3], 100 * iops / cc->provisioned_iops, -1,
                   isnan(cc->provisioned_iops) ? "none provisioned" : none);
-    set_number_or(&row[COL_COST + 4], 100 * bw / cc->provisioned_bw,
+    set_number_or(a, &row[COL_COST + 4], 100 * bw / cc->provisioned_bw, -1,
                   isnan(cc->provisioned_bw) ? "none provisioned" : none);
-    set_number_or(&row[COL_COST + 5], months_of_headroom(iops, cc->demand_iops, cc->growth_pct),
-                  isnan(cc->demand_iops) ? "no demand given" : none);
+    set_number_or(a, &row[COL_COST + 5], months_of_headroom(iops, cc->demand_iops, cc->growth_pct),
+                  1, isnan(cc->demand_iops) ? "no demand given" : none);
 }
 
 static void stats_cell(struct cell *c, const struct sample_stats *st)
