@@ -127,9 +127,9 @@ static int parse_slos(struct report_opts *o)
     }
     o->cmp.slos = o->slos;
     o->cmp.nslos = o->slo_texts.n;
-    if (o->cmp.cost_name && !o->slo_texts.n)
+    if (o->cmp.cost_name && !o->slo_texts.n && !o->cmp.rules_name)
         return usage_error("report", "--cost prices the capacity at a latency target: give "
-                                     "one with --slo (p99<=2ms)");
+                                     "one with --slo (p99<=2ms) or a --rules file's slo line");
     return BDB_EXIT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/array.h"
+#include "../core/ini.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "cost.h"
@@ -309,9 +310,16 @@ static void finding(struct buf *out, const struct slo *t, const struct point *p,
 
 /* ---- the section ---- */
 
+/* The latency targets: --slo's, then those of a rules file (its slo lines). */
+struct targets {
+    struct slo *v;
+    size_t n, a;
+};
+
 struct cap_ctx {
     struct report *r;
     const struct compare_opts *o;
+    const struct targets *targets;
     const struct costs *costs; /* --cost FILE's; NULL: no cost columns */
     size_t section;            /* the index of the section Capacity (sections move as they grow) */
     struct table *t;           /* its table; NULL until the first row */
@@ -390,8 +398,8 @@ static void input_tables(struct cap_ctx *c)
     struct report *r = c->r;
     struct table *t =
         appendix_table(r, "Capacity targets", "capacity_targets", targets, ARRAY_SIZE(targets));
-    for (size_t i = 0; i < c->o->nslos; i++) {
-        const struct slo *slo = &c->o->slos[i];
+    for (size_t i = 0; i < c->targets->n; i++) {
+        const struct slo *slo = &c->targets->v[i];
         struct cell *row = table_add_row(r, t);
         cell_set_text(&row[0], slo->text);
         cell_set_text(&row[1], slo->stat == SLO_MEAN ? "mean" : "percentile");
@@ -712,32 +720,88 @@ static int target_rows(struct db *db, struct cap_ctx *c, const struct slo *t,
     return rc;
 }
 
-int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                   struct report *r, struct diag *d)
+struct rules_targets {
+    struct targets *t;
+    struct arena *a; /* the report's: a target's text ends up in its cells */
+    const char *path;
+    struct diag *d;
+};
+
+/* A rules file's "slo = TARGET" line before its first [class]; everything else is the
+ * recommendations' (recommend.c). */
+static int rules_target(void *ctx, const struct ini_entry *e)
 {
-    if (!o->nslos)
+    struct rules_targets *rt = ctx;
+    if (e->section || !e->key || strcmp(e->key, "slo"))
         return 0;
-    struct id_set binned = {0};
-    int rc = groups_load_binned(db_handle(db), &binned, d);
-    struct items it = {0};
-    for (size_t i = 0; i < res->n && rc == 0; i++) {
+    const char *why;
+    struct slo slo;
+    if (slo_parse(arena_strdup(rt->a, e->value), &slo, &why)) {
+        struct source src = {rt->path, "", 0};
+        return diag_error_line(rt->d, &src, e->line, "slo '%s': %s", e->value, why);
+    }
+    ALLOC_GROW(rt->t->v, rt->t->n, rt->t->a);
+    rt->t->v[rt->t->n++] = slo;
+    return 0;
+}
+
+static int gather_targets(const struct compare_opts *o, struct report *r, struct targets *t,
+                          struct diag *d)
+{
+    for (size_t i = 0; i < o->nslos; i++) {
+        ALLOC_GROW(t->v, t->n, t->a);
+        t->v[t->n++] = o->slos[i];
+    }
+    struct rules_targets rt = {t, &r->arena, o->rules_name, d};
+    if (o->rules && ini_parse(o->rules_name, o->rules, strlen(o->rules), rules_target, &rt, d))
+        return -1;
+    if (o->cost && !t->n) {
+        diag_error(d, "--cost prices the capacity at a latency target: give one with --slo or "
+                      "a rules file's slo line");
+        return -1;
+    }
+    return 0;
+}
+
+/* The sweeps of res, sorted: the items of each family, side and depth together. */
+static void load_sweeps(const struct side_results *res, const struct id_set *binned,
+                        struct items *it)
+{
+    for (size_t i = 0; i < res->n; i++) {
         const struct side_result *x = &res->v[i];
         if (sweepable(x)) {
             int64_t depth = result_engine_is_sync(x) ? 1 : x->iodepth;
             int64_t jobs = x->numjobs > 0 ? x->numjobs : 1;
-            items_add(&it, sweep_family(x), x, depth << 24 | jobs, &binned);
+            items_add(it, sweep_family(x), x, depth << 24 | jobs, binned);
         }
     }
-    items_sort(&it);
+    items_sort(it);
+}
+
+int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
+                   struct report *r, struct diag *d)
+{
+    struct targets targets = {0};
+    int rc = gather_targets(o, r, &targets, d);
+    if (rc || !targets.n) {
+        free(targets.v);
+        return rc;
+    }
+    struct id_set binned = {0};
+    struct items it = {0};
+    rc = groups_load_binned(db_handle(db), &binned, d);
+    if (rc == 0)
+        load_sweeps(res, &binned, &it);
     struct costs costs = {0};
     if (rc == 0 && o->cost)
         rc = costs_parse(o->cost_name, o->cost, &costs, d);
-    struct cap_ctx c = {r, o, o->cost ? &costs : NULL, 0, NULL, NULL};
-    for (size_t k = 0; k < o->nslos && rc == 0; k++)
-        rc = target_rows(db, &c, &o->slos[k], res, &it, d);
+    struct cap_ctx c = {r, o, &targets, o->cost ? &costs : NULL, 0, NULL, NULL};
+    for (size_t k = 0; k < targets.n && rc == 0; k++)
+        rc = target_rows(db, &c, &targets.v[k], res, &it, d);
     if (o->cost)
         costs_release(&costs);
     items_release(&it);
     free(binned.v);
+    free(targets.v);
     return rc;
 }

@@ -276,8 +276,11 @@ static int rules_entry(void *ctx, const struct ini_entry *e)
         new_class(rr->out, arena_strdup(rr->a, e->section), e->line);
         return 0;
     }
+    if (!rr->out->n && !strcmp(e->key, "slo"))
+        return 0; /* a latency target of the capacity section (capacity.c reads it) */
     if (!rr->out->n)
-        return bad(rr->d, rr->path, e->line, "expected a [class] before", e->text);
+        return bad(rr->d, rr->path, e->line, "expected a [class] (or slo = TARGET) before",
+                   e->text);
     return set_key(rr->db, &rr->out->v[rr->out->n - 1], rr->a, e->key, e->value, rr->path, e->line,
                    rr->d);
 }

@@ -272,6 +272,25 @@ def check_workbook(tmp, db, path):
                 ["Capacity"], pts, inputs, {"p99<=2ms": 5, "p99<=100us": 0.1}, "recalculated")
 
 
+def check_rules(db, tmp):
+    """A rules file's slo lines are targets as --slo's are; a bad one is named by its line."""
+    path = os.path.join(tmp, "slo.rules")
+    with open(path, "w") as f:
+        f.write("# targets for the capacity section\nslo = p99<=2ms\n[reads]\nrw = randread\n"
+                "metric = iops\nthreshold = 5k\n")
+    rc, out, err = bdb.call(db, "report", "--compare", *SIDES, "--rules", path, "--format",
+                            "json")
+    t.eq(rc, 0, "report --rules with slo " + err)
+    (sec,) = [x for x in json.loads(out)["sections"] if x["heading"] == "Capacity"]
+    t.eq(sec["table"]["rows"], [list(r.values()) for r in capacity_rows(db, "p99<=2ms")],
+         "slo = p99<=2ms in a rules file: the rows of --slo 'p99<=2ms'")
+    with open(path, "w") as f:
+        f.write("\nslo = p99<2\n[reads]\nmetric = iops\nthreshold = 5k\n")
+    rc, out, err = bdb.call(db, "report", "--compare", *SIDES, "--rules", path)
+    t.eq((rc, out), (1, ""), "a bad slo line fails the report")
+    t.ok(err.startswith("%s:2: error: slo 'p99<2': expected a time" % path), err)
+
+
 def check_usage(db):
     for bad in ("p99<=2", "p100<=1ms", "p99=<1ms", "max<=1ms", "p99<=-1ms", "p99<=1mss"):
         rc, out, err = bdb.call(db, "report", "--compare", *SIDES, "--slo", bad)
@@ -289,6 +308,7 @@ def main():
         check_targets(db, pts)
         check_html(db, tmp)
         check_usage(db)
+        check_rules(db, tmp)
         check_costs(tmp)
     return t.done()
 
