@@ -443,17 +443,31 @@ static void point_rows(struct cap_ctx *c, const char *workload, const struct slo
     }
 }
 
-/* The columns a cost file adds (cost_cells fills them), named with its currency. */
-enum { COL_COST = 9, N_COST_COLS = 6 };
+/* The columns of the capacity table; a cost file adds N_COST_COLS from COL_COST (cost_cells
+ * fills them), named with its currency. */
+enum {
+    COL_WORKLOAD,
+    COL_TARGET,
+    COL_SIDE,
+    COL_AT,
+    COL_IOPS,
+    COL_IOPS_LOW,
+    COL_BW,
+    COL_LATENCY,
+    COL_FINDING,
+    COL_BASIS,
+    COL_COST,
+    N_COST_COLS = 6
+};
 
 static struct table *capacity_table(struct cap_ctx *c)
 {
     struct column cols[COL_COST + N_COST_COLS] = {
-        {"Workload", UNIT_NONE, ROLE_KEY}, {"Target", UNIT_NONE, ROLE_PLAIN},
-        {"Side", UNIT_NONE, ROLE_PLAIN},   {"At", UNIT_NONE, ROLE_PLAIN},
-        {"IOPS", UNIT_IOPS, ROLE_PLAIN},   {"Bandwidth", UNIT_BYTES_S, ROLE_PLAIN},
-        {"Latency", UNIT_NS, ROLE_PLAIN},  {"Finding", UNIT_NONE, ROLE_PLAIN},
-        {"Basis", UNIT_NONE, ROLE_PLAIN},
+        {"Workload", UNIT_NONE, ROLE_KEY},       {"Target", UNIT_NONE, ROLE_PLAIN},
+        {"Side", UNIT_NONE, ROLE_PLAIN},         {"At", UNIT_NONE, ROLE_PLAIN},
+        {"IOPS", UNIT_IOPS, ROLE_PLAIN},         {"IOPS, 95 % low", UNIT_IOPS, ROLE_PLAIN},
+        {"Bandwidth", UNIT_BYTES_S, ROLE_PLAIN}, {"Latency", UNIT_NS, ROLE_PLAIN},
+        {"Finding", UNIT_NONE, ROLE_PLAIN},      {"Basis", UNIT_NONE, ROLE_PLAIN},
     };
     if (c->t)
         return c->t;
@@ -477,8 +491,9 @@ static struct table *capacity_table(struct cap_ctx *c)
         "met the target. Only measured depths count, none interpolated. A percentile comes from "
         "the latency bins (fio json+) of the depth's repeats merged, else from the worst "
         "repeat's own percentile, never an average of percentiles; it is the completion "
-        "latency's (clat), else the total's. IOPS and bandwidth are the repeats' mean with a "
-        "95 % interval. Cached, short, typed and impossible runs are left out and named. Jobs "
+        "latency's (clat), else the total's. IOPS and bandwidth are the repeats' mean with "
+        "their spread; the IOPS' 95 % low is the lower end of its interval, what the runs "
+        "can promise. Cached, short, typed and impossible runs are left out and named. Jobs "
         "with fsync or fdatasync are not swept here: the latency that matters there is the "
         "fsync's. With a cost file: the price per month, per 1k IOPS and per GiB/s at that "
         "depth, the measured IOPS and bandwidth as a share of what was provisioned, and the "
@@ -550,6 +565,18 @@ static void stats_cell(struct cell *c, const struct sample_stats *st)
     c->hi = st->ci_hi;
 }
 
+/* What a planner can count on: the lower end of the IOPS' 95 % interval, which one run, or a
+ * spread so wide that it reaches 0, cannot give. */
+static void low_cell(struct cell *c, const struct sample_stats *st)
+{
+    if (st->n < 2)
+        cell_set_text(c, "n/a (one run)");
+    else if (!(st->ci_lo > 0))
+        cell_set_text(c, "n/a (spread too wide)");
+    else
+        cell_set_number(c, st->ci_lo);
+}
+
 static const char *basis_text(struct arena *a, const struct slo *t, const struct point *p)
 {
     if (t->stat == SLO_MEAN)
@@ -566,9 +593,9 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
     struct arena *a = &c->r->arena;
     struct cell *row = table_add_row(c->r, capacity_table(c));
     point_rows(c, workload, t, side, p, n);
-    cell_set_text(&row[0], workload);
-    cell_set_text(&row[1], t->text);
-    cell_set_text(&row[2], c->o->values[side]);
+    cell_set_text(&row[COL_WORKLOAD], workload);
+    cell_set_text(&row[COL_TARGET], t->text);
+    cell_set_text(&row[COL_SIDE], c->o->values[side]);
     struct buf text = BUF_INIT;
     if (!n || !usable_points(p, n)) {
         buf_adds(&text, n ? "no usable depth" : "no sweep of this workload on this side");
@@ -581,12 +608,13 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
         if (chosen >= 0) {
             struct buf at = BUF_INIT;
             depth_name(&at, &p[chosen], sync_engine);
-            cell_set_text(&row[3], arena_strdup(a, at.data));
+            cell_set_text(&row[COL_AT], arena_strdup(a, at.data));
             buf_release(&at);
-            stats_cell(&row[4], &p[chosen].iops);
-            stats_cell(&row[5], &p[chosen].bw);
-            cell_set_number(&row[6], p[chosen].latency);
-            cell_set_text(&row[8], basis_text(a, t, &p[chosen]));
+            stats_cell(&row[COL_IOPS], &p[chosen].iops);
+            low_cell(&row[COL_IOPS_LOW], &p[chosen].iops);
+            stats_cell(&row[COL_BW], &p[chosen].bw);
+            cell_set_number(&row[COL_LATENCY], p[chosen].latency);
+            cell_set_text(&row[COL_BASIS], basis_text(a, t, &p[chosen]));
         }
         finding(&text, t, p, n, chosen, sync_engine);
     }
@@ -594,7 +622,7 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
     dropped_depths(&left, p, n, sync_engine);
     if (left.len)
         buf_addf(&text, "; %s", left.data);
-    cell_set_text(&row[7], arena_strdup(a, text.data));
+    cell_set_text(&row[COL_FINDING], arena_strdup(a, text.data));
     buf_release(&left);
     buf_release(&text);
 }

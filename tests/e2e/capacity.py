@@ -16,6 +16,7 @@ changed on Inputs, LibreOffice recalculates it to what is computed here for the 
 import glob, html, json, os, re, shutil, subprocess, sys, tempfile, zipfile
 
 import numpy as np
+from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -47,6 +48,16 @@ def points(side, runs="run*"):
         cum = np.cumsum(counts)
         p99 = ns[np.searchsorted(cum, 0.99 * cum[-1], side="left")]
         out.append((qd, float(np.mean(iops[qd])), float(p99), float(np.mean(bw[qd]))))
+    return out
+
+
+def run_iops(side, at):
+    """The IOPS of each run of side at depth at ("QD4")."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(FIX, side + "-run*.json"))):
+        with open(path) as f:
+            out += [j["read"]["iops"] for j in json.load(f)["jobs"]
+                    if "QD%s" % j["job options"]["iodepth"] == at]
     return out
 
 
@@ -90,6 +101,12 @@ def check_targets(db, pts):
             reached += 1
             t.near(row["IOPS"]["value"], iops, what + ": its mean IOPS")
             t.eq(row["IOPS"]["n"], 3, what + ": of 3 runs")
+            runs = [j for j in run_iops(row["Side"], at)]
+            low = np.mean(runs) - stats.t.ppf(0.975, 2) * np.std(runs, ddof=1) / np.sqrt(3)
+            if low > 0:
+                t.near(row["IOPS, 95 % low"]["value"], low, what + ": the 95 % interval's low")
+            else:
+                t.eq(row["IOPS, 95 % low"], "n/a (spread too wide)", what + ": no useful low")
             t.eq(row["Latency"]["value"], lat, what + ": its p99 from the merged bins")
             t.ok(row["Finding"].startswith(finding), what + ": %r, want %r" % (row["Finding"],
                                                                              finding))
@@ -168,7 +185,8 @@ def check_costs(tmp):
     t.eq(rows["uncapped"]["IOPS of provisioned"], "none provisioned", "uncapped: none")
     t.eq(rows["uncapped"]["Months of headroom"]["value"], 0,
          "uncapped: demand of 100k IOPS is already above its capacity")
-    t.eq({rows["spare"][k] for k in names[9:]}, {"no cost given"}, "spare: no cost given")
+    t.eq({rows["spare"][k] for k in names[names.index("Basis") + 1:]}, {"no cost given"},
+         "spare: no cost given")
     check_workbook(tmp, db, path)
 
 
@@ -309,10 +327,12 @@ def check_suspects(tmp):
     rc, out, err = bdb.call(db, "report", "--compare", "disk", "shm", "--slo", "p99<=1ms",
                             "--format", "json")
     (sec,) = [x for x in json.loads(out)["sections"] if x["heading"] == "Capacity"]
-    for row in sec["table"]["rows"]:
-        named = {int(q) for q in re.findall(r"QD(\d+) \(short runs\)", row[7])}
-        t.eq(named, short[row[2]], "%s: each short depth named" % row[2])
-        t.eq((row[3], row[7].split(";")[0]), (None, "no usable depth"), row[2] + ": none chosen")
+    names = [c["name"] for c in sec["table"]["columns"]]
+    for row in (dict(zip(names, r)) for r in sec["table"]["rows"]):
+        named = {int(q) for q in re.findall(r"QD(\d+) \(short runs\)", row["Finding"])}
+        t.eq(named, short[row["Side"]], "%s: each short depth named" % row["Side"])
+        t.eq((row["At"], row["Finding"].split(";")[0]), (None, "no usable depth"),
+             row["Side"] + ": none chosen")
 
 
 def check_usage(db):
