@@ -215,12 +215,9 @@ static int side_points(const struct latency_basis *b, const struct items *it, si
     *n = 0;
     *out = xcalloc(to - from, sizeof(**out));
     int rc = 0;
-    for (size_t j = from; j < to && rc == 0;) {
-        size_t k = j;
-        while (k < to && it->v[k].x == it->v[j].x)
-            k++;
+    for (size_t j = from, k; j < to && rc == 0; j = k) {
+        k = items_x_end(it, j, to);
         rc = make_point(b, it->v, j, k, &(*out)[(*n)++], d);
-        j = k;
     }
     qsort(*out, *n, sizeof(**out), cmp_point);
     return rc;

@@ -313,12 +313,9 @@ static int side_points(sqlite3 *h, const struct items *it, size_t i, size_t end,
     *n = 0;
     *p = xcalloc(end - i, sizeof(**p));
     int rc = 0;
-    for (size_t j = i; j < end && rc == 0;) {
-        size_t k = j;
-        while (k < end && it->v[k].x == it->v[j].x)
-            k++;
+    for (size_t j = i, k; j < end && rc == 0; j = k) {
+        k = items_x_end(it, j, end);
         rc = sweep_point(h, it->v, j, k, &(*p)[(*n)++], d);
-        j = k;
     }
     return rc;
 }

@@ -106,6 +106,14 @@ size_t items_run_end(const struct items *it, size_t i, int by_side)
     return j;
 }
 
+size_t items_x_end(const struct items *it, size_t i, size_t end)
+{
+    size_t j = i;
+    while (j < end && it->v[j].x == it->v[i].x)
+        j++;
+    return j;
+}
+
 /* ---- merged histograms ---- */
 
 /* The bins of every result of items[from, to) summed per latency, of kind "clat" (else

@@ -56,6 +56,8 @@ void items_sort(struct items *it);
 void items_release(struct items *it);
 /* The end of the run of items from i that share the key (and the side, when by_side). */
 size_t items_run_end(const struct items *it, size_t i, int by_side);
+/* The end of the run of items from i, before end, with i's swept value: one point of a sweep. */
+size_t items_x_end(const struct items *it, size_t i, size_t end);
 
 /* The bins of every result of v[from, to) summed per latency, of kind "clat" (else "lat"): 0,
  * or -1 after a message; out->n is 0 when none of them has bins. */
