@@ -14,6 +14,7 @@ extern const struct importer importer_iperf_text;
 extern const struct importer importer_iperf2_csv;
 extern const struct importer importer_dd;
 extern const struct importer importer_bonnie;
+extern const struct importer importer_sysbench;
 extern const struct importer importer_notes;
 
 const struct importer *const importers[] = {
@@ -26,6 +27,7 @@ const struct importer *const importers[] = {
     &importer_iperf2_csv,
     &importer_dd,
     &importer_bonnie,
+    &importer_sysbench,
     &importer_notes,
     NULL,
 };
