@@ -22,6 +22,9 @@ enum bdb_exit {
     /* benchdb check: no regression, but too few runs or too much spread to rule one out (as
      * Pinpoint's "need more runs"); distinct from a pass and from a failure */
     BDB_EXIT_INCONCLUSIVE = 4,
+    /* benchdb trend --stale: a series' newest run is older than allowed (a nightly that never
+     * arrived); distinct from a regression, which is 1 as check's */
+    BDB_EXIT_STALE = 5,
 };
 
 struct app {
@@ -54,6 +57,8 @@ int cmd_trend(int argc, char **argv, struct app *app);
 int import_exit_status(enum import_outcome outcome);
 /* The current time (or $SOURCE_DATE_EPOCH) as ISO 8601 UTC. */
 void now_iso(char out[32]);
+/* The current time (or $SOURCE_DATE_EPOCH) in Unix seconds. */
+int64_t now_seconds(void);
 /* $SOURCE_DATE_EPOCH (reproducible-builds.org): 1 with *t and its UTC date *tm set, 0 when unset
  * or empty, -1 when it is not a whole number of seconds from 0 to 9999-12-31T23:59:59Z (main()
  * refuses to run then). */

@@ -1,14 +1,17 @@
 /* cmd_trend.c: benchdb trend. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/scan.h"
+#include "../core/timerange.h"
 #include "../query/trend.h"
 
 static const char usage[] =
     "usage: benchdb trend [--where KEY=VALUE]... [--metric M]... [--since D] [--until D]\n"
+    "                     [--since-last-baseline] [--stale DURATION] [--now D]\n"
     "                     [--p-value P] [--min-magnitude PCT] [--format md|html|csv|json]\n"
     "                     [--table NAME] [-o FILE]\n"
     "\n"
@@ -17,22 +20,34 @@ static const char usage[] =
     "t-test (as Hunter/Otava do). Each change point gives its date, run, the means before\n"
     "and after, the relative change and p.\n"
     "\n"
+    "Exit status: 0; 1 when a change point since --since (or --since-last-baseline) is a\n"
+    "regression; else 5 when --stale finds a series without a recent run.\n"
+    "\n"
     "  --where KEY=VALUE     filter (repeatable): storage-class, host, sec, rw, bs, direction,\n"
     "                        job, iodepth, numjobs, direct, tool, mount:OPTION, tag:NAME\n"
     "  --metric M            a stored metric (repeatable; default\n"
     "                        " TREND_DEFAULT_METRICS ")\n"
-    "  --since D, --until D  only runs started from / up to D, an ISO 8601 date or timestamp\n"
-    "                        (UTC unless it has an offset; a bare --until date includes its day)\n"
+    "  --since D             the change points, series and values from D on, an ISO 8601 date\n"
+    "                        or timestamp (UTC unless it has an offset): found on every run, the\n"
+    "                        runs before D being the history a change after it is measured on\n"
+    "  --until D             only runs started up to D (a bare date includes its day)\n"
+    "  --since-last-baseline --since the newest saved baseline's creation (baseline save)\n"
+    "  --stale DURATION      list each series whose newest run started longer ago than\n"
+    "                        DURATION (25h, 7d, 90m, 1d12h) and exit 5\n"
+    "  --now D               the time --stale measures from (default: SOURCE_DATE_EPOCH when\n"
+    "                        set, else the clock)\n"
     "  --p-value P           a change point's t-test p must be below P (default 0.001)\n"
     "  --min-magnitude PCT   and its change above PCT percent (default 5)\n"
     "  --format F            md (default), html (each series drawn), csv, json (its shape:\n"
     "                        " BENCHDB_DOCDIR "/trend.schema.json)\n"
-    "  --table NAME          with csv: change_points (default), series or points\n"
+    "  --table NAME          with csv: change_points (default), series, points or stale\n"
     "  -o FILE               write to FILE (default: standard output); without --format, its\n"
     "                        extension (.md, .html, .csv, .json) names the format\n"
     "\n"
     "Examples:\n"
     "  benchdb trend --where storage-class=nfs-csi --since 2026-01-01\n"
+    "  benchdb trend --since-last-baseline --format csv   # exit 1: a regression since\n"
+    "  benchdb trend --stale 25h                          # exit 5: a nightly never arrived\n"
     "  benchdb trend --metric clat_p99_ns --format html -o trend.html\n"
     "  benchdb trend --format json | jq '.series[] | select(.change_points != [])'\n";
 
@@ -41,6 +56,7 @@ struct trend_cli {
     struct kv_list where;
     struct str_list metrics;
     struct time_range dates;
+    struct time_range now; /* --now D: its lower end */
     const char *format, *table, *output;
 };
 
@@ -61,6 +77,22 @@ static int number_option(const struct opt *opt, const char *arg, const char *cmd
         return 0;
     }
     cli_error(cmd, "expected --%s %s, got '%s'", opt->long_name, range, arg);
+    return -1;
+}
+
+/* --stale DURATION: a positive count of d, h, m, s (1d12h), rounded to whole seconds; a unit
+ * is needed (a bare 25 could be hours or seconds). */
+static int opt_stale(const struct opt *opt, char *arg, const char *cmd)
+{
+    size_t n = strlen(arg);
+    double secs;
+    int64_t *out = opt->value;
+    if (n && strchr("dhms", arg[n - 1]) && parse_duration(arg, n, &secs) && secs >= 1 &&
+        secs < 1e12) {
+        *out = (int64_t)llround(secs);
+        return 0;
+    }
+    cli_error(cmd, "expected --stale DURATION such as 25h, 7d, 90m or 1d12h, got '%s'", arg);
     return -1;
 }
 
@@ -85,8 +117,21 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
     const struct opt opts[] = {
         OPT_CALLBACK(0, "where", &o->where, "KEY=VALUE", "filter (repeatable)", opt_where),
         OPT_STRINGS(0, "metric", &o->metrics, "M", "a stored metric (repeatable)"),
-        OPT_SINCE(&o->dates),
+        {.type = OPT_TYPE_DATE,
+         .long_name = "since",
+         .value = &o->dates,
+         .argh = "D",
+         .help = "the change points from D on, the runs before it their history"},
         OPT_UNTIL(&o->dates),
+        OPT_FLAG(0, "since-last-baseline", &o->q.since_last_baseline,
+                 "--since the newest saved baseline's creation"),
+        OPT_CALLBACK(0, "stale", &o->q.stale_after, "DURATION",
+                     "exit 5 when a series' newest run is older than DURATION", opt_stale),
+        {.type = OPT_TYPE_DATE,
+         .long_name = "now",
+         .value = &o->now,
+         .argh = "D",
+         .help = "the time --stale measures from"},
         OPT_CALLBACK(0, "p-value", &o->q.cp.max_p, "P", "a change point's t-test p below P",
                      opt_p_value),
         OPT_CALLBACK(0, "min-magnitude", &o->q.cp.min_magnitude, "PCT",
@@ -99,6 +144,11 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
     int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
     if (status != BDB_EXIT_OK)
         return status;
+    if (o->q.since_last_baseline && o->dates.since != INT64_MIN)
+        return usage_error("trend", "--since and --since-last-baseline both say since when: give "
+                                    "one");
+    if (o->now.since != INT64_MIN && !o->q.stale_after)
+        return usage_error("trend", "--now is the time --stale measures from: give --stale too");
     if (!o->format && !(o->format = output_format("trend", o->output, formats, "md")))
         return usage_hint("trend");
     return table_option("trend", o->format, o->table) ? usage_hint("trend") : BDB_EXIT_OK;
@@ -117,19 +167,31 @@ static int render(const struct trend_cli *o, struct report *r, struct buf *out, 
     return render_md(r, out, d);
 }
 
+/* A regression since --since fails the watch; a stale series too, with a status of its own
+ * (a run missing is not a run that got worse). */
+static int outcome_status(const struct trend_cli *o, const struct trend_outcome *out)
+{
+    if (out->regressions && (o->q.since != INT64_MIN || o->q.since_last_baseline))
+        return BDB_EXIT_INPUT; /* as check's regression */
+    return out->stale ? BDB_EXIT_STALE : BDB_EXIT_OK;
+}
+
 static int run_trend(struct app *app, struct trend_cli *o)
 {
     struct db *db;
     if (open_db(app, DB_READ_ONLY, &db))
         return BDB_EXIT_ENV;
     struct report r;
+    struct trend_outcome outcome;
     struct buf out = BUF_INIT;
     report_init(&r, "Benchmark trends");
-    int rc = query_trend(db, &o->q, &r, &app->diag);
+    int rc = query_trend(db, &o->q, &r, &outcome, &app->diag);
     int status = rc ? BDB_EXIT_INPUT : BDB_EXIT_OK;
     if (status == BDB_EXIT_OK)
         status = render(o, &r, &out, &app->diag) ? BDB_EXIT_INPUT
                                                  : write_output(app, o->output, out.data, out.len);
+    if (status == BDB_EXIT_OK)
+        status = outcome_status(o, &outcome);
     buf_release(&out);
     report_release(&r);
     db_close(db);
@@ -138,13 +200,17 @@ static int run_trend(struct app *app, struct trend_cli *o)
 
 int cmd_trend(int argc, char **argv, struct app *app)
 {
-    struct trend_cli o = {.q = {.cp = CHANGEPOINT_DEFAULTS}, .dates = TIME_RANGE_ALL};
+    struct trend_cli o = {.q = TREND_OPTS_INIT, .dates = TIME_RANGE_ALL, .now = TIME_RANGE_ALL};
     int status = parse(app, argc, argv, &o);
     if (status == BDB_EXIT_OK) {
         o.q.where = o.where.v;
         o.q.nwhere = o.where.n;
         o.q.metrics = o.metrics.v;
         o.q.nmetrics = o.metrics.n;
+        o.q.since = o.dates.since;
+        o.q.now = o.now.since != INT64_MIN ? o.now.since : now_seconds();
+        /* every run up to --until is read (a fleet's too): --since only cuts what is shown */
+        o.dates.since = INT64_MIN;
         o.q.dates = app->dates = &o.dates;
         status = run_trend(app, &o);
     }

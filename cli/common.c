@@ -84,6 +84,14 @@ int source_date_epoch(time_t *t, struct tm *tm)
     return gmtime_r(t, tm) ? 1 : -1;
 }
 
+int64_t now_seconds(void)
+{
+    time_t t;
+    struct tm tm;
+    /* main() refused an invalid SOURCE_DATE_EPOCH */
+    return source_date_epoch(&t, &tm) == 1 ? (int64_t)t : (int64_t)time(NULL);
+}
+
 void now_iso(char out[32])
 {
     time_t t = time(NULL);

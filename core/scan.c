@@ -337,6 +337,9 @@ int parse_duration(const char *s, size_t n, double *secs)
             break;
         }
         switch (*p++) {
+        case 'd':
+            total += v * 86400;
+            break;
         case 'h':
             total += v * 3600;
             break;

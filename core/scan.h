@@ -67,7 +67,7 @@ double unit_count_suffix(char c);
 
 /* fio size strings: "4k", "1M", "4KiB", "1048576" -> bytes (k = 1024, fio's kb_base). */
 int parse_fio_size(const char *s, int64_t *bytes);
-/* "15m57.921s", "0m0.045s", "1h2m3.5s", "12.5" -> seconds. */
+/* "15m57.921s", "0m0.045s", "1h2m3.5s", "7d", "1d12h", "12.5" -> seconds. */
 int parse_duration(const char *s, size_t n, double *secs);
 
 #endif

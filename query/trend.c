@@ -17,7 +17,7 @@
 #include "identity.h"
 #include "results.h"
 
-const char *const query_trend_tables[] = {"change_points", "series", "points", NULL};
+const char *const query_trend_tables[] = {"change_points", "series", "points", "stale", NULL};
 
 static const char *const default_metrics[] = {"bw_bytes_s", "lat_mean_ns", "clat_p99_ns"};
 
@@ -107,7 +107,11 @@ static int rows_sql(struct db *db, const struct trend_opts *o, const char *metri
              "AND NOT EXISTS (SELECT 1 FROM tag t WHERE t.result_id = r.id AND t.key = 'part')");
     if (query_where_sql(o->where, o->nwhere, a, sql, b, d))
         return -1;
-    db_time_range_sql(sql, "run.started_at", o->dates);
+    /* every run before --since too: they are the history a change point after it is found
+     * against (o->since cuts what is shown) */
+    struct time_range read = o->dates ? *o->dates : TIME_RANGE_ALL;
+    read.since = INT64_MIN;
+    db_time_range_sql(sql, "run.started_at", &read);
     return 0;
 }
 
@@ -296,14 +300,19 @@ static void set_integer(struct cell *c, int64_t v)
 }
 
 /* A start time (Unix seconds) as ISO 8601 UTC text. */
-static void set_time(struct report *r, struct cell *c, int64_t t)
+static const char *iso_text(struct arena *a, int64_t t)
 {
     time_t tt = (time_t)t;
     struct tm tm;
     char iso[32] = "";
     if (gmtime_r(&tt, &tm))
         strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    set_text(r, c, iso);
+    return arena_strdup(a, iso);
+}
+
+static void set_time(struct report *r, struct cell *c, int64_t t)
+{
+    cell_set_text(c, iso_text(&r->arena, t));
 }
 
 static void set_value(struct cell *c, double v, enum unit u)
@@ -321,11 +330,17 @@ static const char *change_phrase(struct report *r, const struct series *s,
                         s->info.noun);
 }
 
+/* Higher bandwidth and IOPS, lower times are better (metric_info). */
+static int is_better(const struct series *s, const struct change_point *cp)
+{
+    return (cp->after > cp->before) == s->info.higher_is_better;
+}
+
 static void change_row(struct report *r, struct table *t, const struct series *s,
                        const struct change_point *cp)
 {
     struct cell *row = table_add_row(r, t);
-    int better = (cp->after > cp->before) == s->info.higher_is_better;
+    int better = is_better(s, cp);
     set_text(r, &row[0], s->label);
     set_time(r, &row[1], s->started_at[cp->index]);
     set_integer(&row[2], s->run[cp->index]);
@@ -338,7 +353,9 @@ static void change_row(struct report *r, struct table *t, const struct series *s
     row[7].text = arena_printf(&r->arena, "%.2g", cp->p);
 }
 
-static void series_row(struct report *r, struct table *t, const struct series *s)
+/* The series' runs and change points from `from` on (the window shown), ncp of them. */
+static void series_row(struct report *r, struct table *t, const struct series *s, size_t from,
+                       size_t ncp)
 {
     struct cell *row = table_add_row(r, t);
     const struct trend_row *f = s->first;
@@ -349,16 +366,20 @@ static void series_row(struct report *r, struct table *t, const struct series *s
     set_text(r, &row[4], f->mount);
     set_text(r, &row[5], f->sec);
     set_text(r, &row[6], s->workload);
-    set_integer(&row[7], (int64_t)s->n);
-    set_time(r, &row[8], s->started_at[0]);
+    set_integer(&row[7], (int64_t)(s->n - from));
+    set_time(r, &row[8], s->started_at[from]);
     set_time(r, &row[9], s->started_at[s->n - 1]);
     set_value(&row[10], s->value[s->n - 1], s->info.unit);
-    set_integer(&row[11], (int64_t)s->ncp);
+    set_integer(&row[11], (int64_t)ncp);
 }
 
-static void point_rows(struct report *r, struct table *t, const struct series *s)
+/* The runs from `from` on, a change point's run naming its change. */
+static void point_rows(struct report *r, struct table *t, const struct series *s, size_t from)
 {
-    for (size_t i = 0, k = 0; i < s->n; i++) {
+    size_t k = 0;
+    while (k < s->ncp && s->cp[k].index < from)
+        k++;
+    for (size_t i = from; i < s->n; i++) {
         struct cell *row = table_add_row(r, t);
         set_text(r, &row[0], s->label);
         set_time(r, &row[1], s->started_at[i]);
@@ -423,8 +444,9 @@ static const char *broken_out_name(struct arena *a, const struct trend_row *f, u
     return s;
 }
 
-/* "disk, Random Read 4K buffered: bandwidth": the series' labels that are known. */
-static const char *series_label(struct report *r, const struct series *s)
+/* "disk, Random Read 4K buffered": the series' labels that are known and its workload, the
+ * runs it follows (one name for all their metrics); with_metric adds ": bandwidth". */
+static const char *series_label(struct report *r, const struct series *s, int with_metric)
 {
     const struct trend_row *f = s->first;
     const char *parts[] = {f->host, f->storage_class, f->mount, f->sec};
@@ -432,16 +454,74 @@ static const char *series_label(struct report *r, const struct series *s)
     for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
         if (parts[i] && *parts[i])
             buf_addf(&b, "%s, ", parts[i]);
-    buf_addf(&b, "%s: %s", s->workload, s->info.noun);
+    buf_adds(&b, s->workload);
+    if (with_metric)
+        buf_addf(&b, ": %s", s->info.noun);
     const char *label = arena_strdup(&r->arena, b.data);
     buf_release(&b);
     return label;
 }
 
-struct trend_tables {
-    struct table *changes, *series, *points;
-    size_t nseries, nchanges;
+/* The newest run of each series' runs (of any metric), for --stale. */
+struct newest {
+    const char *name; /* series_label without the metric */
+    int64_t started_at, run;
 };
+
+struct trend_tables {
+    struct table *changes, *series, *points, *stale;
+    size_t nseries, nshown, nchanges;
+    struct newest *newest;
+    size_t nnewest, anewest;
+    struct trend_outcome *out;
+};
+
+/* Keeps s's last run as its runs' newest unless another metric's series had a newer one. */
+static void note_newest(struct report *r, struct trend_tables *tt, const struct series *s)
+{
+    const char *name = series_label(r, s, 0);
+    int64_t last = s->started_at[s->n - 1], run = s->run[s->n - 1];
+    for (size_t i = 0; i < tt->nnewest; i++)
+        if (!strcmp(tt->newest[i].name, name)) {
+            if (last > tt->newest[i].started_at)
+                tt->newest[i] = (struct newest){name, last, run};
+            return;
+        }
+    ALLOC_GROW(tt->newest, tt->nnewest + 1, tt->anewest);
+    tt->newest[tt->nnewest++] = (struct newest){name, last, run};
+}
+
+/* The first of s's runs shown: the first started at or after since (s->n when none). */
+static size_t first_shown(const struct series *s, int64_t since)
+{
+    size_t i = 0;
+    while (i < s->n && s->started_at[i] < since)
+        i++;
+    return i;
+}
+
+/* s's change points, series row and points from `since` on, counted in tt. */
+static void show_series(struct report *r, const struct trend_opts *o, struct trend_tables *tt,
+                        const struct series *s)
+{
+    size_t from = first_shown(s, o->since), ncp = 0;
+    if (from == s->n)
+        return; /* no run since: nothing happened in the window */
+    for (size_t k = 0; k < s->ncp; k++) {
+        if (s->cp[k].index < from)
+            continue;
+        change_row(r, tt->changes, s, &s->cp[k]);
+        ncp++;
+        if (is_better(s, &s->cp[k]))
+            tt->out->improvements++;
+        else
+            tt->out->regressions++;
+    }
+    series_row(r, tt->series, s, from, ncp);
+    point_rows(r, tt->points, s, from);
+    tt->nshown++;
+    tt->nchanges += ncp;
+}
 
 /* Every series of one metric: found, measured, added to the tables. */
 static int metric_series(struct db *db, const struct trend_opts *o, const char *metric,
@@ -462,29 +542,77 @@ static int metric_series(struct db *db, const struct trend_opts *o, const char *
         take_series(&rows, &i, &s);
         network_in_bits(&s);
         s.workload = broken_out_name(&r->arena, s.first, mask);
-        s.label = series_label(r, &s);
+        s.label = series_label(r, &s, 1);
+        /* on every run read: those before --since are the history it is found against */
         s.ncp = changepoints_find(s.value, s.n, &o->cp, &s.cp);
-        for (size_t k = 0; k < s.ncp; k++)
-            change_row(r, tt->changes, &s, &s.cp[k]);
-        series_row(r, tt->series, &s);
-        point_rows(r, tt->points, &s);
+        show_series(r, o, tt, &s);
+        note_newest(r, tt, &s);
         tt->nseries++;
-        tt->nchanges += s.ncp;
         series_release(&s);
     }
     free(rows.v);
     return 0;
 }
 
-static void method_facts(struct report *r, const struct trend_opts *o,
-                         const struct trend_tables *tt)
+/* 25 h, 7 d, 90 min: a --stale duration as a person reads it. */
+static const char *duration_text(struct arena *a, int64_t secs)
 {
-    report_fact(r, "Series", arena_printf(&r->arena, "%zu", tt->nseries));
+    static const struct {
+        int64_t secs;
+        const char *unit;
+    } units[] = {{86400, "d"}, {3600, "h"}, {60, "min"}};
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+        if (secs % units[i].secs == 0)
+            return arena_printf(a, "%" PRId64 " %s", secs / units[i].secs, units[i].unit);
+    return arena_printf(a, "%" PRId64 " s", secs);
+}
+
+/* The series whose newest run started more than o->stale_after before o->now, in the table
+ * "stale" (a nightly that never arrived): each named once, whatever its metrics. */
+static void stale_rows(struct report *r, const struct trend_opts *o, struct trend_tables *tt)
+{
+    for (size_t i = 0; i < tt->nnewest; i++) {
+        const struct newest *n = &tt->newest[i];
+        if (o->now - n->started_at <= o->stale_after)
+            continue;
+        struct cell *row = table_add_row(r, tt->stale);
+        set_text(r, &row[0], n->name);
+        set_time(r, &row[1], n->started_at);
+        set_integer(&row[2], n->run);
+        cell_set_number(&row[3], (double)(o->now - n->started_at) / 3600);
+        row[3].text = arena_printf(&r->arena, "%.1f", row[3].value);
+        tt->out->stale++;
+    }
+}
+
+static void method_facts(struct report *r, const struct trend_opts *o,
+                         const struct trend_tables *tt, const char *baseline)
+{
+    int since = o->since != INT64_MIN;
+    const char *from = since ? iso_text(&r->arena, o->since) : NULL;
+    report_fact(r, "Series",
+                since ? arena_printf(&r->arena, "%zu with runs since %s (of %zu)", tt->nshown, from,
+                                     tt->nseries)
+                      : arena_printf(&r->arena, "%zu", tt->nseries));
     report_fact(r, "Change points",
                 arena_printf(&r->arena,
                              "%zu (E-divisive means, Student t-test p < %g, change above %g %%, "
                              "windows of %zu runs)",
                              tt->nchanges, o->cp.max_p, o->cp.min_magnitude * 100, o->cp.window));
+    if (since) {
+        report_fact(
+            r, "Since",
+            baseline ? arena_printf(&r->arena, "%s, when baseline '%s' was saved", from, baseline)
+                     : from);
+        report_fact(r, "Regressions since",
+                    arena_printf(&r->arena, "%zu (improvements: %zu)", tt->out->regressions,
+                                 tt->out->improvements));
+    }
+    if (o->stale_after > 0)
+        report_fact(r, "Stale",
+                    arena_printf(&r->arena, "%zu series with no run in the %s before %s",
+                                 tt->out->stale, duration_text(&r->arena, o->stale_after),
+                                 iso_text(&r->arena, o->now)));
 }
 
 static const char method_prose[] =
@@ -496,30 +624,85 @@ static const char method_prose[] =
     "side needs 3 runs or more to be tested (one or two equal runs would give p = 0, an "
     "artefact). Results that are not repeats of one another (another engine, tool version, OS "
     "or size) are series of their own, named by what differs. "
-    "*before* and *after* are the means of the runs between the neighbouring change points.";
+    "*before* and *after* are the means of the runs between the neighbouring change points. "
+    "With --since, the change points, series and values shown are those from that date on, "
+    "found on every run: the runs before it are the history a change after it is measured "
+    "against.";
 
-int query_trend(struct db *db, const struct trend_opts *o, struct report *r, struct diag *d)
+static const char stale_prose[] =
+    "The series whose newest run started longer ago than --stale allows: a run that was due "
+    "and never arrived. Each is named once, whatever its metrics, with its newest run.";
+
+static const struct column stale_cols[] = {
+    {"series", UNIT_NONE, ROLE_PLAIN},
+    {"last", UNIT_NONE, ROLE_TIME},
+    {"run_id", UNIT_NONE, ROLE_FIELD},
+    {"age_hours", UNIT_NONE, ROLE_PLAIN},
+};
+
+/* --since-last-baseline: o->since becomes the newest saved baseline's creation time, *name its
+ * name. 0, 1 when none is saved (after a message), -1 after a message. */
+static int newest_baseline(struct db *db, struct trend_opts *o, struct arena *a, const char **name,
+                           struct diag *d)
 {
+    sqlite3 *h = db_handle(db);
+    int rc = SQLITE_OK, status = 1;
+    const char *why = NULL;
+    /* created_at is ISO 8601 UTC text of one form (baseline.c): its order is time's */
+    sqlite3_stmt *st = sql_prepare(
+        h, &rc, "SELECT name, created_at FROM baseline ORDER BY created_at DESC, id DESC LIMIT 1");
+    if (sql_step(st, &rc)) {
+        *name = column_text(a, st, 0);
+        const char *at = sql_text(st, 1);
+        status = parse_iso_time(at ? at : "", TIME_LOWER, &o->since, &why);
+        if (status)
+            diag_error(d, "baseline '%s' has no creation time benchdb can read ('%s': %s)", *name,
+                       at ? at : "", why);
+    } else if (rc == SQLITE_OK)
+        diag_error(d, "no baseline is saved: 'benchdb baseline save NAME' saves one, or give "
+                      "--since DATE");
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return diag_error(d, "cannot read the baselines: %s", sqlite3_errmsg(h));
+    return status;
+}
+
+int query_trend(struct db *db, const struct trend_opts *opts, struct report *r,
+                struct trend_outcome *out, struct diag *d)
+{
+    struct trend_opts q = *opts, *o = &q;
     const char *const *metrics = o->nmetrics ? o->metrics : default_metrics;
     size_t nmetrics = o->nmetrics ? o->nmetrics : ARRAY_SIZE(default_metrics);
-    struct trend_tables tt = {0};
+    const char *baseline = NULL;
+    struct trend_tables tt = {.out = out};
+    *out = (struct trend_outcome){0};
+    int status = o->since_last_baseline ? newest_baseline(db, o, &r->arena, &baseline, d) : 0;
+    if (status)
+        return status;
+    if (o->stale_after > 0) /* first: when a run is missing, that is the news */
+        tt.stale = report_table(r, report_section(r, "Stale series", stale_prose), "stale",
+                                stale_cols, ARRAY_SIZE(stale_cols));
     tt.changes = report_table(r, report_section(r, "Change points", method_prose), "change_points",
                               change_cols, ARRAY_SIZE(change_cols));
     tt.series = report_table(r, report_section(r, "Series", NULL), "series", series_cols,
                              ARRAY_SIZE(series_cols));
     tt.points = report_table(r, report_section(r, "Values", NULL), "points", point_cols,
                              ARRAY_SIZE(point_cols));
-    for (size_t i = 0; i < nmetrics; i++)
-        if (metric_series(db, o, metrics[i], r, &tt, d))
-            return -1;
-    method_facts(r, o, &tt);
+    for (size_t i = 0; i < nmetrics && status == 0; i++)
+        status = metric_series(db, o, metrics[i], r, &tt, d);
+    if (status == 0 && tt.stale)
+        stale_rows(r, o, &tt);
+    free(tt.newest);
+    if (status)
+        return status;
+    method_facts(r, o, &tt, baseline);
     if (tt.nseries == 0) {
         struct buf hint = BUF_INIT;
         db_filters_hint(db, o->where, o->nwhere, &hint);
         diag_error(
             d, "no results with a start time and a value of %s%s%s%s%s",
             o->nmetrics ? "the --metric metrics" : "the metrics (" TREND_DEFAULT_METRICS ")",
-            o->nwhere || (o->dates && time_range_bounded(o->dates)) ? " that pass the filters" : "",
+            o->nwhere || (o->dates && o->dates->until != INT64_MAX) ? " that pass the filters" : "",
             hint.len ? " (" : "", hint.len ? hint.data : "", hint.len ? ")" : "");
         buf_release(&hint);
         return 1;

@@ -93,6 +93,26 @@ static void header(struct buf *out, const struct report *r)
     buf_adds(out, "}");
 }
 
+/* The tables without a key column (trend's "stale"): each an array of its own beside the
+ * parent's, as they describe no one row of it. */
+static void loose_tables(struct buf *out, const struct report *r)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct table *t = r->sections[i].table;
+        if (!t || table_find_role(t, ROLE_KEY) < t->ncols)
+            continue;
+        buf_addc(out, ',');
+        fmt_json_string(out, t->name);
+        buf_adds(out, ":[");
+        for (size_t row = 0; row < t->nrows; row++) {
+            buf_adds(out, row ? ",\n{" : "\n{");
+            fields(out, t, row, t->ncols);
+            buf_addc(out, '}');
+        }
+        buf_addc(out, ']');
+    }
+}
+
 int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d)
 {
     const struct table *p = find_table(r, parent);
@@ -112,7 +132,9 @@ int render_series_json(const struct report *r, const char *parent, struct buf *o
             child_rows(out, &ch[i], key_text(p, row, key));
         buf_addc(out, '}');
     }
-    buf_adds(out, "]}\n");
+    buf_addc(out, ']');
+    loose_tables(out, r);
+    buf_adds(out, "}\n");
     for (size_t i = 0; i < nch; i++)
         if (ch[i].next < ch[i].t->nrows) /* a row out of its parent's order: never dropped */
             return diag_error(d, "table '%s' row %zu is not in the order of table '%s'",

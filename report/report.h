@@ -311,11 +311,12 @@ void table_write_rows(struct table_writer *w, const struct table *t, struct buf 
 /* Ends the table (JSON's closing bracket; the header of a table that had no rows). */
 void table_write_end(struct table_writer *w, const struct table *t, struct buf *out);
 void table_writer_release(struct table_writer *w);
-/* A report of series as one JSON document, shape "schema": 1 (docs/trend.schema.json): the
+/* A report of series as one JSON document, shape "schema": 2 (docs/trend.schema.json): the
  * title, the facts as an object, and under the parent table's name an array of its rows as
  * objects keyed by column name (and "unit", the base unit of a ROLE_VALUE column), each
  * carrying, under each other table's name, the rows of that table whose ROLE_KEY text is the
- * parent row's (which come in the parent rows' order). */
+ * parent row's (which come in the parent rows' order); a table without a ROLE_KEY column is
+ * an array of its own beside the parent's, under its name. */
 int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);

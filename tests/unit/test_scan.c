@@ -180,6 +180,7 @@ static void test_sizes_and_durations(void)
     OK(!parse_duration("", 0, &s), "empty duration");
     OK(parse_duration("3s9", 2, &s) && s == 3, "n bounds the text");
     OK(parse_duration("2m", 2, &s) && s == 120, "minutes alone");
+    OK(parse_duration("1d12h", 5, &s) && s == 129600, "days, for trend --stale");
 }
 
 int main(void)
