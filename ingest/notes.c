@@ -1,4 +1,4 @@
-/* notes.c: free-form notes: prose with pasted tool output (fio, dd, iperf), shell
+/* notes.c: free-form notes: prose with pasted tool output (fio, dd, iperf, sysbench), shell
  * transcripts, mount lines and results a person typed. Each pasted block is handed to the
  * importer that recognises it through a source pointing into the note; a wrapping sink
  * moves the line numbers to the note's and adds the context the text around gives. */
@@ -7,15 +7,16 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 
 extern const struct importer importer_notes;
 
 static const char *const shell_words[] = {
-    "time",  "dd",     "fio",     "mount",   "umount", "cat", "cd",    "df",
-    "ls",    "rm",     "uname",   "iperf",   "iperf3", "zfs", "zpool", "ip",
-    "echo",  "sudo",   "sync",    "kubectl", "apt",    "yum", "dnf",   "pwd",
-    "mkdir", "export", "nfsstat", "findmnt", NULL,
+    "time",  "dd",     "fio",     "mount",   "umount",   "cat", "cd",    "df",
+    "ls",    "rm",     "uname",   "iperf",   "iperf3",   "zfs", "zpool", "ip",
+    "echo",  "sudo",   "sync",    "kubectl", "apt",      "yum", "dnf",   "pwd",
+    "mkdir", "export", "nfsstat", "findmnt", "sysbench", NULL,
 };
 
 static int is_shell_word(const char *s)
@@ -74,7 +75,43 @@ static int time_line(const char *t)
     return (*p == ' ' || *p == '\t') && isdigit((unsigned char)*skip_ws(p));
 }
 
-/* Lines that only a tool prints; indented lines after them continue a fio block. */
+/* The lines sysbench fileio prints unindented (ingest/sysbench.c reads them), its command line
+ * and its banner; the indented lines of its result blocks continue the block. */
+static int sysbench_line(const char *t)
+{
+    static const char *const starts[] = {
+        "sysbench fileio ",
+        "Running the test with following options:",
+        "Number of threads: ",
+        "Initializing random number generator",
+        "Random number generator seed is ",
+        "Extra file open flags: ",
+        "Block size ",
+        "Number of IO requests: ",
+        "Read/Write ratio for combined random IO test: ",
+        "Periodic FSYNC enabled, ",
+        "Calling fsync() ",
+        "Merging requests up to ",
+        "Using checksums validation.",
+        "Initializing worker threads...",
+        "Threads started!",
+        "File operations:",
+        "General statistics:",
+        "Latency (ms):",
+        "Threads fairness:",
+        "FATAL: ",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
+        if (str_starts(t, starts[i]))
+            return 1;
+    return (str_starts(t, "sysbench ") && isdigit((unsigned char)t[9]) && strstr(t, " (using ")) ||
+           (str_starts(t, "Doing ") && str_ends(t, " test")) ||
+           (str_starts(t, "Using ") && str_ends(t, " I/O mode")) || !strcmp(t, "Throughput:") ||
+           digits_then(t, " files, ") || str_ends(t, " total file size") ||
+           (str_starts(t, "[ ") && strstr(t, "s ] reads: ")); /* --report-interval */
+}
+
+/* Lines that only a tool prints; indented lines after them continue a fio or sysbench block. */
 static enum ntool tool_line(const char *t)
 {
     const char *s = skip_ws(t);
@@ -88,6 +125,8 @@ static enum ntool tool_line(const char *t)
         (digits_then(s, " bytes") && (strstr(s, " copied") || strstr(s, " transferred"))) ||
         time_line(t))
         return NT_DD;
+    if (sysbench_line(t))
+        return NT_SYSBENCH; /* before iperf's: its reports open with "[ 1s ]" */
     if (str_starts(t, "Client connecting to ") || str_starts(t, "Server listening on ") ||
         str_starts(t, "TCP window size") || str_starts(t, "UDP buffer size") ||
         str_starts(t, "------------") || str_starts(t, "[ ID]") || str_starts(t, "[SUM]") ||
@@ -278,7 +317,8 @@ static int import_block(struct notes *nt, size_t first, size_t last)
 static int continues(const struct notes *nt, size_t i, enum ntool tool)
 {
     const struct nline *l = &nt->l[i];
-    if (l->kind == NK_TOOL || (tool == NT_FIO && isspace((unsigned char)l->t[0])))
+    int indented_continues = tool == NT_FIO || tool == NT_SYSBENCH;
+    if (l->kind == NK_TOOL || (indented_continues && isspace((unsigned char)l->t[0])))
         return l->kind != NK_TOOL || l->tool == tool || isspace((unsigned char)l->t[0]);
     if (l->kind != NK_BLANK)
         return 0;
@@ -360,7 +400,8 @@ static int probe(const struct source *src)
             prose++;
     }
     arena_release(&a);
-    if (!prose || !measure)
+    /* a tool's lines count as measurements: sysbench prints its figures without units */
+    if (!prose || !(measure || tool))
         return 0;
     if (written >= 3 && tool)
         return 97;
