@@ -320,6 +320,7 @@ struct cap_ctx {
     const struct costs *costs; /* --cost FILE's; NULL: no cost columns */
     size_t section;            /* the index of the section Capacity (sections move as they grow) */
     struct table *t;           /* its table; NULL until the first row */
+    struct table *cost_t;      /* the cost table's, with a cost file */
     struct table *points;      /* the points behind each row, for the planner's workbook */
 };
 
@@ -440,8 +441,7 @@ static void point_rows(struct cap_ctx *c, const char *workload, const struct slo
     }
 }
 
-/* The columns of the capacity table; a cost file adds N_COST_COLS from COL_COST (cost_cells
- * fills them), named with its currency. */
+/* The columns of the capacity table. */
 enum {
     COL_WORKLOAD,
     COL_TARGET,
@@ -453,13 +453,44 @@ enum {
     COL_LATENCY,
     COL_FINDING,
     COL_BASIS,
-    COL_COST,
-    N_COST_COLS = 6
+    N_CAP_COLS
 };
+/* The columns of the cost table (cost_cells fills those from COST_MONTH on): the row's key
+ * and capacity as the capacity table has them, then what they cost. */
+enum { COST_WORKLOAD, COST_TARGET, COST_SIDE, COST_AT, COST_IOPS, COST_MONTH, N_COST_COLS = 11 };
+_Static_assert((int)COST_AT == (int)COL_AT && (int)COST_IOPS == (int)COL_IOPS,
+               "the cost table repeats the key");
+
+/* The section "Cost and headroom" (with a cost file), its prices named with its currency. */
+static void cost_table(struct cap_ctx *c)
+{
+    struct arena *a = &c->r->arena;
+    const char *cur = *c->costs->currency ? c->costs->currency : "Cost";
+    const struct column cols[N_COST_COLS] = {
+        {"Workload", UNIT_NONE, ROLE_KEY},
+        {"Target", UNIT_NONE, ROLE_PLAIN},
+        {"Side", UNIT_NONE, ROLE_PLAIN},
+        {"At", UNIT_NONE, ROLE_PLAIN},
+        {"IOPS", UNIT_IOPS, ROLE_PLAIN},
+        {arena_printf(a, "%s per month", cur), UNIT_NONE, ROLE_PLAIN},
+        {arena_printf(a, "%s per 1k IOPS", cur), UNIT_NONE, ROLE_PLAIN},
+        {arena_printf(a, "%s per GiB/s", cur), UNIT_NONE, ROLE_PLAIN},
+        {"IOPS of provisioned", UNIT_PERCENT, ROLE_PLAIN},
+        {"Bandwidth of provisioned", UNIT_PERCENT, ROLE_PLAIN},
+        {"Months of headroom", UNIT_NONE, ROLE_PLAIN},
+    };
+    struct section *s = report_section(
+        c->r, "Cost and headroom",
+        "At each side's capacity above: the price per month from the cost file, per 1k IOPS "
+        "and per GiB/s that meet the target, the measured IOPS and bandwidth as a share of those "
+        "provisioned, and the months until demand growing as given reaches the measured IOPS. "
+        "A value without a price says so, never 0.");
+    c->cost_t = report_table(c->r, s, "capacity_cost", cols, N_COST_COLS);
+}
 
 static struct table *capacity_table(struct cap_ctx *c)
 {
-    struct column cols[COL_COST + N_COST_COLS] = {
+    static const struct column cols[N_CAP_COLS] = {
         {"Workload", UNIT_NONE, ROLE_KEY},       {"Target", UNIT_NONE, ROLE_PLAIN},
         {"Side", UNIT_NONE, ROLE_PLAIN},         {"At", UNIT_NONE, ROLE_PLAIN},
         {"IOPS", UNIT_IOPS, ROLE_PLAIN},         {"IOPS, 95 % low", UNIT_IOPS, ROLE_PLAIN},
@@ -468,19 +499,6 @@ static struct table *capacity_table(struct cap_ctx *c)
     };
     if (c->t)
         return c->t;
-    if (c->costs) {
-        struct arena *a = &c->r->arena;
-        const char *cur = *c->costs->currency ? c->costs->currency : "Cost";
-        const struct column cost_cols[N_COST_COLS] = {
-            {arena_printf(a, "%s per month", cur), UNIT_NONE, ROLE_PLAIN},
-            {arena_printf(a, "%s per 1k IOPS", cur), UNIT_NONE, ROLE_PLAIN},
-            {arena_printf(a, "%s per GiB/s", cur), UNIT_NONE, ROLE_PLAIN},
-            {"IOPS of provisioned", UNIT_PERCENT, ROLE_PLAIN},
-            {"Bandwidth of provisioned", UNIT_PERCENT, ROLE_PLAIN},
-            {"Months of headroom", UNIT_NONE, ROLE_PLAIN},
-        };
-        memcpy(cols + COL_COST, cost_cols, sizeof(cost_cols));
-    }
     c->section = c->r->nsections;
     struct section *s = report_section(
         c->r, "Capacity",
@@ -492,10 +510,10 @@ static struct table *capacity_table(struct cap_ctx *c)
         "their spread; the IOPS' 95 % low is the lower end of its interval, what the runs "
         "can promise. Cached, short, typed and impossible runs are left out and named. Jobs "
         "with fsync or fdatasync are not swept here: the latency that matters there is the "
-        "fsync's. With a cost file: the price per month, per 1k IOPS and per GiB/s at that "
-        "depth, the measured IOPS and bandwidth as a share of what was provisioned, and the "
-        "months until demand growing as given reaches the measured IOPS.");
-    c->t = report_table(c->r, s, "capacity", cols, COL_COST + (c->costs ? N_COST_COLS : 0));
+        "fsync's.");
+    c->t = report_table(c->r, s, "capacity", cols, N_CAP_COLS);
+    if (c->costs)
+        cost_table(c);
     input_tables(c);
     return c->t;
 }
@@ -525,28 +543,34 @@ static void set_number_or(struct arena *a, struct cell *c, double v, int decimal
     }
 }
 
-/* The cost columns of a row whose chosen point is p (NULL: none met the target). */
-static void cost_cells(struct cap_ctx *c, struct cell *row, size_t side, const struct point *p)
+/* The cost row of a capacity row (its key in cap), whose chosen point is p (NULL: none met
+ * the target). */
+static void cost_cells(struct cap_ctx *c, const struct cell *cap, size_t side,
+                       const struct point *p)
 {
+    struct cell *row = table_add_row(c->r, c->cost_t);
+    for (size_t k = COST_WORKLOAD; k <= COST_IOPS; k++) /* the same columns in the same order */
+        row[k] = cap[k];
     const struct cost_class *cc = costs_find(c->costs, c->o->values[side]);
     if (!cc) {
-        for (size_t k = 0; k < N_COST_COLS; k++)
-            cell_set_text(&row[COL_COST + k], "no cost given");
+        for (size_t k = COST_MONTH; k < N_COST_COLS; k++)
+            cell_set_text(&row[k], "no cost given");
         return;
     }
     double month = cost_monthly(cc), iops = p ? p->iops.mean : NAN, bw = p ? p->bw.mean : NAN;
     const char *none = p ? NULL : "target not reached";
     struct arena *a = &c->r->arena;
-    set_number_or(a, &row[COL_COST], month, 2, "no price given");
-    set_number_or(a, &row[COL_COST + 1], month / (iops / 1000), 2, isnan(month) ? NULL : none);
-    set_number_or(a, &row[COL_COST + 2], month / (bw / 1073741824.0), 2,
+    set_number_or(a, &row[COST_MONTH], month, 2, "no price given");
+    set_number_or(a, &row[COST_MONTH + 1], month / (iops / 1000), 2, isnan(month) ? NULL : none);
+    set_number_or(a, &row[COST_MONTH + 2], month / (bw / 1073741824.0), 2,
                   isnan(month) ? NULL : none);
-    set_number_or(a, &row[COL_COST + 3], 100 * iops / cc->provisioned_iops, -1,
+    set_number_or(a, &row[COST_MONTH + 3], 100 * iops / cc->provisioned_iops, -1,
                   isnan(cc->provisioned_iops) ? "none provisioned" : none);
-    set_number_or(a, &row[COL_COST + 4], 100 * bw / cc->provisioned_bw, -1,
+    set_number_or(a, &row[COST_MONTH + 4], 100 * bw / cc->provisioned_bw, -1,
                   isnan(cc->provisioned_bw) ? "none provisioned" : none);
-    set_number_or(a, &row[COL_COST + 5], months_of_headroom(iops, cc->demand_iops, cc->growth_pct),
-                  1, isnan(cc->demand_iops) ? "no demand given" : none);
+    set_number_or(a, &row[COST_MONTH + 5],
+                  months_of_headroom(iops, cc->demand_iops, cc->growth_pct), 1,
+                  isnan(cc->demand_iops) ? "no demand given" : none);
 }
 
 static void stats_cell(struct cell *c, const struct sample_stats *st)
@@ -594,14 +618,11 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
     cell_set_text(&row[COL_TARGET], t->text);
     cell_set_text(&row[COL_SIDE], c->o->values[side]);
     struct buf text = BUF_INIT;
+    long chosen = -1;
     if (!n || !usable_points(p, n)) {
         buf_adds(&text, n ? "no usable depth" : "no sweep of this workload on this side");
-        if (c->costs)
-            cost_cells(c, row, side, NULL);
     } else {
-        long chosen = best_met(t, p, n);
-        if (c->costs)
-            cost_cells(c, row, side, chosen >= 0 ? &p[chosen] : NULL);
+        chosen = best_met(t, p, n);
         if (chosen >= 0) {
             struct buf at = BUF_INIT;
             depth_name(&at, &p[chosen], sync_engine);
@@ -622,6 +643,8 @@ static void capacity_row(struct cap_ctx *c, const char *workload, const struct s
     cell_set_text(&row[COL_FINDING], arena_strdup(a, text.data));
     buf_release(&left);
     buf_release(&text);
+    if (c->costs)
+        cost_cells(c, row, side, chosen >= 0 ? &p[chosen] : NULL);
 }
 
 /* The latency-throughput curve of a sweep for target t: a series per side (IOPS, latency) in
@@ -820,7 +843,7 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
     struct costs costs = {0};
     if (rc == 0 && o->cost)
         rc = costs_parse(o->cost_name, o->cost, &costs, d);
-    struct cap_ctx c = {r, o, &targets, o->cost ? &costs : NULL, 0, NULL, NULL};
+    struct cap_ctx c = {r, o, &targets, o->cost ? &costs : NULL, 0, NULL, NULL, NULL};
     for (size_t k = 0; k < targets.n && rc == 0; k++)
         rc = target_rows(db, &c, &targets.v[k], res, &it, d);
     if (o->cost)

@@ -68,21 +68,11 @@ static const struct metric_name {
 enum { N_METRICS = ARRAY_SIZE(metric_defs), M_BW = 0, M_IOPS = 1 };
 
 /* Significance level of the verdicts, family-wise over the report (Holm). */
-const char *const query_compare_tables[] = {"comparison",
-                                            "unmatched",
-                                            "ranking",
-                                            "insights",
-                                            "network",
-                                            "steady_state",
-                                            "scaling",
-                                            "recommendations",
-                                            "capacity",
-                                            "capacity_points",
-                                            "capacity_targets",
-                                            "capacity_costs",
-                                            "runs",
-                                            "results",
-                                            NULL};
+const char *const query_compare_tables[] = {
+    "comparison",     "unmatched",     "ranking",         "insights",
+    "network",        "steady_state",  "scaling",         "recommendations",
+    "capacity",       "capacity_cost", "capacity_points", "capacity_targets",
+    "capacity_costs", "runs",          "results",         NULL};
 
 static const double ALPHA = 0.05;
 /* A factor whose whole 95 % interval lies within 1 ± this is "equivalent": a difference this

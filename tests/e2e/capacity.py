@@ -164,7 +164,7 @@ def check_costs(tmp):
     rc, out, err = bdb.call(db, "report", "--compare", "capped", "uncapped", "spare", "--slo",
                             "p99<=2ms", "--cost", path, "--format", "json")
     t.eq(rc, 0, "report --cost " + err)
-    (sec,) = [s for s in json.loads(out)["sections"] if s["heading"] == "Capacity"]
+    (sec,) = [s for s in json.loads(out)["sections"] if s["heading"] == "Cost and headroom"]
     names = [c["name"] for c in sec["table"]["columns"]]
     rows = {r[2]: dict(zip(names, r)) for r in sec["table"]["rows"]}
     month = {"capped": 0.1 * 2048 + 0.01 * 4000, "uncapped": 300.0}
@@ -185,7 +185,7 @@ def check_costs(tmp):
     t.eq(rows["uncapped"]["IOPS of provisioned"], "none provisioned", "uncapped: none")
     t.eq(rows["uncapped"]["Months of headroom"]["value"], 0,
          "uncapped: demand of 100k IOPS is already above its capacity")
-    t.eq({rows["spare"][k] for k in names[names.index("Basis") + 1:]}, {"no cost given"},
+    t.eq({rows["spare"][k] for k in names[names.index("IOPS") + 1:]}, {"no cost given"},
          "spare: no cost given")
     check_workbook(tmp, db, path)
 
