@@ -296,6 +296,8 @@ static void capacity_row(struct xlsx *x, lxw_worksheet *ws, const struct cap_tab
     const char *wl = text_at(ct->rows, i, 0), *target = text_at(ct->rows, i, 1),
                *side = text_at(ct->rows, i, 2);
     size_t ti = row_named(ct->targets, 0, target), ci = row_named(ct->costs, 0, side);
+    if (ti == ct->targets->nrows || ci == ct->costs->nrows)
+        return; /* capacity.c lists every target and side: never, but no read past a table */
     struct cap_row c = {ws,
                         (lxw_row_t)(i + 1),
                         (unsigned)i + 2,
