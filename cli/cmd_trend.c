@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: benchdb trend [--where KEY=VALUE]... [--metric M]... [--since D] [--until D]\n"
     "                     [--since-last-baseline] [--stale DURATION] [--now D]\n"
-    "                     [--p-value P] [--min-magnitude PCT] [--format md|html|csv|json]\n"
+    "                     [--p-value P] [--min-magnitude PCT]\n"
+    "                     [--format md|html|csv|json|annotations]\n"
     "                     [--table NAME] [-o FILE]\n"
     "\n"
     "Follow each series (host x storage class x mount options x sec x workload x metric)\n"
@@ -39,7 +40,8 @@ static const char usage[] =
     "  --p-value P           a change point's t-test p must be below P (default 0.001)\n"
     "  --min-magnitude PCT   and its change above PCT percent (default 5)\n"
     "  --format F            md (default), html (each series drawn), csv, json (its shape:\n"
-    "                        " BENCHDB_DOCDIR "/trend.schema.json)\n"
+    "                        " BENCHDB_DOCDIR "/trend.schema.json), annotations (the change\n"
+    "                        points as Grafana annotations: time in ms, title, text, tags)\n"
     "  --table NAME          with csv: change_points (default), series, points or stale\n"
     "  -o FILE               write to FILE (default: standard output); without --format, its\n"
     "                        extension (.md, .html, .csv, .json) names the format\n"
@@ -60,8 +62,10 @@ struct trend_cli {
     const char *format, *table, *output;
 };
 
-/* What --format takes and -o FILE's extension may name. */
-static const char *const formats[] = {"md", "html", "csv", "json", NULL};
+/* What --format takes, and what -o FILE's extension may name (annotations are JSON: --format
+ * says which). */
+static const char *const formats[] = {"md", "html", "csv", "json", "annotations", NULL};
+static const char *const extensions[] = {"md", "html", "csv", "json", NULL};
 
 /* A number in (lo, hi] (lo itself too when lo_ok; --min-magnitude's PCT may end in '%'); 0, or
  * -1 after a message naming the value and the range (in words). */
@@ -149,7 +153,7 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
                                     "one");
     if (o->now.since != INT64_MIN && !o->q.stale_after)
         return usage_error("trend", "--now is the time --stale measures from: give --stale too");
-    if (!o->format && !(o->format = output_format("trend", o->output, formats, "md")))
+    if (!o->format && !(o->format = output_format("trend", o->output, extensions, "md")))
         return usage_hint("trend");
     return table_option("trend", o->format, o->table) ? usage_hint("trend") : BDB_EXIT_OK;
 }
@@ -164,6 +168,8 @@ static int render(const struct trend_cli *o, struct report *r, struct buf *out, 
         return render_csv(r, o->table ? o->table : "change_points", out, d);
     if (!strcmp(o->format, "json"))
         return render_series_json(r, "series", out, d);
+    if (!strcmp(o->format, "annotations"))
+        return render_annotations(r, out, d);
     return render_md(r, out, d);
 }
 

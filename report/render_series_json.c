@@ -1,9 +1,12 @@
 /* render_series_json.c: a report of series (benchdb trend) as one JSON document, each series with
- * its change points and values nested (report.h's render_series_json). */
+ * its change points and values nested (report.h's render_series_json), and its change points
+ * as Grafana annotations (render_annotations). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "../core/array.h"
 #include "../core/fmt.h"
+#include "../core/timerange.h"
 #include "report.h"
 
 /* Bumped when a field changes meaning or goes; new fields keep it. */
@@ -139,5 +142,76 @@ int render_series_json(const struct report *r, const char *parent, struct buf *o
         if (ch[i].next < ch[i].t->nrows) /* a row out of its parent's order: never dropped */
             return diag_error(d, "table '%s' row %zu is not in the order of table '%s'",
                               ch[i].t->name, ch[i].next + 1, parent);
+    return 0;
+}
+
+/* The column of t named name (t->ncols when none). */
+static size_t column(const struct table *t, const char *name)
+{
+    size_t c = 0;
+    while (c < t->ncols && strcmp(t->cols[c].name, name))
+        c++;
+    return c;
+}
+
+static const char *text_of(const struct table *t, size_t row, const char *name)
+{
+    size_t c = column(t, name);
+    const struct cell *cell = c < t->ncols ? table_cell(t, row, c) : NULL;
+    return cell && cell->kind != CELL_EMPTY && cell->text ? cell->text : NULL;
+}
+
+/* Grafana's tags of a change point: what a dashboard's annotation query filters on. */
+static void annotation_tags(struct buf *out, const struct table *cp, size_t row,
+                            const struct table *series, size_t srow)
+{
+    static const char *const labels[] = {"metric", "storage_class", "host"};
+    buf_adds(out, ",\"tags\":[\"benchdb\"");
+    const char *direction = text_of(cp, row, "direction");
+    if (direction) {
+        buf_addc(out, ',');
+        fmt_json_string(out, direction);
+    }
+    for (size_t i = 0; srow < series->nrows && i < ARRAY_SIZE(labels); i++) {
+        const char *v = text_of(series, srow, labels[i]);
+        if (!v)
+            continue;
+        struct buf tag = BUF_INIT;
+        buf_addf(&tag, "%s:%s", labels[i], v);
+        buf_addc(out, ',');
+        fmt_json_string(out, tag.data);
+        buf_release(&tag);
+    }
+    buf_adds(out, "]");
+}
+
+int render_annotations(const struct report *r, struct buf *out, struct diag *d)
+{
+    const struct table *cp = find_table(r, "change_points"), *series = find_table(r, "series");
+    if (!cp || !series)
+        return diag_error(d, "the report has no change points and series");
+    buf_addc(out, '[');
+    for (size_t row = 0; row < cp->nrows; row++) {
+        const char *name = text_of(cp, row, "series"), *at = text_of(cp, row, "started_at");
+        const char *change = text_of(cp, row, "change"), *p = text_of(cp, row, "p_value"), *why;
+        int64_t t;
+        if (!name || !at || parse_iso_time(at, TIME_LOWER, &t, &why))
+            return diag_error(d, "change point %zu has no series or start time", row + 1);
+        size_t srow = 0; /* the series' row, for its labels */
+        while (srow < series->nrows &&
+               strcmp(name, text_of(series, srow, "series") ? text_of(series, srow, "series") : ""))
+            srow++;
+        /* an instant: the first run after the change (its end is not known) */
+        buf_addf(out, "%s{\"time\":%" PRId64 ",\"title\":", row ? ",\n" : "\n", t * 1000);
+        fmt_json_string(out, name);
+        buf_adds(out, ",\"text\":");
+        struct buf text = BUF_INIT;
+        buf_addf(&text, "%s: %s (p = %s)", name, change ? change : "", p ? p : "");
+        fmt_json_string(out, text.data);
+        buf_release(&text);
+        annotation_tags(out, cp, row, series, srow);
+        buf_addc(out, '}');
+    }
+    buf_adds(out, cp->nrows ? "\n]\n" : "]\n");
     return 0;
 }

@@ -318,6 +318,10 @@ void table_writer_release(struct table_writer *w);
  * parent row's (which come in the parent rows' order); a table without a ROLE_KEY column is
  * an array of its own beside the parent's, under its name. */
 int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d);
+/* A trend report's change points as Grafana annotations (its HTTP API's and JSON data sources'
+ * shape): an array of {"time": Unix ms, "title": the series, "text": the change and p, "tags":
+ * ["benchdb", direction, "metric:M", "storage_class:C", "host:H"]}. */
+int render_annotations(const struct report *r, struct buf *out, struct diag *d);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css

@@ -156,6 +156,35 @@ def check_since(db, data):
     t.ok("- **Since:** %s\n" % iso(step_at) in md, "md states since when")
 
 
+# Grafana's annotation, as its HTTP API (POST /api/annotations: time and timeEnd in epoch ms,
+# tags, text) and the JSON data sources (title) take it
+ANNOTATION = {"type": "array", "items": {
+    "type": "object", "required": ["time", "text", "tags"],
+    "properties": {"time": {"type": "integer"}, "timeEnd": {"type": "integer"},
+                   "title": {"type": "string"}, "text": {"type": "string"},
+                   "tags": {"type": "array", "items": {"type": "string"}}},
+    "additionalProperties": False}}
+
+
+def check_annotations(db, data):
+    step_at = START + timedelta(days=PLAN["step"][1])
+    p = trend(db, "--since", iso(step_at), "--format", "annotations")
+    t.eq(p.returncode, 1, "annotations since the drop: exit 1 as json's " + p.stderr)
+    got = json.loads(p.stdout)
+    t.eq([e.message for e in jsonschema.Draft7Validator(ANNOTATION).iter_errors(got)], [],
+         "annotations have Grafana's shape")
+    want = sorted((int(datetime.strptime(w[2], "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=timezone.utc).timestamp()) * 1000, sorted(["benchdb", w[5], "metric:" + w[1],
+                                                          "storage_class:" + w[0]]))
+        for w in expected(data, step_at))
+    t.eq(sorted((a["time"], sorted(a["tags"])) for a in got), want,
+         "one annotation per change point since: its time in ms and its tags")
+    t.ok(all(("lower" in a["text"] or "higher" in a["text"]) and "(p = " in a["text"]
+             for a in got), "each text says the change and p")
+    p = trend(db, "--since", iso(START + timedelta(days=40)), "--format", "annotations")
+    t.eq((p.returncode, p.stdout), (0, "[]\n"), "no change point since: an empty array")
+
+
 def save_baseline(db, name, when):
     """baseline save NAME, its creation time when (SOURCE_DATE_EPOCH)."""
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(when.timestamp())))
@@ -254,6 +283,7 @@ def main():
         p = trend(db)
         t.eq(p.returncode, 0, "trend without --since: change points listed, exit 0 " + p.stderr)
         check_since(db, data)
+        check_annotations(db, data)
         check_since_last_baseline(db, data)
         check_stale(db, data, ids)
     return t.done()
