@@ -88,6 +88,7 @@ static void test_detection(const char *fixtures)
         {"iperf/iperf2_tcp.csv", "iperf2-csv"},
         {"dd/busybox-default.txt", "dd"},
         {"bonnie/disk-x2.csv", "bonnie++"},
+        {"sysbench/rndrw-t2.txt", "sysbench"},
         {"notes/composed.md", "notes"},
     };
     size_t n = ARRAY_SIZE(cases);
