@@ -17,7 +17,7 @@ pkgs=(
 if [ "${1:-}" = --test ]; then
   pkgs+=(
     # independent readers and the real tools that made the fixtures
-    python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox
+    python3 python3-scipy python3-openpyxl jq sqlite3 fio iperf iperf3 bonnie++ busybox sysbench
     # the runs a t-test needs, as statsmodels computes them (tests/e2e/check_gate.py)
     python3-statsmodels
     # the zstd CLI decodes stored bytes independently; git builds the previous release for
