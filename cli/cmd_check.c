@@ -6,16 +6,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/scan.h"
+#include "../core/timerange.h"
 #include "../query/compare.h"
 #include "../query/gate.h"
 #include "../query/sides.h"
 
 static const char usage[] =
     "usage: benchdb check --compare BASELINE [CANDIDATE...] [--limit SPEC]... [--limits FILE] "
-    "[--threshold PCT] [--inconclusive pass|fail] [--by KEY] [--where KEY=VALUE]... [--since D] "
-    "[--until D]\n"
+    "[--threshold PCT] [--inconclusive pass|fail] [--waivers FILE] [--now DATE] [--junit FILE] "
+    "[--openmetrics FILE] [--summary-md FILE] [--bencher FILE] [--github-benchmark-bigger FILE] "
+    "[--github-benchmark-smaller FILE] [--by KEY] [--where KEY=VALUE]... [--since D] [--until D]\n"
     "\n"
     "Compare candidates with a baseline as 'benchdb report' does and judge each compared metric\n"
     "of each workload against its limit, one line on standard output for each that does not\n"
@@ -39,18 +42,30 @@ static const char usage[] =
     "                        baseline at most PCT % better in the metric's direction (default 5)\n"
     "  --inconclusive pass|fail  the exit status when nothing fails but some metric is\n"
     "                        inconclusive: 0 or 1 (default: 4)\n"
+    "  --waivers FILE        reviewed exceptions ([REF] workload = limit = expires = url =): a\n"
+    "                        regression within its waiver passes, 'waived: REF until DATE'\n"
+    "  --now DATE            the date waivers expire against ($SOURCE_DATE_EPOCH, else today)\n"
+    "  --junit FILE          also write JUnit XML (failure: regression, skipped: inconclusive)\n"
+    "  --openmetrics FILE    also write OpenMetrics text (GitLab's metrics report)\n"
+    "  --summary-md FILE     also write a Markdown summary ($GITHUB_STEP_SUMMARY)\n"
+    "  --bencher FILE        also write Bencher Metric Format JSON\n"
+    "  --github-benchmark-bigger FILE, --github-benchmark-smaller FILE\n"
+    "                        also write github-action-benchmark's JSON: bandwidth and IOPS,\n"
+    "                        latencies\n"
     "  --by KEY              storage-class (default), host, sec, mount:OPTION, tag:NAME\n"
     "  --where KEY=VALUE     filter (repeatable), as in 'benchdb report'\n"
     "  --since D, --until D  only runs started from / up to D (ISO 8601, as in 'benchdb report')\n"
     "\n"
     "Exit status: 0 every metric passed, 1 a regression (or nothing could be compared), 2 usage\n"
-    "(or a mistake in the limits file), 3 database failure, 4 inconclusive (no regression, but\n"
-    "too few runs or too much spread to rule one out).\n"
+    "(or a mistake in the limits or waivers file), 3 database failure (or a file that could not\n"
+    "be written), 4 inconclusive (no regression, but too few runs or too much spread to rule\n"
+    "one out).\n"
     "\n"
     "Examples:\n"
     "  benchdb check --compare baseline:nightly nightly-2026-12-01 --by tag:build\n"
     "  benchdb check --compare local-nvme nfs-csi --limit bw:-10% --limit 'p99:+20%'\n"
-    "  benchdb check --compare nfs-csi --limit 'p99<=5ms' --limit 'iops>=3000'\n";
+    "  benchdb check --compare nfs-csi --limit 'p99<=5ms' --limit 'iops>=3000'\n"
+    "  benchdb check --compare base cand --waivers gate.waivers --junit junit.xml\n";
 
 struct check_opts {
     struct compare_opts cmp;
@@ -61,7 +76,38 @@ struct check_opts {
     struct gate_limits limits;
     const char *limits_file;
     const char *inconclusive; /* NULL (exit 4), "pass" or "fail" */
+    const char *waivers_file;
+    struct gate_waivers waivers;
+    int64_t today; /* days since 1970-01-01: --now, else $SOURCE_DATE_EPOCH, else the clock */
+    /* the files CI systems read, each NULL when not asked for */
+    const char *junit, *openmetrics, *summary, *bencher, *bigger, *smaller;
 };
+
+static int64_t day_of(int64_t t)
+{
+    return t / 86400 - (t % 86400 < 0); /* floor: a time before 1970 is in the day before */
+}
+
+static int opt_now(const struct opt *opt, char *arg, const char *cmd)
+{
+    int64_t t;
+    const char *why;
+    if (!parse_iso_time(arg, TIME_LOWER, &t, &why)) {
+        *(int64_t *)opt->value = day_of(t);
+        return 0;
+    }
+    cli_error(cmd, "expected --now to be a date such as 2026-12-01, got '%s': %s", arg, why);
+    return -1;
+}
+
+/* Today for the waivers, when --now did not say. */
+static int64_t today(void)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    source_date_epoch(&t, &tm); /* main() refused an invalid one; unset leaves the clock's */
+    return day_of((int64_t)t);
+}
 
 static int opt_threshold(const struct opt *opt, char *arg, const char *cmd)
 {
@@ -92,25 +138,42 @@ static int has_absolute(const struct gate_limits *l)
     return 0;
 }
 
-/* Reads --limits FILE into o->limits, its text into text (the limits point into it). */
-static int read_limits(struct check_opts *o, struct buf *text, struct diag *d)
+/* Reads the file at path (what it holds: "limits") into text. */
+static int read_text(const char *path, const char *what, struct buf *text, struct diag *d)
 {
-    if (!o->limits_file)
-        return BDB_EXIT_OK;
-    FILE *f = fopen(o->limits_file, "rb");
+    FILE *f = fopen(path, "rb");
     if (!f) {
-        diag_error(d, "cannot open limits '%s': %s", o->limits_file, strerror(errno));
+        diag_error(d, "cannot open %s '%s': %s", what, path, strerror(errno));
         return BDB_EXIT_ENV;
     }
     int bad = buf_read_file(text, f);
     int err = errno;
     fclose(f);
     if (bad) {
-        diag_error(d, "cannot read limits '%s': %s", o->limits_file, strerror(err));
+        diag_error(d, "cannot read %s '%s': %s", what, path, strerror(err));
         return BDB_EXIT_ENV;
     }
-    struct source src = {o->limits_file, text->data ? text->data : "", text->len};
-    return gate_limits_read(&src, &o->limits, d) ? BDB_EXIT_USAGE : BDB_EXIT_OK;
+    buf_adds(text, ""); /* NUL-terminated even when empty */
+    return BDB_EXIT_OK;
+}
+
+/* Reads --limits FILE into o->limits, its text into text (the limits point into it), and
+ * --waivers FILE into o->waivers. */
+static int read_files(struct check_opts *o, struct buf *text, struct diag *d)
+{
+    int status = BDB_EXIT_OK;
+    if (o->limits_file && !(status = read_text(o->limits_file, "limits", text, d))) {
+        struct source src = {o->limits_file, text->data, text->len};
+        if (gate_limits_read(&src, &o->limits, d))
+            status = BDB_EXIT_USAGE;
+    }
+    struct buf waivers = BUF_INIT;
+    if (!status && o->waivers_file &&
+        !(status = read_text(o->waivers_file, "waivers", &waivers, d)))
+        status = gate_waivers_read(o->waivers_file, waivers.data, &o->waivers, d) ? BDB_EXIT_USAGE
+                                                                                  : BDB_EXIT_OK;
+    buf_release(&waivers); /* the waivers keep copies of their strings */
+    return status;
 }
 
 static int parse(struct app *app, int argc, char **argv, struct check_opts *o, struct buf *file)
@@ -127,18 +190,31 @@ static int parse(struct app *app, int argc, char **argv, struct check_opts *o, s
                      "the relative limit of metrics no limit names", opt_threshold),
         OPT_ENUM(0, "inconclusive", &o->inconclusive, outcomes,
                  "exit 0 (pass) or 1 (fail) when inconclusive, instead of 4"),
+        OPT_STRING(0, "waivers", &o->waivers_file, "FILE", "reviewed exceptions, until a date"),
+        OPT_CALLBACK(0, "now", &o->today, "DATE", "the date waivers expire against", opt_now),
+        OPT_STRING(0, "junit", &o->junit, "FILE", "also write JUnit XML"),
+        OPT_STRING(0, "openmetrics", &o->openmetrics, "FILE", "also write OpenMetrics text"),
+        OPT_STRING(0, "summary-md", &o->summary, "FILE", "also write a Markdown summary"),
+        OPT_STRING(0, "bencher", &o->bencher, "FILE", "also write Bencher Metric Format JSON"),
+        OPT_STRING(0, "github-benchmark-bigger", &o->bigger, "FILE",
+                   "also write bandwidth and IOPS for github-action-benchmark"),
+        OPT_STRING(0, "github-benchmark-smaller", &o->smaller, "FILE",
+                   "also write latencies for github-action-benchmark"),
         OPT_END(),
     };
     o->cmp.by = "storage-class";
     o->threshold_pct = 5;
+    o->today = INT64_MIN; /* not given */
     int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
     if (status != BDB_EXIT_OK)
         return status;
     if (o->values.n < 1)
         return usage_error("check", "--compare needs a baseline and at least one candidate");
-    status = read_limits(o, file, &app->diag);
+    status = read_files(o, file, &app->diag);
     if (status != BDB_EXIT_OK)
         return status;
+    if (o->today == INT64_MIN)
+        o->today = today();
     if (o->values.n < 2 && !has_absolute(&o->limits))
         return usage_error("check", "--compare needs a baseline and at least one candidate, or "
                                     "an absolute limit for one value ('p99<=5ms')");
@@ -150,118 +226,105 @@ static int parse(struct app *app, int argc, char **argv, struct check_opts *o, s
     return BDB_EXIT_OK;
 }
 
-/* The limits in force, first: each one given, then the default of the metrics they leave. */
-static void print_limits(const struct check_opts *o)
+/* The exit status the verdict makes, and its word for the summary. */
+static int verdict_status(const struct gate *g, const struct check_opts *o, const char **word)
 {
-    printf("check: limits:");
-    for (size_t i = 0; i < o->limits.n; i++)
-        printf("%s %.*s", i ? "," : "", o->limits.v[i].text_len, o->limits.v[i].text);
-    if (o->values.n < 2) /* parse() refuses one value without an absolute limit */
-        printf(" (one value: absolute limits only)\n");
-    else
-        printf("%s every other metric at most %g %% worse than the baseline (--threshold)\n",
-               o->limits.n ? ";" : "", o->threshold_pct);
-}
-
-/* "bw:-5%", or "5 % worse (--threshold)" for the default. */
-static void add_limit(struct buf *b, const struct gate_row *row, const struct check_opts *o)
-{
-    if (row->limit)
-        buf_addf(b, "%.*s", row->limit->text_len, row->limit->text);
-    else
-        buf_addf(b, "%g %% worse (--threshold)", o->threshold_pct);
-}
-
-/* What an inconclusive factor needs: "about 7 runs per side would detect it". */
-static void add_runs(struct buf *b, const struct gate_row *row)
-{
-    if (row->runs != SIZE_MAX)
-        buf_addf(b, "about %zu runs per side would detect a change of that size", row->runs);
-    else if (isnan(row->cell->sd_log))
-        buf_adds(b, "a single run a side shows no spread: repeat the runs");
-    else
-        buf_adds(b, "no feasible number of runs would detect a change of that size");
-}
-
-static void print_factor(const struct gate_row *row, const struct check_opts *o)
-{
-    const struct cell *f = row->cell;
-    struct buf b = BUF_INIT;
-    if (row->outcome == GATE_FAIL) {
-        buf_addf(&b, "regression: %s: %s: %s: %s; limit ", row->workload, row->metric, row->versus,
-                 f->text);
-        add_limit(&b, row, o);
-    } else {
-        buf_addf(&b, "inconclusive: %s: %s: %s: %.3gx", row->workload, row->metric, row->versus,
-                 f->value);
-        if (isfinite(f->lo) && isfinite(f->hi))
-            buf_addf(&b, " (95%% CI %.3g-%.3g)", f->lo, f->hi);
-        buf_addf(&b, ", n=%d vs %d: its interval reaches beyond the limit ", row->base->n,
-                 row->cand->n);
-        add_limit(&b, row, o);
-        buf_adds(&b, "; ");
-        add_runs(&b, row);
-    }
-    printf("%s\n", b.data);
-    buf_release(&b);
-}
-
-/* "regression: W: p99 latency: nfs-csi: 6.20 ms (mean of 3 runs) beyond p99<=5ms". */
-static void print_absolute(const struct gate_row *row)
-{
-    struct buf b = BUF_INIT;
-    /* the limit's metric: an IOPS limit is judged on the bandwidth row that carries it */
-    buf_addf(&b, "regression: %s: %s: %s: ", row->workload, row->limit->metric.label, row->versus);
-    unit_format(&b, row->value, row->limit->metric.unit);
-    buf_addf(&b, " (%s of %d run%s) beyond %.*s", row->cell->n == 1 ? "value" : "mean",
-             row->cell->n, row->cell->n == 1 ? "" : "s", row->limit->text_len, row->limit->text);
-    printf("%s\n", b.data);
-    buf_release(&b);
-}
-
-/* Every metric that did not pass, the counts, and the exit status they make. */
-static int print_verdict(const struct gate *g, const struct check_opts *o)
-{
-    print_limits(o);
-    for (size_t i = 0; i < g->n; i++) {
-        const struct gate_row *row = &g->v[i];
-        if (row->outcome == GATE_PASS)
-            continue;
-        if (row->limit && row->limit->kind != LIMIT_RELATIVE)
-            print_absolute(row);
-        else
-            print_factor(row, o);
-    }
-    if (!g->n) {
-        printf("check: %s: nothing compared, nothing vouched for\n",
-               o->values.n < 2 ? "no result has a metric the limits name"
-                               : "no workload was run on both the baseline and a candidate");
+    *word = !g->n                         ? "nothing compared"
+            : g->count[GATE_FAIL]         ? "regression"
+            : g->count[GATE_INCONCLUSIVE] ? "inconclusive"
+                                          : "passed";
+    if (!g->n || g->count[GATE_FAIL])
         return BDB_EXIT_INPUT;
-    }
-    size_t fail = g->count[GATE_FAIL], unsure = g->count[GATE_INCONCLUSIVE];
-    printf("check: %zu regression%s, %zu inconclusive, %zu passed (of %zu checked)\n", fail,
-           fail == 1 ? "" : "s", unsure, g->count[GATE_PASS], g->n);
-    if (fail)
-        return BDB_EXIT_INPUT;
-    if (!unsure)
+    if (!g->count[GATE_INCONCLUSIVE])
         return BDB_EXIT_OK;
     return !o->inconclusive                   ? BDB_EXIT_INCONCLUSIVE
            : !strcmp(o->inconclusive, "pass") ? BDB_EXIT_OK
                                               : BDB_EXIT_INPUT;
 }
 
-static int check(struct db *db, const struct check_opts *o, struct diag *d)
+/* The limits in force, every metric that did not pass (and each waived), and the counts. */
+static void print_verdict(const struct gate *g, const struct gate_config *c)
+{
+    struct buf b = BUF_INIT;
+    gate_limits_text(&b, c);
+    printf("check: limits: %s\n", b.data);
+    for (size_t i = 0; i < g->n; i++) {
+        const struct gate_row *row = &g->v[i];
+        if (row->outcome == GATE_PASS && !row->waived)
+            continue;
+        buf_reset(&b);
+        gate_outcome_text(&b, row);
+        buf_adds(&b, ": ");
+        gate_row_text(&b, row, c);
+        printf("%s\n", b.data);
+    }
+    buf_reset(&b);
+    if (g->n)
+        gate_counts_text(&b, g);
+    else
+        buf_addf(&b, "%s: nothing compared, nothing vouched for",
+                 c->one_value ? "no result has a metric the limits name"
+                              : "no workload was run on both the baseline and a candidate");
+    printf("check: %s\n", b.data);
+    buf_release(&b);
+}
+
+/* Writes each file asked for: BDB_EXIT_OK, or BDB_EXIT_ENV after a message. */
+static int write_files(struct app *app, const struct check_opts *o, const struct report *r,
+                       const struct gate *g, const struct gate_config *c, const char *verdict)
+{
+    const char *const paths[] = {o->junit,   o->openmetrics, o->summary,
+                                 o->bencher, o->bigger,      o->smaller};
+    int status = BDB_EXIT_OK;
+    struct buf out = BUF_INIT;
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        if (!paths[i])
+            continue;
+        buf_reset(&out);
+        switch (i) {
+        case 0:
+            gate_write_junit(&out, g, c);
+            break;
+        case 1:
+            gate_write_openmetrics(&out, r);
+            break;
+        case 2:
+            gate_write_summary(&out, g, c, verdict);
+            break;
+        case 3:
+            gate_write_bencher(&out, r);
+            break;
+        default:
+            gate_write_github_benchmark(&out, r, i == 4);
+            break;
+        }
+        if (write_output(app, paths[i], out.data, out.len) != BDB_EXIT_OK)
+            status = BDB_EXIT_ENV;
+    }
+    buf_release(&out);
+    return status;
+}
+
+static int check(struct app *app, struct db *db, const struct check_opts *o)
 {
     struct report r;
     report_init(&r, "check");
     int status = BDB_EXIT_INPUT;
-    if (!query_check_sides(db, &o->cmp, d) && !query_compare(db, &o->cmp, &r, d)) {
+    if (!query_check_sides(db, &o->cmp, &app->diag) &&
+        !query_compare(db, &o->cmp, &r, &app->diag)) {
         struct gate g;
-        struct gate_config c = {o->limits.v, o->limits.n, o->threshold_pct};
+        struct gate_config c = {o->limits.v, o->limits.n, o->threshold_pct,
+                                &o->waivers, o->today,    o->values.n < 2};
         gate_evaluate(&r, &c, &g);
-        status = print_verdict(&g, o);
-        gate_release(&g);
+        const char *word;
+        status = verdict_status(&g, o, &word);
+        print_verdict(&g, &c);
         fflush(stdout);
+        char verdict[64];
+        snprintf(verdict, sizeof(verdict), "%s (exit status %d)", word, status);
+        if (write_files(app, o, &r, &g, &c, verdict) != BDB_EXIT_OK)
+            status = BDB_EXIT_ENV;
+        gate_release(&g);
     }
     report_release(&r);
     return status;
@@ -277,11 +340,12 @@ int cmd_check(int argc, char **argv, struct app *app)
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)
-        status = check(db, &o, &app->diag);
+        status = check(app, db, &o);
     db_close(db);
     str_list_release(&o.values);
     kv_list_release(&o.where);
     gate_limits_release(&o.limits);
+    gate_waivers_release(&o.waivers);
     buf_release(&file);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -224,7 +224,7 @@ void gate_limits_release(struct gate_limits *l)
 
 /* ---- judging ---- */
 
-static const struct table *comparison_table(const struct report *r)
+const struct table *gate_comparison_table(const struct report *r)
 {
     for (size_t i = 0; i < r->nsections; i++) {
         const struct table *t = r->sections[i].table;
@@ -327,10 +327,52 @@ static void judge_side(struct gate *g, const struct gate_config *c, const struct
     }
 }
 
+/* The waiver that speaks for a regression row: its workload, its metric, and a limit of its
+ * kind (a factor's is relative; a mean's is absolute, on the limit's own metric, since an IOPS
+ * mean is not the bandwidth row's value). */
+static const struct gate_waiver *waiver_of(const struct gate_waivers *w, const struct gate_row *row)
+{
+    int absolute = row->limit && row->limit->kind != LIMIT_RELATIVE;
+    for (size_t i = 0; w && i < w->n; i++) {
+        const struct gate_limit *l = &w->v[i].limit;
+        if (strcmp(w->v[i].workload, row->workload) || (l->kind != LIMIT_RELATIVE) != absolute)
+            continue;
+        if (absolute ? !strcmp(l->metric.label, row->limit->metric.label)
+                     : names_row(l, row->metric))
+            return &w->v[i];
+    }
+    return NULL;
+}
+
+/* A waiver names how far the row may regress: the factor itself (not its interval, which
+ * the review saw too) at or above its floor, or the mean within its absolute limit. */
+static int within_waiver(const struct gate_row *row, const struct gate_limit *l)
+{
+    if (l->kind == LIMIT_RELATIVE)
+        return row->cell->value >= l->value;
+    return l->kind == LIMIT_AT_MOST ? row->value <= l->value : row->value >= l->value;
+}
+
+/* A regression with a waiver in force passes, counted as waived; an expired or exceeded one
+ * leaves it a regression that names the waiver. */
+static void apply_waiver(struct gate *g, struct gate_row *row, const struct gate_config *c)
+{
+    if (row->outcome != GATE_FAIL || !(row->waiver = waiver_of(c->waivers, row)))
+        return;
+    row->expired = c->today > row->waiver->expires_day;
+    if (row->expired || !within_waiver(row, &row->waiver->limit))
+        return;
+    row->waived = 1;
+    row->outcome = GATE_PASS;
+    g->count[GATE_FAIL]--;
+    g->count[GATE_PASS]++;
+    g->waived++;
+}
+
 void gate_evaluate(const struct report *r, const struct gate_config *c, struct gate *g)
 {
     memset(g, 0, sizeof(*g));
-    const struct table *t = comparison_table(r);
+    const struct table *t = gate_comparison_table(r);
     if (!t)
         return;
     size_t key = table_find_role(t, ROLE_KEY), metric = table_find_role(t, ROLE_METRIC);
@@ -347,6 +389,8 @@ void gate_evaluate(const struct report *r, const struct gate_config *c, struct g
                 judge_side(g, c, &ref, col); /* the baseline is no candidate */
         }
     }
+    for (size_t i = 0; i < g->n; i++)
+        apply_waiver(g, &g->v[i], c);
 }
 
 void gate_release(struct gate *g)

@@ -25,6 +25,9 @@ if [ "${1:-}" = --test ]; then
     zstd git
     # the JSON outputs against their schemas in docs/ (tests/e2e/json_schema.py)
     python3-jsonschema
+    # check's CI outputs read by the readers CI systems use: JUnit XML against its XSD,
+    # junitparser, OpenMetrics by prometheus_client's parser (tests/e2e/check_outputs.py)
+    python3-lxml python3-junitparser python3-prometheus-client
     # sanitizers and fuzzing with clang; looking at reports as a user would
     clang clang-format libclang-rt-14-dev chromium libreoffice-calc-nogui unzip
     # the installed tree and the .deb, linted (tests/e2e/install.py)
