@@ -147,6 +147,17 @@ static int printed_size(const char **p, int64_t *bytes)
     return 1;
 }
 
+/* A number no measurement can exceed: finite and not negative ("1e999" is refused here, at
+ * its column, rather than where records are stored). */
+static int scan_measure(const char **p, double *v)
+{
+    const char *q = *p;
+    if (!scan_number(&q, v) || !isfinite(*v) || *v < 0)
+        return 0;
+    *p = q;
+    return 1;
+}
+
 static int bad_value(struct sb_state *st, size_t off, const char *what, const char *label,
                      const char *got)
 {
@@ -165,16 +176,15 @@ static int result_value(struct sb_state *st, const struct result_line *rl, const
     double x, y;
     switch (rl->kind) {
     case V_NUM:
-        if (!scan_number(&q, &x) || x < 0 || !at_end(q))
+        if (!scan_measure(&q, &x) || !at_end(q))
             return bad_value(st, off, "a number", label, v);
         break;
     case V_SECONDS:
-        if (!scan_number(&q, &x) || x < 0 || !scan_lit(&q, "s") || !at_end(q))
+        if (!scan_measure(&q, &x) || !scan_lit(&q, "s") || !at_end(q))
             return bad_value(st, off, "seconds such as '10.0012s'", label, v);
         break;
     case V_PAIR:
-        if (!scan_number(&q, &x) || x < 0 || !scan_lit(&q, "/") || !scan_number(&q, &y) || y < 0 ||
-            !at_end(q))
+        if (!scan_measure(&q, &x) || !scan_lit(&q, "/") || !scan_measure(&q, &y) || !at_end(q))
             return bad_value(st, off, "'avg/stddev' numbers", label, v);
         r->v[rl->f + 1] = y;
         r->have[rl->f + 1] = 1;
@@ -186,7 +196,7 @@ static int result_value(struct sb_state *st, const struct result_line *rl, const
             r->have[rl->f] = 1;
             return 0;
         }
-        if (!scan_number(&q, &x) || x < 0 || !at_end(q))
+        if (!scan_measure(&q, &x) || !at_end(q))
             return bad_value(st, off, "a number", label, v);
         break;
     }
@@ -325,7 +335,7 @@ static int header_line(struct sb_state *st, const char *t, size_t off)
         return 0;
     }
     if (scan_lit(&p, "Read/Write ratio for combined random IO test: ")) {
-        if (!scan_number(&p, &r->ratio) || r->ratio < 0 || !at_end(p))
+        if (!scan_measure(&p, &r->ratio) || !at_end(p))
             return diag_error_at(st->d, st->src, off + 47,
                                  "expected a read/write ratio such as '1.50', got '%.40s'", t + 47);
         r->have_ratio = 1;
