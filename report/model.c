@@ -42,6 +42,16 @@ struct section *report_section(struct report *r, const char *heading, const char
     return s;
 }
 
+const struct table *report_find_table(const struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        const struct table *t = r->sections[i].table;
+        if (t && (!name || !strcmp(t->name, name)))
+            return t;
+    }
+    return NULL;
+}
+
 static void copy_columns(struct arena *a, struct table *t, const char *name,
                          const struct column *cols, size_t ncols)
 {

@@ -111,14 +111,11 @@ static void row(struct buf *out, const struct table *t, size_t r)
 
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d)
 {
-    for (size_t i = 0; i < r->nsections; i++) {
-        const struct table *t = r->sections[i].table;
-        if (!t || (table ? strcmp(t->name, table) : 0))
-            continue;
-        header(out, t);
-        for (size_t j = 0; j < t->nrows; j++)
-            row(out, t, j);
-        return 0;
-    }
-    return diag_error(d, "report has no table '%s'", table ? table : "");
+    const struct table *t = report_find_table(r, table);
+    if (!t)
+        return diag_error(d, "report has no table '%s'", table ? table : "");
+    header(out, t);
+    for (size_t j = 0; j < t->nrows; j++)
+        row(out, t, j);
+    return 0;
 }

@@ -12,14 +12,6 @@
 /* Bumped when a field changes meaning or goes; new fields keep it. */
 enum { SERIES_JSON_SCHEMA = 2 };
 
-static const struct table *find_table(const struct report *r, const char *name)
-{
-    for (size_t i = 0; i < r->nsections; i++)
-        if (r->sections[i].table && !strcmp(r->sections[i].table->name, name))
-            return r->sections[i].table;
-    return NULL;
-}
-
 static const char *key_text(const struct table *t, size_t row, size_t key)
 {
     const struct cell *c = table_cell(t, row, key);
@@ -118,7 +110,7 @@ static void loose_tables(struct buf *out, const struct report *r)
 
 int render_series_json(const struct report *r, const char *parent, struct buf *out, struct diag *d)
 {
-    const struct table *p = find_table(r, parent);
+    const struct table *p = report_find_table(r, parent);
     size_t key = p ? table_find_role(p, ROLE_KEY) : 0;
     if (!p || key == p->ncols)
         return diag_error(d, "the report has no table '%s' with a key column", parent);
@@ -187,7 +179,8 @@ static void annotation_tags(struct buf *out, const struct table *cp, size_t row,
 
 int render_annotations(const struct report *r, struct buf *out, struct diag *d)
 {
-    const struct table *cp = find_table(r, "change_points"), *series = find_table(r, "series");
+    const struct table *cp = report_find_table(r, "change_points"),
+                       *series = report_find_table(r, "series");
     if (!cp || !series)
         return diag_error(d, "the report has no change points and series");
     buf_addc(out, '[');

@@ -202,6 +202,8 @@ void report_fact(struct report *r, const char *key, const char *value);
 struct section *report_section(struct report *r, const char *heading, const char *prose);
 struct table *report_table(struct report *r, struct section *s, const char *name,
                            const struct column *cols, size_t ncols);
+/* The table named name (NULL: the first of any name), or NULL. */
+const struct table *report_find_table(const struct report *r, const char *name);
 /* The unit a cell is shown in: its own, else its column's. */
 enum unit cell_unit(const struct table *t, size_t row, size_t col);
 /* Fill a cell of a new row (borrowed text must outlive the report: literals or arena). */

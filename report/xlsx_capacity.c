@@ -19,14 +19,6 @@ struct cap_tables {
     const struct table *rows, *points, *targets, *costs;
 };
 
-static const struct table *find_table(const struct report *r, const char *name)
-{
-    for (size_t i = 0; i < r->nsections; i++)
-        if (r->sections[i].table && !strcmp(r->sections[i].table->name, name))
-            return r->sections[i].table;
-    return NULL;
-}
-
 static const char *text_at(const struct table *t, size_t row, size_t col)
 {
     const struct cell *c = table_cell(t, row, col);
@@ -366,8 +358,9 @@ static lxw_format *number_format(struct xlsx *x, const char *num, int input)
 
 int xlsx_capacity_sheets(struct xlsx *x, const struct report *r)
 {
-    struct cap_tables ct = {find_table(r, "capacity"), find_table(r, "capacity_points"),
-                            find_table(r, "capacity_targets"), find_table(r, "capacity_costs")};
+    struct cap_tables ct = {
+        report_find_table(r, "capacity"), report_find_table(r, "capacity_points"),
+        report_find_table(r, "capacity_targets"), report_find_table(r, "capacity_costs")};
     if (!ct.rows || !ct.points || !ct.targets || !ct.costs)
         return 0;
     struct inputs in = {0,
