@@ -67,6 +67,10 @@ int source_date_epoch(time_t *t, struct tm *tm);
 #define SOURCE_DATE_EPOCH_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
 /* Opens the warehouse for reading or writing; BDB_EXIT_OK or BDB_EXIT_ENV. */
 int open_db(struct app *app, enum db_open_mode mode, struct db **db);
+/* Reads the file an option names (what it holds: "rules", "limits") into text, NUL-terminated
+ * even when empty: BDB_EXIT_OK, or BDB_EXIT_ENV after a message (a file that cannot be read is
+ * an I/O failure, found before any work). */
+int read_option_file(const char *what, const char *path, struct buf *text, struct diag *d);
 /* Writes a whole buffer to stdout or to a file ("-" or NULL: stdout), the file through
  * output_begin/output_end. */
 int write_output(struct app *app, const char *path, const char *data, size_t len);

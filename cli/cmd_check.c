@@ -138,38 +138,19 @@ static int has_absolute(const struct gate_limits *l)
     return 0;
 }
 
-/* Reads the file at path (what it holds: "limits") into text. */
-static int read_text(const char *path, const char *what, struct buf *text, struct diag *d)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, "cannot open %s '%s': %s", what, path, strerror(errno));
-        return BDB_EXIT_ENV;
-    }
-    int bad = buf_read_file(text, f);
-    int err = errno;
-    fclose(f);
-    if (bad) {
-        diag_error(d, "cannot read %s '%s': %s", what, path, strerror(err));
-        return BDB_EXIT_ENV;
-    }
-    buf_adds(text, ""); /* NUL-terminated even when empty */
-    return BDB_EXIT_OK;
-}
-
 /* Reads --limits FILE into o->limits, its text into text (the limits point into it), and
  * --waivers FILE into o->waivers. */
 static int read_files(struct check_opts *o, struct buf *text, struct diag *d)
 {
     int status = BDB_EXIT_OK;
-    if (o->limits_file && !(status = read_text(o->limits_file, "limits", text, d))) {
+    if (o->limits_file && !(status = read_option_file("limits", o->limits_file, text, d))) {
         struct source src = {o->limits_file, text->data, text->len};
         if (gate_limits_read(&src, &o->limits, d))
             status = BDB_EXIT_USAGE;
     }
     struct buf waivers = BUF_INIT;
     if (!status && o->waivers_file &&
-        !(status = read_text(o->waivers_file, "waivers", &waivers, d)))
+        !(status = read_option_file("waivers", o->waivers_file, &waivers, d)))
         status = gate_waivers_read(o->waivers_file, waivers.data, &o->waivers, d) ? BDB_EXIT_USAGE
                                                                                   : BDB_EXIT_OK;
     buf_release(&waivers); /* the waivers keep copies of their strings */

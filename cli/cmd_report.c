@@ -225,28 +225,14 @@ static int write_workbook(struct app *app, const char *path, const struct report
     return output_end(app, &out, status);
 }
 
-/* Reads the file an option names (what: "rules") into *text, which *data then points at:
- * BDB_EXIT_OK, or BDB_EXIT_ENV after a message (a file that cannot be read is an I/O failure,
- * found before any work). No path: nothing to read. */
-static int read_option_file(const char *what, const char *path, struct buf *text, const char **data,
-                            struct diag *d)
+/* Reads the file an option names into *text, which *data then points at; no path: nothing. */
+static int read_input(const char *what, const char *path, struct buf *text, const char **data,
+                      struct diag *d)
 {
-    if (!path)
-        return BDB_EXIT_OK;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, "cannot open %s '%s': %s", what, path, strerror(errno));
-        return BDB_EXIT_ENV;
-    }
-    int bad = buf_read_file(text, f);
-    int err = errno;
-    fclose(f);
-    if (bad) {
-        diag_error(d, "cannot read %s '%s': %s", what, path, strerror(err));
-        return BDB_EXIT_ENV;
-    }
-    *data = text->data;
-    return BDB_EXIT_OK;
+    int status = path ? read_option_file(what, path, text, d) : BDB_EXIT_OK;
+    if (path && status == BDB_EXIT_OK)
+        *data = text->data;
+    return status;
 }
 
 /* Renders into out, except xlsx, which libxlsxwriter writes to the file itself. */
@@ -275,9 +261,9 @@ int cmd_report(int argc, char **argv, struct app *app)
     int status = parse(app, argc, argv, &o);
     struct db *db = NULL;
     if (status == BDB_EXIT_OK)
-        status = read_option_file("rules", o.cmp.rules_name, &rules, &o.cmp.rules, &app->diag);
+        status = read_input("rules", o.cmp.rules_name, &rules, &o.cmp.rules, &app->diag);
     if (status == BDB_EXIT_OK)
-        status = read_option_file("cost file", o.cmp.cost_name, &costs, &o.cmp.cost, &app->diag);
+        status = read_input("cost file", o.cmp.cost_name, &costs, &o.cmp.cost, &app->diag);
     app->dates = &o.dates;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;

@@ -175,6 +175,24 @@ int output_end(struct app *app, struct output *out, int status)
     return status;
 }
 
+int read_option_file(const char *what, const char *path, struct buf *text, struct diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_error(d, "cannot open %s '%s': %s", what, path, strerror(errno));
+        return BDB_EXIT_ENV;
+    }
+    int bad = buf_read_file(text, f);
+    int err = errno;
+    fclose(f);
+    if (bad) {
+        diag_error(d, "cannot read %s '%s': %s", what, path, strerror(err));
+        return BDB_EXIT_ENV;
+    }
+    buf_adds(text, "");
+    return BDB_EXIT_OK;
+}
+
 int write_output(struct app *app, const char *path, const char *data, size_t len)
 {
     if (!path || !strcmp(path, "-"))

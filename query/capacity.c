@@ -709,14 +709,8 @@ static int sweepable(const struct side_result *r)
  * comparison breaks its workload out by ("[engine io_uring]"). */
 static const char *family_name(struct arena *a, const struct side_result *first)
 {
-    struct side_result r = *first;
-    r.iodepth = 1;
-    r.numjobs = 1;
     struct buf b = BUF_INIT;
-    result_workload_name(&b, &r);
-    const char *context = first->group_name ? strstr(first->group_name, " [") : NULL;
-    if (context)
-        buf_adds(&b, context);
+    sweep_name(&b, first, 1, 1);
     const char *s = arena_strdup(a, b.data);
     buf_release(&b);
     return s;

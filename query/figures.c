@@ -290,16 +290,8 @@ static void side_curves(struct sweep_ctx *c, struct figure *f, const char *workl
 static const char *sweep_title(struct arena *a, const struct side_result *first, enum sweep sw,
                                int64_t lo, int64_t hi)
 {
-    struct side_result r = *first;
-    if (sw == SWEEP_IODEPTH)
-        r.iodepth = 1;
-    else
-        r.numjobs = 1;
     struct buf b = BUF_INIT;
-    result_workload_name(&b, &r);
-    const char *context = first->group_name ? strstr(first->group_name, " [") : NULL;
-    if (context)
-        buf_adds(&b, context);
+    sweep_name(&b, first, sw == SWEEP_IODEPTH, sw == SWEEP_NUMJOBS);
     buf_addf(&b, ", %s %" PRId64 " to %" PRId64, sweep_names[sw], lo, hi);
     const char *s = arena_strdup(a, b.data);
     buf_release(&b);

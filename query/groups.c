@@ -114,6 +114,19 @@ size_t items_x_end(const struct items *it, size_t i, size_t end)
     return j;
 }
 
+void sweep_name(struct buf *out, const struct side_result *first, int swept_depth, int swept_jobs)
+{
+    struct side_result r = *first;
+    if (swept_depth)
+        r.iodepth = 1;
+    if (swept_jobs)
+        r.numjobs = 1;
+    result_workload_name(out, &r);
+    const char *context = first->group_name ? strstr(first->group_name, " [") : NULL;
+    if (context)
+        buf_adds(out, context);
+}
+
 /* ---- merged histograms ---- */
 
 /* The bins of every result of items[from, to) summed per latency, of kind "clat" (else

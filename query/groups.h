@@ -59,6 +59,10 @@ size_t items_run_end(const struct items *it, size_t i, int by_side);
 /* The end of the run of items from i, before end, with i's swept value: one point of a sweep. */
 size_t items_x_end(const struct items *it, size_t i, size_t end);
 
+/* The name of a sweep's workload, appended: first's, without what is swept (iodepth, numjobs:
+ * as if 1), then the context the comparison breaks the workload out by ("[engine io_uring]"). */
+void sweep_name(struct buf *out, const struct side_result *first, int swept_depth, int swept_jobs);
+
 /* The bins of every result of v[from, to) summed per latency, of kind "clat" (else "lat"): 0,
  * or -1 after a message; out->n is 0 when none of them has bins. */
 int bins_merge(sqlite3 *h, const struct item *v, size_t from, size_t to, struct bins *out,
