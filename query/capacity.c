@@ -746,12 +746,23 @@ static int family_rows(struct cap_ctx *c, const struct latency_basis *b, const s
     return rc;
 }
 
+static int all_binned(const struct items *it)
+{
+    for (size_t i = 0; i < it->n; i++)
+        if (!it->v[i].binned)
+            return 0;
+    return 1;
+}
+
 static int target_rows(struct db *db, struct cap_ctx *c, const struct slo *t,
                        const struct side_results *res, const struct items *it, struct diag *d)
 {
     struct latency_basis b = {db_handle(db), t, res, NULL};
     double *stored = NULL;
-    int rc = t->stat == SLO_PERCENTILE ? stored_percentiles(db, res, t->pct, &stored, d) : 0;
+    /* a result's own percentiles stand in only for one without bins */
+    int rc = t->stat == SLO_PERCENTILE && !all_binned(it)
+                 ? stored_percentiles(db, res, t->pct, &stored, d)
+                 : 0;
     b.stored = stored;
     for (size_t i = 0; i < it->n && rc == 0;) {
         size_t end = items_run_end(it, i, 0);
@@ -821,7 +832,7 @@ static void load_sweeps(const struct side_results *res, const struct id_set *bin
 }
 
 int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                   struct report *r, struct diag *d)
+                   const struct id_set *binned, struct report *r, struct diag *d)
 {
     struct targets targets = {0};
     int rc = gather_targets(o, r, &targets, d);
@@ -829,11 +840,8 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
         free(targets.v);
         return rc;
     }
-    struct id_set binned = {0};
     struct items it = {0};
-    rc = groups_load_binned(db_handle(db), &binned, d);
-    if (rc == 0)
-        load_sweeps(res, &binned, &it);
+    load_sweeps(res, binned, &it);
     struct costs costs = {0};
     if (rc == 0 && o->cost)
         rc = costs_parse(o->cost_name, o->cost, &costs, d);
@@ -843,7 +851,6 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
     if (o->cost)
         costs_release(&costs);
     items_release(&it);
-    free(binned.v);
     free(targets.v);
     return rc;
 }

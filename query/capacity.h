@@ -26,10 +26,12 @@ int slo_parse(const char *s, struct slo *out, const char **why);
 struct db;
 struct compare_opts;
 struct side_results;
+struct id_set;
 struct report;
 /* Adds the section "Capacity" for the targets o->slos: a row per target, side and sweep, and a
- * latency-throughput curve per sweep and target. 0, or -1 after a message. */
+ * latency-throughput curve per sweep and target; binned: the results with latency bins
+ * (groups.h). 0, or -1 after a message. */
 int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                   struct report *r, struct diag *d);
+                   const struct id_set *binned, struct report *r, struct diag *d);
 
 #endif

@@ -1127,6 +1127,7 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     struct side_results res;
     struct suspect_basis basis = {{NULL, 0, 0, ARENA_INIT}, NULL, NULL, ARENA_INIT};
     struct groups g = {NULL, 0, 0, o->nvalues, 0, {NULL, 0, 0}};
+    struct id_set binned = {0};
     int rc = query_side_results(db, o, &res, d);
     if (rc == 0)
         rc = suspect_basis_load(db, o, &res, &basis, d);
@@ -1147,8 +1148,11 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         comparison_table(r, o, &g);
         query_ranking(o, r->sections[r->nsections - 1].table, r);
         unmatched_section(r, o, &g);
-        rc = query_figures(db, o, &res, r, d);
+        /* the results with latency bins, read once for the charts and the capacity */
+        rc = groups_load_binned(db_handle(db), &binned, d);
     }
+    if (rc == 0)
+        rc = query_figures(db, o, &res, &binned, r, d);
     if (rc == 0)
         rc = query_series_figures(db, o, &res, basis.series, r, d);
     if (rc == 0)
@@ -1156,7 +1160,7 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
     if (rc == 0)
         rc = recommend(db, o, &res, r, d);
     if (rc == 0)
-        rc = query_capacity(db, o, &res, r, d);
+        rc = query_capacity(db, o, &res, &binned, r, d);
     if (rc == 0) {
         struct buf method = BUF_INIT;
         method_note(&method);
@@ -1164,6 +1168,7 @@ int query_compare(struct db *db, const struct compare_opts *o, struct report *r,
         buf_release(&method);
     }
     groups_release(&g);
+    free(binned.v);
     suspect_basis_release(&basis);
     side_results_release(&res);
     return rc;

@@ -363,14 +363,10 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
 }
 
 int query_figures(struct db *db, const struct compare_opts *o, const struct side_results *res,
-                  struct report *r, struct diag *d)
+                  const struct id_set *binned, struct report *r, struct diag *d)
 {
-    struct id_set binned = {0};
-    int rc = groups_load_binned(db_handle(db), &binned, d);
+    int rc = percentiles(db, o, res, binned, r, d);
     if (rc == 0)
-        rc = percentiles(db, o, res, &binned, r, d);
-    if (rc == 0)
-        rc = scaling(db, o, res, &binned, r, d);
-    free(binned.v);
+        rc = scaling(db, o, res, binned, r, d);
     return rc;
 }
