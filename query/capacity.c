@@ -848,6 +848,12 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
     struct cap_ctx c = {r, o, &targets, o->cost ? &costs : NULL, 0, NULL, NULL, NULL};
     for (size_t k = 0; k < targets.n && rc == 0; k++)
         rc = target_rows(db, &c, &targets.v[k], res, &it, d);
+    if (rc == 0 && !c.t) /* targets asked for are answered, even when there is nothing to find */
+        report_section(r, "Capacity",
+                       "No workload ran at two or more queue depths (or job counts) on a side: "
+                       "there is no sweep in which to find the capacity at a latency target. "
+                       "Run the workload at several iodepth values (1, 2, 4 ... 64), with json+ "
+                       "output for the percentiles.");
     if (o->cost)
         costs_release(&costs);
     items_release(&it);

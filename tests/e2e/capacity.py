@@ -335,6 +335,19 @@ def check_suspects(tmp):
              row["Side"] + ": none chosen")
 
 
+def check_no_sweep(tmp):
+    """Targets asked of results with no sweep (tests/fixtures/disk_tmpfs: each workload at one
+    depth) get a Capacity section that says so, not silence."""
+    db = os.path.join(tmp, "flat.sqlite")
+    bdb.import_examples(db, checks=t)
+    rc, out, err = bdb.call(db, "report", "--compare", "disk", "tmpfs", "--slo", "p99<=2ms",
+                            "--format", "json")
+    t.eq(rc, 0, "report --slo without sweeps " + err)
+    secs = [x for x in json.loads(out)["sections"] if x["heading"] == "Capacity"]
+    t.eq([("table" in x and x["table"] is not None, "no sweep" in x["prose"]) for x in secs],
+         [(False, True)], "one Capacity section saying there is no sweep")
+
+
 def check_usage(db):
     for bad in ("p99<=2", "p100<=1ms", "p99=<1ms", "max<=1ms", "p99<=-1ms", "p99<=1mss"):
         rc, out, err = bdb.call(db, "report", "--compare", *SIDES, "--slo", bad)
@@ -354,6 +367,7 @@ def main():
         check_usage(db)
         check_rules(db, tmp)
         check_suspects(tmp)
+        check_no_sweep(tmp)
         check_costs(tmp)
     return t.done()
 
