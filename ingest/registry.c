@@ -15,12 +15,23 @@ extern const struct importer importer_iperf2_csv;
 extern const struct importer importer_dd;
 extern const struct importer importer_bonnie;
 extern const struct importer importer_sysbench;
+extern const struct importer importer_dlio;
 extern const struct importer importer_notes;
 
 const struct importer *const importers[] = {
-    &importer_fio_json,    &importer_fio_terse,  &importer_fio_log,    &importer_fio_text,
-    &importer_iperf3_json, &importer_iperf_text, &importer_iperf2_csv, &importer_dd,
-    &importer_bonnie,      &importer_sysbench,   &importer_notes,      NULL,
+    &importer_fio_json,
+    &importer_fio_terse,
+    &importer_fio_log,
+    &importer_fio_text,
+    &importer_iperf3_json,
+    &importer_iperf_text,
+    &importer_iperf2_csv,
+    &importer_dd,
+    &importer_bonnie,
+    &importer_sysbench,
+    &importer_dlio,
+    &importer_notes,
+    NULL,
 };
 
 const struct importer *importer_find(const char *name)

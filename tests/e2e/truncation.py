@@ -41,7 +41,7 @@ KNOWN_FAILING_FIXTURES = {
 LINE_SERIES = {"fio-log"}
 
 FIXTURES = os.environ.get("FIXTURES", "tests/fixtures")
-NOT_INPUTS = {"COMMANDS.md", "gen.sh"}  # the fixtures' provenance, not benchmark output
+NOT_INPUTS = {"COMMANDS.md", "gen.sh", "README.md"}  # the fixtures' provenance, not output
 CUTS = [k / 10 for k in range(1, 10)]
 # Fields that name the copy or the import, not the result's values.
 NOT_VALUES = {"result_id", "run_id", "source", "sha256", "imported_at", "line_first", "line_last"}
