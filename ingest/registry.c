@@ -15,6 +15,7 @@ extern const struct importer importer_iperf2_csv;
 extern const struct importer importer_dd;
 extern const struct importer importer_bonnie;
 extern const struct importer importer_sysbench;
+extern const struct importer importer_iozone;
 extern const struct importer importer_dlio;
 extern const struct importer importer_notes;
 
@@ -29,6 +30,7 @@ const struct importer *const importers[] = {
     &importer_dd,
     &importer_bonnie,
     &importer_sysbench,
+    &importer_iozone,
     &importer_dlio,
     &importer_notes,
     NULL,
