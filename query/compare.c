@@ -26,6 +26,11 @@
 #include "side_expr.h"
 #include "stats.h"
 
+/* fio reports a percentile as the middle of the latency bin it falls in, and a bin is 1/64 of
+ * its power of two wide (FIO_IO_U_PLAT_BITS 6): repeats that all land in one bin show no spread
+ * at all, which is not evidence that they agree better than one bin. */
+#define FIO_BIN_RESOLUTION (1.0 / 64)
+
 /* The metrics compared, and which way is better. Bandwidth and IOPS of one workload are one
  * measurement (IOPS = bandwidth / block size), so they are one test in one row: IOPS is shown
  * beside the bandwidth, and has a row of its own only where no bandwidth is known. */
@@ -35,15 +40,17 @@ static const struct metric_def {
     enum unit unit;
     int higher_is_better;
     const char *better, *worse; /* phrases: "30.0x faster" / "1.42x slower" */
+    double resolution;          /* relative step between the values a run can report; 0: none */
 } metric_defs[] = {
-    {"Bandwidth", RM_BW, UNIT_BYTES_S, 1, "faster", "slower"},
-    {"IOPS", RM_IOPS, UNIT_IOPS, 1, "more IOPS", "fewer IOPS"},
+    {"Bandwidth", RM_BW, UNIT_BYTES_S, 1, "faster", "slower", 0},
+    {"IOPS", RM_IOPS, UNIT_IOPS, 1, "more IOPS", "fewer IOPS", 0},
     /* total: when O_DIRECT is ignored the I/O happens in io_submit (slat), and clat flatters */
-    {"Mean latency", RM_LAT_TOTAL, UNIT_NS, 0, "lower latency", "higher latency"},
-    {"p99 latency", RM_P99, UNIT_NS, 0, "lower p99 latency", "higher p99 latency"},
-    {"fsync latency", RM_SYNC_MEAN, UNIT_NS, 0, "lower fsync latency", "higher fsync latency"},
+    {"Mean latency", RM_LAT_TOTAL, UNIT_NS, 0, "lower latency", "higher latency", 0},
+    {"p99 latency", RM_P99, UNIT_NS, 0, "lower p99 latency", "higher p99 latency",
+     FIO_BIN_RESOLUTION},
+    {"fsync latency", RM_SYNC_MEAN, UNIT_NS, 0, "lower fsync latency", "higher fsync latency", 0},
     {"fsync p99 latency", RM_SYNC_P99, UNIT_NS, 0, "lower fsync p99 latency",
-     "higher fsync p99 latency"},
+     "higher fsync p99 latency", FIO_BIN_RESOLUTION},
 };
 /* What a gate's limit may call each compared metric: its short name first, then the stored
  * names it is read from (docs/HACKING.md, "Metric names"). */
@@ -641,21 +648,31 @@ static void no_factor(struct report *r, struct cell *f, const char *const names[
     cell_set_text(f, arena_printf(&r->arena, "no verdict: %s %s", names[s], why));
 }
 
+/* A side's spread is taken as no less than the resolution of its values (metric_def): repeats
+ * that a tool reported as one value may differ by up to a step, so a factor's interval and test
+ * never rest on a spread of zero that only the rounding made. */
+static void floor_spread(struct sample_stats *st, double resolution)
+{
+    if (st->n >= 2 && st->sd < st->mean * resolution)
+        st->sd = st->mean * resolution;
+}
+
 /* The pooled sample standard deviation of ln of both sides' runs, weighted by degrees of
  * freedom (a side with one run adds none): the spread a t-test on the log scale sees, from which
  * a gate says how many runs would detect its limit. NAN with no degree of freedom. */
-static double log_spread(const struct result_set *const sets[2], enum result_metric m)
+static double log_spread(const struct result_set *const sets[2], const struct metric_def *m)
 {
     double ss = 0;
     size_t df = 0;
     for (int s = 0; s < 2; s++) {
         double *v = xmalloc((sets[s]->n ? sets[s]->n : 1) * sizeof(*v));
-        size_t n = side_values(sets[s], m, 1, v);
+        size_t n = side_values(sets[s], m->m, 1, v);
         for (size_t i = 0; i < n; i++)
             v[i] = log(v[i]);
         struct sample_stats st;
         stats_describe(v, n, &st);
         if (n >= 2) {
+            st.sd = fmax(st.sd, m->resolution); /* sd of ln: relative, as the resolution is */
             ss += st.sd * st.sd * (double)(n - 1);
             df += n - 1;
         }
@@ -672,6 +689,8 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
     struct sample_stats a, b;
     describe(base, m->m, 1, &a);
     describe(cand, m->m, 1, &b);
+    floor_spread(&a, m->resolution);
+    floor_spread(&b, m->resolution);
     int untimed =
         m->m == RM_P99 ? p99_untimed_side((const struct result_set *const[2]){base, cand}) : -1;
     if ((!a.n || !b.n) && untimed >= 0) { /* a row with a reason, never a bare cell */
@@ -688,7 +707,7 @@ static void factor_cell(struct report *r, struct cell *f, const char *const name
         return;
     }
     compare_factor(&a, &b, m->higher_is_better, f);
-    f->sd_log = log_spread((const struct result_set *const[2]){base, cand}, m->m);
+    f->sd_log = log_spread((const struct result_set *const[2]){base, cand}, m);
     add_test(r, tests, f, m, names, (const struct result_set *const[2]){base, cand},
              (const struct sample_stats *const[2]){&a, &b});
 }

@@ -157,7 +157,8 @@ def test_examples_and_report():
             caution = stats_ref.caution([("disk", suspects[name]["disk"]),
                                          ("tmpfs", suspects[name]["tmpfs"])])
             t.eq(row["tmpfs vs disk text"],
-                 stats_ref.phrase(factor, lo, hi, verdict, better, worse, a, b) + caution,
+                 stats_ref.phrase(factor, lo, hi, verdict, better, worse, a, b,
+                                  stats_ref.resolution(metric)) + caution,
                  "wording " + what)
             checked += 1
         t.eq(checked, 14, "all 14 factors checked (4 workloads x 3 metrics + 2 fsync)")

@@ -166,7 +166,8 @@ def check_comparison(page, exp, iops):
         t.eq(row[4][0]["class"], "factor " + want,
              "%r factor class (p=%.3g, Holm %.3g)" % (key, p, p_adj))
         t.eq(row[4][1],
-             stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word, base, cand) +
+             stats_ref.phrase(factor, lo, hi, verdict, better_word, worse_word, base, cand,
+                              stats_ref.resolution(key)) +
              caution,
              "%r factor wording" % (key,))
 

@@ -171,7 +171,8 @@ def check_comparison(wb):
                 stats_ref.sig3(f), WORDS[key[1]][0 if up else 1])
         elif verdict in ("inconclusive", "equivalent"):
             shown = stats_ref.phrase(factor, lo, hi, verdict, *WORDS[key[1]],
-                                     exp[key]["disk"], exp[key]["tmpfs"])
+                                     exp[key]["disk"], exp[key]["tmpfs"],
+                                     stats_ref.resolution(key))
         t.eq(row[13].value, shown + caution, "%r verdict (p=%.3g, Holm %.3g)" % (key, p, p_adj))
         seen += 1
     t.eq(seen, 14, "every comparison row checked")

@@ -1,12 +1,12 @@
 """verdicts_compare.py: what the comparison counts as a repeat and what it may call significant,
 on real fio runs (tests/fixtures/compare/gen.sh) and real dd and iperf3 outputs. Expected values
 come from the raw files (python, scipy), never from benchdb's output."""
-import csv, glob, io, json, math, os, statistics, sys
+import csv, glob, io, json, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb
+import stats_ref
 from checks import Checks
-from scipy import stats
 
 t = Checks("verdicts_compare")
 FIX = os.path.join(os.environ["FIXTURES"], "compare")
@@ -33,24 +33,6 @@ def table(db, name, *args):
     return list(csv.DictReader(io.StringIO(out)))
 
 
-def log_ratio_p(a, b):
-    """p of 'mean(b)/mean(a) = 1' on the log scale (delta method, Welch-Satterthwaite df)."""
-    ma, mb = statistics.mean(a), statistics.mean(b)
-    ua = statistics.variance(a) / (len(a) * ma * ma)
-    ub = statistics.variance(b) / (len(b) * mb * mb)
-    df = (ua + ub) ** 2 / (ua ** 2 / (len(a) - 1) + ub ** 2 / (len(b) - 1))
-    return 2 * stats.t.sf(abs(math.log(mb / ma)) / math.sqrt(ua + ub), df)
-
-
-def holm(ps):
-    order = sorted(range(len(ps)), key=lambda i: ps[i])
-    out, running = [0.0] * len(ps), 0.0
-    for k, i in enumerate(order):
-        running = max(running, min(1.0, (len(ps) - k) * ps[i]))
-        out[i] = running
-    return out
-
-
 def test_aa():
     """Six runs of one configuration split in two sides: nothing may be called significant,
     and each verdict is the one Holm's correction over the report's three tests gives."""
@@ -63,9 +45,10 @@ def test_aa():
         raw = {s: [job(p)["read"] for p in aa(s)] for s in "ab"}
         pick = {"Bandwidth": lambda x: x["bw_bytes"], "Mean latency": lambda x: x["lat_ns"]["mean"],
                 "p99 latency": lambda x: x["clat_ns"]["percentile"]["99.000000"]}
-        ps = [log_ratio_p([pick[r["Metric"]](x) for x in raw["a"]],
-                          [pick[r["Metric"]](x) for x in raw["b"]]) for r in rows]
-        for r, p in zip(rows, holm(ps)):
+        ps = [stats_ref.ratio_p([pick[r["Metric"]](x) for x in raw["a"]],
+                                [pick[r["Metric"]](x) for x in raw["b"]],
+                                stats_ref.resolution(r["Metric"])) for r in rows]
+        for r, p in zip(rows, stats_ref.holm(ps)):
             a = [pick[r["Metric"]](x) for x in raw["a"]]
             t.near(float(r["a (baseline)"]), statistics.mean(a), "A/A baseline mean " + r["Metric"])
             want = ("significant",) if p < 0.05 else ("equivalent", "inconclusive")

@@ -11,7 +11,10 @@ out here from the formulas (scipy only for the t distribution):
   (verdict, equivalent, family);
 - the runs per side an inconclusive verdict asks for (runs_needed): the smallest n >= 2 with
   n >= 2 (t(0.975, 2n-2) + t(0.8, 2n-2))^2 cv^2 / ln(1.1)^2, cv^2 the two sides' squared
-  coefficients of variation averaged (docs/methods.md, "Too few runs")."""
+  coefficients of variation averaged (docs/methods.md, "Too few runs");
+- a percentile's spread is taken as no less than fio's bin resolution, 1/64 of the mean
+  (resolution): fio reports the middle of the bin a percentile falls in, and repeats in one bin
+  show no spread that only the binning removed (docs/methods.md, "Comparing two sides")."""
 import math
 import statistics
 
@@ -19,22 +22,37 @@ from scipy import stats
 
 ALPHA = 0.05
 MARGIN = 0.05  # equivalence: the whole interval within [1/(1+MARGIN), 1+MARGIN]
+# fio's latency bins: 64 per power of two (FIO_IO_U_PLAT_BITS 6 in fio's stat.h)
+BIN_RESOLUTION = 1 / 64
+PERCENTILE_METRICS = ("p99 latency", "fsync p99 latency")
 
 
-def _log_terms(a, b):
+def resolution(key):
+    """The relative resolution of a test's values, by its metric label (the key, or a tuple
+    holding it): fio's bin resolution for percentiles, else none."""
+    labels = key if isinstance(key, tuple) else (key,)
+    return BIN_RESOLUTION if any(label in PERCENTILE_METRICS for label in labels) else 0.0
+
+
+def _sd(x, res):
+    """The sample standard deviation of x, no less than res times its mean."""
+    return max(statistics.stdev(x), res * statistics.mean(x))
+
+
+def _log_terms(a, b, res=0.0):
     """(mean(b)/mean(a), the two variance terms of ln of it, df) of two samples of n >= 2."""
     ma, mb = statistics.mean(a), statistics.mean(b)
-    va = statistics.variance(a) / (len(a) * ma * ma)
-    vb = statistics.variance(b) / (len(b) * mb * mb)
+    va = _sd(a, res) ** 2 / (len(a) * ma * ma)
+    vb = _sd(b, res) ** 2 / (len(b) * mb * mb)
     if va + vb == 0:
         return mb / ma, va, vb, math.nan
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     return mb / ma, va, vb, df
 
 
-def ratio_interval(a, b):
+def ratio_interval(a, b, res=0.0):
     """95 % interval of mean(b)/mean(a): exp(log r +- t * se), Welch-Satterthwaite df."""
-    r, va, vb, df = _log_terms(a, b)
+    r, va, vb, df = _log_terms(a, b, res)
     if va + vb == 0:
         return r, r
     half = stats.t.ppf(0.975, df) * math.sqrt(va + vb)
@@ -47,12 +65,12 @@ def mean_ci(x):
     return statistics.mean(x) - half, statistics.mean(x) + half
 
 
-def ratio_p(a, b):
+def ratio_p(a, b, res=0.0):
     """Two-sided p-value of 'mean(b)/mean(a) = 1', tested on the log ratio; None when either
     side has fewer than two values. With no spread at all: 0 for different means, 1 else."""
     if len(a) < 2 or len(b) < 2:
         return None
-    r, va, vb, df = _log_terms(a, b)
+    r, va, vb, df = _log_terms(a, b, res)
     if va + vb == 0:
         return 1.0 if r == 1 else 0.0
     t = abs(math.log(r)) / math.sqrt(va + vb)
@@ -83,11 +101,10 @@ def verdict(p_adj, lo, hi):
 DETECT = 0.10  # the difference an inconclusive verdict's run count is for
 
 
-def runs_needed(a, b):
+def runs_needed(a, b, res=0.0):
     """Runs per side to detect a 10 % difference at alpha 0.05 with power 0.8, at the spread of
     samples a and b; None beyond a million."""
-    cv2 = ((statistics.stdev(a) / statistics.mean(a)) ** 2 +
-           (statistics.stdev(b) / statistics.mean(b)) ** 2) / 2
+    cv2 = ((_sd(a, res) / statistics.mean(a)) ** 2 + (_sd(b, res) / statistics.mean(b)) ** 2) / 2
     need = lambda n: 2 * (stats.t.ppf(0.975, 2 * n - 2) + stats.t.ppf(0.8, 2 * n - 2)) ** 2 * cv2 \
         / math.log1p(DETECT) ** 2
     if need(1000000) > 1000000:
@@ -108,7 +125,7 @@ def family(tests):
     """tests: {key: (a, b)}, every test of one report. Returns {key: (verdict, adjusted p, raw
     p, lo, hi)}, with lo/hi the interval of mean(b)/mean(a); a test with n < 2 on a side is
     'single run' and not part of the family."""
-    raw = {k: ratio_p(a, b) for k, (a, b) in tests.items()}
+    raw = {k: ratio_p(a, b, resolution(k)) for k, (a, b) in tests.items()}
     keys = [k for k, p in raw.items() if p is not None]
     adj = dict(zip(keys, holm([raw[k] for k in keys])))
     out = {}
@@ -116,7 +133,7 @@ def family(tests):
         if raw[k] is None:
             out[k] = ("single run", None, None, math.nan, math.nan)
             continue
-        lo, hi = ratio_interval(a, b)
+        lo, hi = ratio_interval(a, b, resolution(k))
         out[k] = (verdict(adj[k], lo, hi), adj[k], raw[k], lo, hi)
     return out
 
@@ -126,14 +143,14 @@ def sig3(v):
     return "%.*f" % (0 if v >= 100 else 1 if v >= 10 else 2, v)
 
 
-def phrase(factor, lo, hi, verdict_, better, worse, a=None, b=None):
+def phrase(factor, lo, hi, verdict_, better, worse, a=None, b=None, res=0.0):
     """The factor's wording: factor, lo, hi direction-aware (> 1 is better), verdict_ from
     family(); better/worse the metric's words ('faster', 'slower'); a and b the two samples
-    (needed for an inconclusive verdict: its run counts)."""
+    (needed for an inconclusive verdict: its run counts) and res their resolution."""
     if verdict_ == "equivalent":
         return "equivalent within \u00b15 %% (%sx)" % sig3(factor)
     if verdict_ == "inconclusive":
-        n = runs_needed(a, b)
+        n = runs_needed(a, b, res)
         if n is None:
             need = "the runs vary too much to detect a 10 % difference"
         elif n <= min(len(a), len(b)):  # these runs could have shown it: the interval says more
@@ -208,20 +225,21 @@ def gate_outcome(fam_entry, higher, floor, a, b):
     return "pass" if flo >= floor else "inconclusive"
 
 
-def sd_log(a, b):
+def sd_log(a, b, res=0.0):
     """The pooled sample standard deviation of ln of both samples (degrees of freedom as
-    weights): the spread a t-test on the log scale sees."""
+    weights), each side's no less than res: the spread a t-test on the log scale sees."""
     la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
-    ss = (len(a) - 1) * statistics.variance(la) + (len(b) - 1) * statistics.variance(lb)
+    ss = (len(a) - 1) * max(statistics.stdev(la), res) ** 2 + \
+        (len(b) - 1) * max(statistics.stdev(lb), res) ** 2
     return math.sqrt(ss / (len(a) + len(b) - 2))
 
 
-def runs_to_detect(a, b, floor):
+def runs_to_detect(a, b, floor, res=0.0):
     """Runs per side statsmodels' TTestIndPower finds for detecting the floor's change on the
     log scale, effect ln(1/floor) / sd_log, at alpha 0.05 with power 0.8, rounded up (at
     least 2, the fewest a t-test takes)."""
     from statsmodels.stats.power import TTestIndPower
-    effect = -math.log(floor) / sd_log(a, b)
+    effect = -math.log(floor) / sd_log(a, b, res)
     n = TTestIndPower().solve_power(effect_size=effect, alpha=0.05, power=0.8, ratio=1,
                                     alternative="two-sided")
     return max(2, math.ceil(n))
