@@ -17,6 +17,9 @@ extern const struct importer importer_bonnie;
 extern const struct importer importer_sysbench;
 extern const struct importer importer_iozone;
 extern const struct importer importer_dlio;
+extern const struct importer importer_ior;
+extern const struct importer importer_ior_json;
+extern const struct importer importer_mdtest;
 extern const struct importer importer_notes;
 
 const struct importer *const importers[] = {
@@ -32,6 +35,9 @@ const struct importer *const importers[] = {
     &importer_sysbench,
     &importer_iozone,
     &importer_dlio,
+    &importer_ior,
+    &importer_ior_json,
+    &importer_mdtest,
     &importer_notes,
     NULL,
 };
