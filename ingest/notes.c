@@ -13,10 +13,10 @@
 extern const struct importer importer_notes;
 
 static const char *const shell_words[] = {
-    "time",  "dd",     "fio",     "mount",   "umount",   "cat", "cd",    "df",
-    "ls",    "rm",     "uname",   "iperf",   "iperf3",   "zfs", "zpool", "ip",
-    "echo",  "sudo",   "sync",    "kubectl", "apt",      "yum", "dnf",   "pwd",
-    "mkdir", "export", "nfsstat", "findmnt", "sysbench", NULL,
+    "time",  "dd",     "fio",     "mount",   "umount",   "cat",    "cd",    "df",
+    "ls",    "rm",     "uname",   "iperf",   "iperf3",   "zfs",    "zpool", "ip",
+    "echo",  "sudo",   "sync",    "kubectl", "apt",      "yum",    "dnf",   "pwd",
+    "mkdir", "export", "nfsstat", "findmnt", "sysbench", "iozone", NULL,
 };
 
 static int is_shell_word(const char *s)
@@ -111,7 +111,65 @@ static int sysbench_line(const char *t)
            (str_starts(t, "[ ") && strstr(t, "s ] reads: ")); /* --report-interval */
 }
 
-/* Lines that only a tool prints; indented lines after them continue a fio or sysbench block. */
+/* The lines iozone prints (ingest/iozone.c reads them), most of them tab-indented: its banner and
+ * settings, its table's header, the throughput blocks, the end line and the Excel section's
+ * quoted lines; the indented lines between them (the table's rows, the contributors) continue
+ * the block. */
+static int iozone_line(const char *t)
+{
+    static const char *const starts[] = {
+        "Iozone: Performance Test of File I/O",
+        "Version $Revision: ",
+        "Contributors:",
+        "Run began: ",
+        "Auto Mode",
+        "Command line used: iozone",
+        "Output is in kBytes/sec",
+        "Output is in Kbytes/sec",
+        "OPS Mode. ",
+        "Microseconds/op Mode. ",
+        "O_DIRECT feature enabled",
+        "SYNC Mode.",
+        "Include fsync in write timing",
+        "Include close in write timing",
+        "Excel chart generation enabled",
+        "File size set to ",
+        "Record Size ",
+        "Using minimum file size ",
+        "Using maximum file size ",
+        "Using Minimum Record Size ",
+        "Using Maximum Record Size ",
+        "Time Resolution = ",
+        "Processor cache ",
+        "File stride size set to ",
+        "Throughput test with ",
+        "Each process writes a ",
+        "Each thread writes a ",
+        "Children see throughput for ",
+        "Parent sees throughput for ",
+        "Min throughput per ",
+        "Max throughput per ",
+        "Avg throughput per ",
+        "Min xfer ",
+        "kB  reclen ",
+        "iozone test complete.",
+        "Excel output is below:",
+    };
+    const char *s = skip_ws(t);
+    for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
+        if (str_starts(s, starts[i]))
+            return 1;
+    /* the Excel sections: '"Writer report"', '"64"   477808 ...', '"Throughput report ...',
+     * '"  Initial write "  573204.75' */
+    const char *close = *s == '"' ? strchr(s + 1, '"') : NULL;
+    return close &&
+           (str_ends(s, " report\"") || isdigit((unsigned char)s[1]) ||
+            isdigit((unsigned char)*skip_ws(close + 1)) || str_starts(s, "\"Throughput report ") ||
+            str_starts(s, "\"Output is in ") || str_starts(s, "\"Record size = "));
+}
+
+/* Lines that only a tool prints; indented lines after them continue a fio, sysbench or iozone
+ * block. */
 static enum ntool tool_line(const char *t)
 {
     const char *s = skip_ws(t);
@@ -127,6 +185,8 @@ static enum ntool tool_line(const char *t)
         return NT_DD;
     if (sysbench_line(t))
         return NT_SYSBENCH; /* before iperf's: its reports open with "[ 1s ]" */
+    if (iozone_line(t))
+        return NT_IOZONE;
     if (str_starts(t, "Client connecting to ") || str_starts(t, "Server listening on ") ||
         str_starts(t, "TCP window size") || str_starts(t, "UDP buffer size") ||
         str_starts(t, "------------") || str_starts(t, "[ ID]") || str_starts(t, "[SUM]") ||
@@ -317,7 +377,7 @@ static int import_block(struct notes *nt, size_t first, size_t last)
 static int continues(const struct notes *nt, size_t i, enum ntool tool)
 {
     const struct nline *l = &nt->l[i];
-    int indented_continues = tool == NT_FIO || tool == NT_SYSBENCH;
+    int indented_continues = tool == NT_FIO || tool == NT_SYSBENCH || tool == NT_IOZONE;
     if (l->kind == NK_TOOL || (indented_continues && isspace((unsigned char)l->t[0])))
         return l->kind != NK_TOOL || l->tool == tool || isspace((unsigned char)l->t[0]);
     if (l->kind != NK_BLANK)

@@ -3,7 +3,8 @@ gen.sh with Debian's iozone3 489-1) is read here with regular expressions, its u
 here (iozone's kB = 1024 bytes: it shifts bytes/s right by 10; ops/s as is; us/op -> ns), and
 compared with `benchdb export`; an Excel section alone gives the table's values; damaged copies
 are refused with a located error; tmpfs and disk, 3 runs each, are compared by `benchdb report`
-with the means, factors, p and verdicts python computes from the raw files (stats_ref, scipy)."""
+with the means, factors, p and verdicts python computes from the raw files (stats_ref, scipy);
+the typed note with a pasted output imports with the note's storage class and host."""
 import csv, glob, io, os, re, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
@@ -187,6 +188,23 @@ _, recs = bdb.import_export(os.path.join(FIX, "throughput-t4-excel.txt"))
 t.ok(recs and all(r["numjobs"] == 4 for r in recs), "-t 4: numjobs 4")
 
 # ---- the Excel section alone (as pasted from a report): the table's values ----
+# ---- the typed note with a pasted output ----
+note = os.path.join(FIXTURES, "notes", "iozone.md")
+p, recs = bdb.import_export(note)
+t.eq(p.returncode, 0, "note: import " + p.stderr.strip())
+t.ok(recs and recs[0]["format"] == "notes", "note: detected as notes, not as iozone output")
+exp = expected(os.path.join(FIX, "osync.txt"))
+for e in exp:
+    e["format"] = "notes"
+compare(recs, exp, "note")
+if recs:
+    text = open(note).read().split("\n")
+    t.eq({r["storage_class"] for r in recs}, {"local-ext4"}, "note: storage class from its line")
+    t.eq({r["host"] for r in recs}, {"benchbox"}, "note: host from the prompt")
+    t.eq({r["line_first"] for r in recs},
+         {next(i for i, l in enumerate(text, 1) if re.match(r"^\s+512\s+16\s", l))},
+         "note: the results' line is the note's")
+
 with tempfile.TemporaryDirectory() as tmp:
     raw = open(os.path.join(FIX, "auto-excel.txt"), encoding="utf-8").read()
     section = raw[raw.index('"Writer report"'):]

@@ -89,6 +89,7 @@ static void test_detection(const char *fixtures)
         {"dd/busybox-default.txt", "dd"},
         {"bonnie/disk-x2.csv", "bonnie++"},
         {"sysbench/rndrw-t2.txt", "sysbench"},
+        {"iozone/auto-excel.txt", "iozone"},
         {"dlio/juicefs-cosmoflow-1acc.json", "dlio"},
         {"notes/composed.md", "notes"},
     };
