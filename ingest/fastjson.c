@@ -253,3 +253,24 @@ cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **e
         *end = (const char *)c.p;
     return root;
 }
+
+int fastjson_unterminated(const char *s, size_t len)
+{
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if ((ch == '}' || ch == ']') && --depth == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}

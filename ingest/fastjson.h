@@ -44,4 +44,9 @@ struct fastjson_spans {
 cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end,
                       struct fastjson_spans *spans);
 
+/* 1 when the object or array opened at s[0] is still open at s[len] (brackets outside strings
+ * counted): a document cut short, which cJSON reports at its last token rather than at the end.
+ * The importers say "truncated" then, at the end of the input. */
+int fastjson_unterminated(const char *s, size_t len);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../core/scan.h"
+#include "fastjson.h"
 
 struct ij_ctx {
     const struct source *src;
@@ -211,7 +212,7 @@ static int ij_parse(const struct source *src, struct arena *a, struct record_sin
     cJSON *root = cJSON_ParseWithLengthOpts(src->data + pos, src->len - pos, &endp, 0);
     if (!root) {
         size_t at = endp ? (size_t)(endp - src->data) : src->len;
-        if (at >= src->len)
+        if (at >= src->len || fastjson_unterminated(src->data + pos, src->len - pos))
             return diag_error_at(d, src, src->len, "truncated JSON document (opened at line %u)",
                                  source_line(src, pos));
         return diag_error_at(d, src, at, "invalid JSON near '%.12s'", src->data + at);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/scan.h"
+#include "fastjson.h"
 
 struct doc_ctx {
     const struct source *src;
@@ -271,33 +272,11 @@ static int emit_doc(struct doc_ctx *c)
     return 0;
 }
 
-/* 1 when the object opened at pos is still open at the end of the input. */
-static int unterminated(const struct source *src, size_t pos)
-{
-    int depth = 0, in_str = 0;
-    for (size_t i = pos; i < src->len; i++) {
-        char ch = src->data[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = 0;
-        } else if (ch == '"') {
-            in_str = 1;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if ((ch == '}' || ch == ']') && --depth == 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 static int bad_json(const struct source *src, size_t pos, size_t at, struct diag *d)
 {
     char tok[16];
     size_t n = 0;
-    if (unterminated(src, pos))
+    if (fastjson_unterminated(src->data + pos, src->len - pos))
         return diag_error_at(d, src, src->len, "truncated JSON document (opened at line %u)",
                              source_line(src, pos));
     while (at + n < src->len && n < sizeof(tok) - 1 && isgraph((unsigned char)src->data[at + n]))

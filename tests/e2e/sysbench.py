@@ -4,12 +4,12 @@ converted here (MiB = 2**20 bytes, ms -> ns, s -> ms), and compared with `benchd
 damaged copies are refused with a located error; tmpfs and disk, 3 runs each, are compared by
 `benchdb report` with the means, factors and verdicts python computes from the raw files; the
 typed note with a pasted output imports with the note's storage class and host."""
-import csv, glob, io, math, os, re, statistics, sys, tempfile
+import glob, os, re, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
-from scipy import stats  # noqa: E402
+from compare_check import check_compare  # noqa: E402
 
 FIXTURES = os.environ.get("FIXTURES", "tests/fixtures")
 FIX = os.path.join(FIXTURES, "sysbench")
@@ -163,66 +163,30 @@ with tempfile.TemporaryDirectory() as tmp:
           ("fileio seqwr", "write", len(lines))], "two runs in one file")
 
 # ---- a report comparing tmpfs and the disk, 3 runs each ----
-
-
-def log_ratio_p(a, b):
-    """p of 'mean(b)/mean(a) = 1' on the log scale (delta method, Welch-Satterthwaite df)."""
-    ma, mb = statistics.mean(a), statistics.mean(b)
-    ua = statistics.variance(a) / (len(a) * ma * ma)
-    ub = statistics.variance(b) / (len(b) * mb * mb)
-    df = (ua + ub) ** 2 / (ua ** 2 / (len(a) - 1) + ub ** 2 / (len(b) - 1))
-    return 2 * stats.t.sf(abs(math.log(mb / ma)) / math.sqrt(ua + ub), df)
-
-
-def holm(ps):
-    order = sorted(range(len(ps)), key=lambda i: ps[i])
-    out, running = [0.0] * len(ps), 0.0
-    for k, i in enumerate(order):
-        running = max(running, min(1.0, (len(ps) - k) * ps[i]))
-        out[i] = running
-    return out
-
-
 side_files = {s: sorted(glob.glob(os.path.join(FIX, "compare", "%s-rndrw-*.txt" % s)))
               for s in ("disk", "shm")}
+raw = {s: [{e["direction"]: e for e in expected(p)} for p in side_files[s]] for s in side_files}
+pick = {"Bandwidth": "bw_bytes_s", "Mean latency": "lat_mean_ns"}
+
+
+def raw_values(row, side):
+    d = "read" if "(read)" in row["Workload"] else "write"
+    return [x[d][pick[row["Metric"]]] for x in raw[{"disk": "disk", "tmpfs": "shm"}[side]]]
+
+
 with bdb.temp_db() as db:
     for side, cls in (("disk", "disk"), ("shm", "tmpfs")):
         p = bdb.run(db, "import", "--storage-class", cls, *side_files[side])
         t.eq(p.returncode, 0, "import %s: %s" % (cls, p.stderr.strip()))
-    rc, out, err = bdb.call(db, "report", "--format", "csv", "--compare", "disk", "tmpfs")
-    t.eq(rc, 0, "report: " + err.strip())
-    rows = list(csv.DictReader(io.StringIO(out)))
-    raw = {s: [{e["direction"]: e for e in expected(p)} for p in side_files[s]] for s in side_files}
-    pick = {"Bandwidth": "bw_bytes_s", "Mean latency": "lat_mean_ns"}
+    rows = check_compare(t, db, "disk", "tmpfs", raw_values)
     t.eq(sorted((r["Metric"], "(read)" in r["Workload"]) for r in rows),
          [("Bandwidth", False), ("Bandwidth", True), ("Mean latency", False),
           ("Mean latency", True)], "rows: bandwidth and mean latency per direction")
-    ps = []
     for r in rows:
-        d = "read" if "(read)" in r["Workload"] else "write"
-        a = [x[d][pick[r["Metric"]]] for x in raw["disk"]]
-        b = [x[d][pick[r["Metric"]]] for x in raw["shm"]]
-        what = "%s %s" % (r["Workload"], r["Metric"])
-        t.near(float(r["disk (baseline)"]), statistics.mean(a), what + ": disk mean", rel=1e-9)
-        t.near(float(r["tmpfs"]), statistics.mean(b), what + ": tmpfs mean", rel=1e-9)
-        t.near(float(r["disk (baseline) sd"]), statistics.stdev(a), what + ": disk sd", rel=1e-9)
-        t.eq((r["disk (baseline) n"], r["tmpfs n"]), ("3", "3"), what + ": 3 runs each")
-        # the factor reads in the metric's own direction: lower latency is better
-        f = statistics.mean(b) / statistics.mean(a)
-        t.near(float(r["tmpfs vs disk"]), f if r["Metric"] == "Bandwidth" else 1 / f,
-               what + ": factor", rel=1e-9)
         if r["Metric"] == "Bandwidth":
+            d = "read" if "(read)" in r["Workload"] else "write"
             t.near(float(r["tmpfs iops"]), statistics.mean(x[d]["iops"] for x in raw["shm"]),
-                   what + ": IOPS beside it", rel=1e-9)
-        ps.append(log_ratio_p(a, b))
-    for r, p_raw, p in zip(rows, ps, holm(ps)):
-        what = "%s %s" % (r["Workload"], r["Metric"])
-        t.near(float(r["tmpfs vs disk p"]), p_raw, what + ": p", rel=1e-6)
-        t.near(float(r["tmpfs vs disk p_holm"]), p, what + ": Holm's p", rel=1e-6)
-        if p < 0.05:
-            t.eq(r["tmpfs vs disk verdict"], "significant", what + ": verdict")
-        else:
-            t.ok(r["tmpfs vs disk verdict"] in ("equivalent", "inconclusive"), what + ": verdict")
+                   r["Workload"] + ": IOPS beside it", rel=1e-9)
 
 # ---- the typed note with a pasted output ----
 note = os.path.join(FIXTURES, "notes", "sysbench.md")

@@ -91,6 +91,9 @@ static void test_detection(const char *fixtures)
         {"sysbench/rndrw-t2.txt", "sysbench"},
         {"iozone/auto-excel.txt", "iozone"},
         {"dlio/juicefs-cosmoflow-1acc.json", "dlio"},
+        {"ior/posix-ssf-np2-shm.txt", "ior"},
+        {"ior/posix-ssf-np2-shm.json", "ior-json"},
+        {"mdtest/files-dirs-np2-i3-shm.txt", "mdtest"},
         {"notes/composed.md", "notes"},
     };
     size_t n = ARRAY_SIZE(cases);
