@@ -1,4 +1,4 @@
-/* ior.c: IOR's text output (4.x; docs/formats.md 15): the header (version, command line,
+/* ior.c: IOR's text output (4.x; docs/formats.md 16): the header (version, command line,
  * machine), per test its Options block and its Results table (one row per iteration and
  * access), and the 'Summary of all tests' table, whose rows give each test's sizes in bytes.
  * One record per row of a Results table: IOR's repetitions (-i) are repeats of one workload,

@@ -1,6 +1,6 @@
 /* ior.h (private to ingest/): what IOR's text output (ior.c) and its JSON summary (ior_json.c)
  * share: a test's settings, one iteration's row, and the record both make of them, so that the
- * two formats of one run give the same records (docs/formats.md 15). */
+ * two formats of one run give the same records (docs/formats.md 16). */
 #ifndef BDB_IOR_H
 #define BDB_IOR_H
 

@@ -1,5 +1,5 @@
 /* ior_json.c: IOR's JSON output (-O summaryFormat=JSON, to stdout or -O summaryFile=;
- * docs/formats.md 15): per test its Parameters (sizes in bytes, fsync settings), Options and
+ * docs/formats.md 16): per test its Parameters (sizes in bytes, fsync settings), Options and
  * Results (one object per iteration and access), then the summary over the iterations. The
  * same records as the text output of the same run (ior.h): one per Results object. The keys
  * come from IOR's src/ior-output.c (ShowTestStart, ShowSetup, PrintReducedResult). */

@@ -1,4 +1,4 @@
-/* mdtest.c: mdtest's text output (IOR 4.x's mdtest; docs/formats.md 16): per task count its
+/* mdtest.c: mdtest's text output (IOR 4.x's mdtest; docs/formats.md 17): per task count its
  * 'SUMMARY rate (in ops/sec)' table, one row per phase with the max, min, mean and standard
  * deviation over the iterations. One record per phase and task count: mdtest prints no
  * iteration's own rate (only -v's debug lines), so a file is one repeat, its mean, and the
