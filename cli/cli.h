@@ -105,6 +105,24 @@ int filters_empty_ok(const char *cmd, const struct kv_list *where, int empty);
 int filters_matched_nothing(struct db *db, const char *cmd, const char *what,
                             const struct kv_list *where);
 int opt_set(const struct opt *opt, char *arg, const char *cmd);
+
+/* ---- gates (gate_cli.c): check, and run --repeat auto ---- */
+struct gate;
+struct gate_config;
+struct gate_limits;
+/* --limit SPEC into the gate_limits opt->value points at; --threshold PCT into a double. */
+int opt_limit(const struct opt *opt, char *arg, const char *cmd);
+int opt_threshold(const struct opt *opt, char *arg, const char *cmd);
+/* --limits FILE: its text into text (the limits point into it) and its limits into limits;
+ * BDB_EXIT_OK, or the status after the messages in d. */
+int read_limits_file(const char *path, struct gate_limits *limits, struct buf *text,
+                     struct diag *d);
+/* The exit status a gate's verdict makes (0 passed, 1 regression or nothing compared, 4
+ * inconclusive unless inconclusive is "pass" or "fail") and *word, its name. */
+int gate_status(const struct gate *g, const char *inconclusive, const char **word);
+/* The verdict on standard output, each line after "CMD: ": the limits in force, every row
+ * that did not pass (and each waived one), then the counts. */
+void gate_print(const char *cmd, const struct gate *g, const struct gate_config *c);
 int opt_by(const struct opt *opt, char *arg, const char *cmd);
 /* The --by keys a message names (NULL-terminated): the label keys; query_key_known takes the
  * workload's too (rw, bs, ...). */

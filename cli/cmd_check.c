@@ -1,14 +1,11 @@
 /* cmd_check.c: benchdb check, the comparison as a CI gate with three outcomes. */
 #include "cli.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "../core/scan.h"
 #include "../core/timerange.h"
 #include "../query/compare.h"
 #include "../query/gate.h"
@@ -109,27 +106,6 @@ static int64_t today(void)
     return day_of((int64_t)t);
 }
 
-static int opt_threshold(const struct opt *opt, char *arg, const char *cmd)
-{
-    const char *p = arg;
-    double *pct = opt->value;
-    if (scan_number(&p, pct) && !*p && *pct >= 0)
-        return 0;
-    cli_error(cmd, "expected --threshold to be a percentage of 0 or more, got '%s'", arg);
-    return -1;
-}
-
-static int opt_limit(const struct opt *opt, char *arg, const char *cmd)
-{
-    struct buf err = BUF_INIT;
-    size_t at;
-    int rc = gate_limits_add(opt->value, arg, &err, &at);
-    if (rc)
-        cli_error(cmd, "--limit '%s': %s", arg, err.data);
-    buf_release(&err);
-    return rc;
-}
-
 static int has_absolute(const struct gate_limits *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -143,11 +119,8 @@ static int has_absolute(const struct gate_limits *l)
 static int read_files(struct check_opts *o, struct buf *text, struct diag *d)
 {
     int status = BDB_EXIT_OK;
-    if (o->limits_file && !(status = read_option_file("limits", o->limits_file, text, d))) {
-        struct source src = {o->limits_file, text->data, text->len};
-        if (gate_limits_read(&src, &o->limits, d))
-            status = BDB_EXIT_USAGE;
-    }
+    if (o->limits_file)
+        status = read_limits_file(o->limits_file, &o->limits, text, d);
     struct buf waivers = BUF_INIT;
     if (!status && o->waivers_file &&
         !(status = read_option_file("waivers", o->waivers_file, &waivers, d)))
@@ -207,49 +180,6 @@ static int parse(struct app *app, int argc, char **argv, struct check_opts *o, s
     return BDB_EXIT_OK;
 }
 
-/* The exit status the verdict makes, and its word for the summary. */
-static int verdict_status(const struct gate *g, const struct check_opts *o, const char **word)
-{
-    *word = !g->n                         ? "nothing compared"
-            : g->count[GATE_FAIL]         ? "regression"
-            : g->count[GATE_INCONCLUSIVE] ? "inconclusive"
-                                          : "passed";
-    if (!g->n || g->count[GATE_FAIL])
-        return BDB_EXIT_INPUT;
-    if (!g->count[GATE_INCONCLUSIVE])
-        return BDB_EXIT_OK;
-    return !o->inconclusive                   ? BDB_EXIT_INCONCLUSIVE
-           : !strcmp(o->inconclusive, "pass") ? BDB_EXIT_OK
-                                              : BDB_EXIT_INPUT;
-}
-
-/* The limits in force, every metric that did not pass (and each waived), and the counts. */
-static void print_verdict(const struct gate *g, const struct gate_config *c)
-{
-    struct buf b = BUF_INIT;
-    gate_limits_text(&b, c);
-    printf("check: limits: %s\n", b.data);
-    for (size_t i = 0; i < g->n; i++) {
-        const struct gate_row *row = &g->v[i];
-        if (row->outcome == GATE_PASS && !row->waived)
-            continue;
-        buf_reset(&b);
-        gate_outcome_text(&b, row);
-        buf_adds(&b, ": ");
-        gate_row_text(&b, row, c);
-        printf("%s\n", b.data);
-    }
-    buf_reset(&b);
-    if (g->n)
-        gate_counts_text(&b, g);
-    else
-        buf_addf(&b, "%s: nothing compared, nothing vouched for",
-                 c->one_value ? "no result has a metric the limits name"
-                              : "no workload was run on both the baseline and a candidate");
-    printf("check: %s\n", b.data);
-    buf_release(&b);
-}
-
 /* Writes each file asked for: BDB_EXIT_OK, or BDB_EXIT_ENV after a message. */
 static int write_files(struct app *app, const struct check_opts *o, const struct report *r,
                        const struct gate *g, const struct gate_config *c, const char *verdict)
@@ -298,8 +228,8 @@ static int check(struct app *app, struct db *db, const struct check_opts *o)
                                 &o->waivers, o->today,    o->values.n < 2};
         gate_evaluate(&r, &c, &g);
         const char *word;
-        status = verdict_status(&g, o, &word);
-        print_verdict(&g, &c);
+        status = gate_status(&g, o->inconclusive, &word);
+        gate_print("check", &g, &c);
         fflush(stdout);
         char verdict[64];
         snprintf(verdict, sizeof(verdict), "%s (exit status %d)", word, status);

@@ -12,8 +12,16 @@
 
 #include "../core/arena.h"
 #include "../core/xalloc.h"
+#include "../query/compare.h"
+#include "../query/gate.h"
 #include "../query/query.h"
+#include "../query/sides.h"
 #include "progress.h"
+
+/* The tag --repeat auto gives each of its runs, 'run:TOOL@TIME' of the first: its candidate. */
+#define RUN_SET_TAG "run_set"
+/* The fewest runs a side needs for an interval, before which no verdict is asked for. */
+#define MIN_RUNS 2
 
 static const char usage[] =
     "usage: benchdb run [OPTIONS] -- TOOL ARGS...\n"
@@ -37,6 +45,15 @@ static const char usage[] =
     "  --tag K=V             free tag (repeatable; wins over the recorded ones)\n"
     "  --repeat N            run the benchmark N times (1 to 1000), each run imported as its own\n"
     "                        source (verdicts need n >= 2)\n"
+    "  --repeat auto         run it until the runs made are judged against --against as\n"
+    "                        'benchdb check' judges a candidate: every metric passed or a\n"
+    "                        regression, or --max runs; each run gets tag run_set=run:TOOL@TIME\n"
+    "                        (the first run's) and the exit status is check's (0, 1, 4)\n"
+    "  --max N               the most runs --repeat auto makes (2 to 1000, default 10)\n"
+    "  --against VALUE       the baseline of --repeat auto: a value of --by, or baseline:NAME\n"
+    "  --by KEY              what --against is a value of (default storage-class)\n"
+    "  --limit SPEC, --limits FILE, --threshold PCT\n"
+    "                        the limits of --repeat auto, as 'benchdb check' takes them\n"
     "  --prepare CMD         run CMD (with /bin/sh -c) before each run: a failure stops there\n"
     "  --cleanup CMD         run CMD after each run, also a failed one (remove the test file)\n"
     "  --drop-caches         before each run, write dirty pages back and drop the page cache,\n"
@@ -49,13 +66,23 @@ static const char usage[] =
     "      --rw=randread --bs=4k\n"
     "  benchdb run --tag link=10g -- iperf3 -c server -t 10\n"
     "  benchdb run --repeat 5 --drop-caches --cleanup 'rm -f /mnt/f' -- fio --name=r \\\n"
-    "      --filename=/mnt/f --size=1G --rw=read --bs=1M\n";
+    "      --filename=/mnt/f --size=1G --rw=read --bs=1M\n"
+    "  benchdb run --repeat auto --max 12 --against baseline:nightly --limit bw:-10% \\\n"
+    "      --storage-class nfs-csi -- fio job.fio\n";
 
 struct run {
     struct benchmark bench;
     struct kv_list user_tags; /* --tag K=V */
     struct import_labels labels;
-    unsigned repeat;               /* --repeat N */
+    unsigned repeat;           /* --repeat N; --repeat auto: --max */
+    int repeat_auto;           /* --repeat auto */
+    unsigned max;              /* --max N */
+    const char *against, *by;  /* --against VALUE, --by KEY: auto's baseline */
+    struct gate_limits limits; /* --limit, --limits: auto's */
+    const char *limits_file;
+    struct buf limits_text;        /* the limits file's, which its limits point into */
+    double threshold_pct;          /* --threshold */
+    const char *run_set;           /* auto: the tag value of the runs made, its candidate */
     const char *prepare, *cleanup; /* --prepare CMD, --cleanup CMD: around each run */
     int drop_caches;               /* --drop-caches: before each run */
     const char **sources;          /* of the runs stored, for the summary */
@@ -269,7 +296,67 @@ static int summarize(struct app *app, const struct run *r)
     return rc ? BDB_EXIT_ENV : BDB_EXIT_OK;
 }
 
-/* Runs the benchmark r->repeat times with a progress line, then the summary: an exit status. */
+/* Whether more runs of the candidate could decide an inconclusive row: not when the baseline
+ * has a single run of it, which no number of candidate runs gives an interval. */
+static int more_runs_help(const struct gate *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->v[i].outcome == GATE_INCONCLUSIVE && g->v[i].base && g->v[i].base->n >= MIN_RUNS)
+            return 1;
+    return 0;
+}
+
+/* --repeat auto: judges the runs made so far against --against as 'benchdb check' judges a
+ * candidate. 1 when decided (a regression, no metric inconclusive, nothing compared, or
+ * nothing more runs could decide), 0 to run again, -1 on failure. With print, the verdict goes to
+ * standard output and its exit status to *status. */
+static int judge(struct app *app, const struct run *r, int print, int *status)
+{
+    const char *values[] = {r->against, r->run_set};
+    const char *keys[] = {r->by, "tag:" RUN_SET_TAG};
+    struct compare_opts o = {.by = r->by, .values = values, .nvalues = 2, .keys = keys};
+    struct gate_config c = {r->limits.v, r->limits.n, r->threshold_pct, NULL, 0, 0};
+    struct db *db;
+    if (open_db(app, DB_READ_ONLY, &db))
+        return -1;
+    struct report rep;
+    report_init(&rep, "run");
+    int decided = -1;
+    if (!query_compare(db, &o, &rep, &app->diag)) {
+        struct gate g;
+        gate_evaluate(&rep, &c, &g);
+        /* a regression stands whatever the rows still inconclusive come to */
+        decided = g.count[GATE_FAIL] || !g.count[GATE_INCONCLUSIVE] || !more_runs_help(&g);
+        if (print) {
+            const char *word;
+            *status = gate_status(&g, NULL, &word);
+            gate_print("run", &g, &c);
+            if (!decided)
+                printf("run: --max %u runs made, and still inconclusive\n", r->repeat);
+        }
+        gate_release(&g);
+    }
+    report_release(&rep);
+    db_close(db);
+    return decided;
+}
+
+/* --repeat auto's baseline has results (as check says when it has none): 0, or an exit
+ * status after the message. */
+static int check_against(struct app *app, const struct run *r)
+{
+    const char *values[] = {r->against};
+    struct compare_opts o = {.by = r->by, .values = values, .nvalues = 1};
+    struct db *db;
+    if (open_db(app, DB_READ_ONLY, &db))
+        return BDB_EXIT_ENV;
+    int rc = query_check_sides(db, &o, &app->diag);
+    db_close(db);
+    return rc ? BDB_EXIT_INPUT : BDB_EXIT_OK;
+}
+
+/* Runs the benchmark r->repeat times (--repeat auto: until judged, at most --max) with a
+ * progress line, then the summary: an exit status. */
 static int run_all(struct app *app, struct run *r)
 {
     struct progress pg;
@@ -281,25 +368,88 @@ static int run_all(struct app *app, struct run *r)
         app->diag.emit = progress_emit;
         app->diag.ctx = &pg;
     }
-    for (unsigned k = 1; k <= r->repeat && status == BDB_EXIT_OK; k++) {
+    int decided = 0;
+    for (unsigned k = 1; k <= r->repeat && status == BDB_EXIT_OK && !decided; k++) {
         char doing[64];
         snprintf(doing, sizeof(doing), "run %u/%u", k, r->repeat);
         progress_show(&pg, doing);
         status = run_once(app, r, k);
         progress_step(&pg, NULL);
+        if (status == BDB_EXIT_OK && r->repeat_auto && k >= MIN_RUNS &&
+            (decided = judge(app, r, 0, NULL)) < 0)
+            status = BDB_EXIT_ENV;
     }
     progress_end(&pg);
     app->diag.emit = saved.emit;
     app->diag.ctx = saved.ctx;
     int summary = summarize(app, r);
+    if (status == BDB_EXIT_OK && summary == BDB_EXIT_OK && r->repeat_auto &&
+        judge(app, r, 1, &summary) < 0)
+        summary = BDB_EXIT_ENV;
     return status != BDB_EXIT_OK ? status : summary;
+}
+
+/* --repeat N (1 to 1000) or auto. */
+static int opt_repeat(const struct opt *opt, char *arg, const char *cmd)
+{
+    struct run *r = opt->value;
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(arg, &end, 10);
+    r->repeat_auto = !strcmp(arg, "auto");
+    if (r->repeat_auto || (*arg >= '0' && *arg <= '9' && !*end && !errno && n >= 1 && n <= 1000)) {
+        r->repeat = r->repeat_auto ? 0 : (unsigned)n;
+        return 0;
+    }
+    cli_error(cmd, "expected --repeat 1..1000 or auto, got '%s'", arg);
+    return -1;
+}
+
+/* What --repeat auto needs, and what only it takes: BDB_EXIT_OK or a usage error. */
+static int check_auto(struct run *r, struct app *app)
+{
+    if (!r->repeat_auto) {
+        const char *only = r->against                       ? "--against"
+                           : r->max                         ? "--max"
+                           : r->limits.n || r->limits_file  ? "--limit(s)"
+                           : r->threshold_pct >= 0          ? "--threshold"
+                           : strcmp(r->by, "storage-class") ? "--by"
+                                                            : NULL;
+        return only ? usage_error("run", "%s goes with --repeat auto", only) : BDB_EXIT_OK;
+    }
+    if (!r->against)
+        return usage_error("run", "--repeat auto needs --against, the baseline its runs are "
+                                  "judged against");
+    for (size_t i = 0; i < r->user_tags.n; i++)
+        if (!strcmp(r->user_tags.v[i].key, RUN_SET_TAG))
+            return usage_error("run", "--tag " RUN_SET_TAG " is --repeat auto's own");
+    r->repeat = r->max ? r->max : 10;
+    if (r->repeat < MIN_RUNS)
+        return usage_error("run", "expected --max 2..1000, got '%u'", r->repeat);
+    if (r->threshold_pct < 0)
+        r->threshold_pct = 5;
+    int status = r->limits_file
+                     ? read_limits_file(r->limits_file, &r->limits, &r->limits_text, &app->diag)
+                     : BDB_EXIT_OK;
+    char when[32];
+    now_iso(when);
+    r->run_set = arena_printf(&r->bench.mem, "run:%s@%s", r->bench.tool, when);
+    kv_list_add(&r->user_tags, RUN_SET_TAG, r->run_set);
+    return status;
 }
 
 static int parse(struct app *app, int argc, char **argv, struct run *r)
 {
     const struct opt opts[] = {
         OPT_LABELS(&r->labels, &r->user_tags),
-        OPT_UINT(0, "repeat", &r->repeat, 1000, "run the benchmark N times"),
+        OPT_CALLBACK(0, "repeat", r, "N", "run the benchmark N times, or auto", opt_repeat),
+        OPT_UINT(0, "max", &r->max, 1000, "the most runs --repeat auto makes"),
+        OPT_STRING(0, "against", &r->against, "VALUE", "the baseline of --repeat auto"),
+        OPT_CALLBACK(0, "by", &r->by, "KEY", "what --against is a value of", opt_by),
+        OPT_CALLBACK(0, "limit", &r->limits, "SPEC", "a limit on one metric ('bw:-5%')", opt_limit),
+        OPT_STRING(0, "limits", &r->limits_file, "FILE", "limits from a file, one a line"),
+        OPT_CALLBACK(0, "threshold", &r->threshold_pct, "PCT",
+                     "the relative limit of metrics no limit names", opt_threshold),
         OPT_STRING(0, "prepare", &r->prepare, "CMD", "run CMD before each run"),
         OPT_STRING(0, "cleanup", &r->cleanup, "CMD", "run CMD after each run"),
         OPT_FLAG(0, "drop-caches", &r->drop_caches, "drop the page cache before each run"),
@@ -312,17 +462,21 @@ static int parse(struct app *app, int argc, char **argv, struct run *r)
         return usage_error("run", "no benchmark to run");
     if (benchmark_prepare(&r->bench, argv + 1, (size_t)(argc - 1)))
         return usage_error("run", "cannot run '%s': expected fio, dd or iperf3", argv[1]);
-    return BDB_EXIT_OK;
+    return check_auto(r, app);
 }
 
 int cmd_run(int argc, char **argv, struct app *app)
 {
-    struct run r = {.repeat = 1};
+    struct run r = {.repeat = 1, .by = "storage-class", .threshold_pct = -1};
     int status = parse(app, argc, argv, &r);
+    if (status == BDB_EXIT_OK && r.repeat_auto)
+        status = check_against(app, &r);
     if (status == BDB_EXIT_OK)
         status = run_all(app, &r);
     free(r.sources);
     benchmark_release(&r.bench);
     kv_list_release(&r.user_tags);
+    gate_limits_release(&r.limits);
+    buf_release(&r.limits_text);
     return status < 0 ? BDB_EXIT_OK : status;
 }

@@ -39,8 +39,7 @@ void str_list_release(struct str_list *list)
     *list = (struct str_list){0};
 }
 
-/* Appends a pair (borrowed). */
-static void kv_list_add(struct kv_list *list, const char *key, const char *value)
+void kv_list_add(struct kv_list *list, const char *key, const char *value)
 {
     ALLOC_GROW(list->v, list->n, list->alloc);
     list->v[list->n++] = (struct kv){key, value};

@@ -37,6 +37,8 @@ struct kv_list {
     struct kv *v;
     size_t n, alloc;
 };
+/* Appends a pair (borrowed). */
+void kv_list_add(struct kv_list *list, const char *key, const char *value);
 void kv_list_release(struct kv_list *list);
 
 enum opt_type {

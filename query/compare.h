@@ -12,6 +12,9 @@ struct compare_opts {
     const char *by;            /* storage-class (default), host, sec, mount:KEY, tag:NAME */
     const char *const *values; /* the compared values; the first is the baseline */
     size_t nvalues;
+    /* each value's own key where the sides differ in it (run --repeat auto: the baseline a
+     * value of by, the candidate its runs' tag run_set); NULL: by for every value */
+    const char *const *keys;
     const struct kv *where; /* filters (KEY=VALUE), bound as parameters */
     size_t nwhere;
     const struct time_range *dates; /* only runs started within (--since/--until); NULL: all */

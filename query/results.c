@@ -58,7 +58,7 @@ static const char TAGS_SQL[] = "SELECT result_id, key, value FROM tag WHERE key 
 static void add_side(struct buf *sql, struct binds *b, const struct compare_opts *o, size_t i)
 {
     const char *params[2];
-    int n = side_condition(sql, o->by, o->values[i], params);
+    int n = side_condition(sql, o->keys ? o->keys[i] : o->by, o->values[i], params);
     for (int k = 0; k < n; k++)
         add_bind(b, params[k]);
 }
@@ -102,7 +102,7 @@ static int read_in_order(struct db *db, const struct compare_opts *o)
     const char *param;
     const char *column = query_key_expr(o->by, &param);
     if (!column || (strcmp(column, "r.storage_class") && strcmp(column, "r.host")) || o->nwhere ||
-        !o->nvalues)
+        !o->nvalues || o->keys)
         return 0;
     for (size_t i = 0; i < o->nvalues; i++)
         if (side_baseline(o->values[i]))
