@@ -12,6 +12,7 @@
 
 #include "../core/scan.h"
 #include "../core/timerange.h"
+#include "fastjson.h"
 
 struct dl_ctx {
     const struct source *src;
@@ -216,28 +217,6 @@ static int emit(struct dl_ctx *c, const cJSON *root, size_t end, struct arena *a
     return out->emit(out->ctx, r);
 }
 
-/* 1 when the document opened at pos never closes: a cut file, whatever cJSON stopped at. */
-static int unclosed(const struct source *src, size_t pos)
-{
-    int depth = 0, in_str = 0;
-    for (size_t i = pos; i < src->len; i++) {
-        char ch = src->data[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = 0;
-        } else if (ch == '"') {
-            in_str = 1;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if ((ch == '}' || ch == ']') && --depth == 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 static int dl_parse(const struct source *src, struct arena *a, struct record_sink *out,
                     struct diag *d)
 {
@@ -254,7 +233,7 @@ static int dl_parse(const struct source *src, struct arena *a, struct record_sin
     cJSON *root = cJSON_ParseWithLengthOpts(src->data + pos, src->len - pos, &endp, 0);
     if (!root) {
         size_t at = endp ? (size_t)(endp - src->data) : src->len;
-        if (at >= src->len || unclosed(src, pos))
+        if (at >= src->len || fastjson_unterminated(src->data + pos, src->len - pos))
             return diag_error_at(d, src, src->len,
                                  "truncated JSON: unexpected end of file (the document opened at "
                                  "line %u)",
