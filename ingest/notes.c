@@ -13,37 +13,11 @@
 extern const struct importer importer_notes;
 
 static const char *const shell_words[] = {
-    "time",
-    "dd",
-    "fio",
-    "mount",
-    "umount",
-    "cat",
-    "cd",
-    "df",
-    "ls",
-    "rm",
-    "uname",
-    "iperf",
-    "iperf3",
-    "zfs",
-    "zpool",
-    "ip",
-    "echo",
-    "sudo",
-    "sync",
-    "kubectl",
-    "apt",
-    "yum",
-    "dnf",
-    "pwd",
-    "mkdir",
-    "export",
-    "nfsstat",
-    "findmnt",
-    "sysbench",
-    "iozone",
-    "dlio_benchmark",
+    "time",     "dd",     "fio",  "mount",  "umount", "cat",     "cd",
+    "df",       "ls",     "rm",   "uname",  "iperf",  "iperf3",  "zfs",
+    "zpool",    "ip",     "echo", "sudo",   "sync",   "kubectl", "apt",
+    "yum",      "dnf",    "pwd",  "mkdir",  "export", "nfsstat", "findmnt",
+    "sysbench", "iozone", "ior",  "mdtest", "mpirun", "mpiexec", "dlio_benchmark",
     NULL,
 };
 
@@ -196,6 +170,40 @@ static int iozone_line(const char *t)
             str_starts(s, "\"Output is in ") || str_starts(s, "\"Record size = "));
 }
 
+/* The lines IOR and mdtest print (ingest/ior.c, mdtest.c read them): IOR's banner, its
+ * "key<padding to 20>: value" lines (Began, Command line, the Options block, Finished), its
+ * tables' headers and rows; mdtest's start and end lines, its launch line, its task count and
+ * summary lines, whose indented rows continue the block. */
+static int ior_line(const char *t)
+{
+    static const char *const starts[] = {
+        "Options:",
+        "Results:",
+        "Summary of all tests:",
+        "Max Write: ",
+        "Max Read:  ",
+        "-- started at ",
+        "-- finished at ",
+        "Command line used: mdtest ",
+        "Nodemap: ",
+        "SUMMARY rate (in ops/sec)",
+        "SUMMARY time (in ms/op)",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
+        if (str_starts(t, starts[i]))
+            return 1;
+    size_t n = strlen(t);
+    int padded_key = n >= 21 && isalpha((unsigned char)t[0]) && t[19] == ' ' && t[20] == ':' &&
+                     (t[21] == ' ' || !t[21]) && !memchr(t, ':', 20);
+    int row = (str_starts(t, "write ") || str_starts(t, "read ") || str_starts(t, "remove ")) &&
+              (isdigit((unsigned char)*skip_ws(t + 5)) || *skip_ws(t + 5) == '-');
+    return padded_key || row || (str_starts(t, "IOR-") && strstr(t, ": MPI Coordinated Test")) ||
+           (str_starts(t, "access ") && strstr(t, "bw(MiB/s)")) ||
+           (str_starts(t, "Operation ") && strstr(t, "Max(MiB)")) || str_starts(t, "------    ") ||
+           (str_starts(t, "mdtest-") && strstr(t, " was launched with ")) ||
+           digits_then(t, " tasks, ");
+}
+
 /* Lines that only a tool prints; indented lines after them continue a fio, sysbench or iozone
  * block. */
 static enum ntool tool_line(const char *t)
@@ -215,6 +223,8 @@ static enum ntool tool_line(const char *t)
         return NT_SYSBENCH; /* before iperf's: its reports open with "[ 1s ]" */
     if (iozone_line(t))
         return NT_IOZONE;
+    if (ior_line(t))
+        return NT_IOR; /* before iperf's: IOR's table underline starts with dashes */
     if (str_starts(t, "Client connecting to ") || str_starts(t, "Server listening on ") ||
         str_starts(t, "TCP window size") || str_starts(t, "UDP buffer size") ||
         str_starts(t, "------------") || str_starts(t, "[ ID]") || str_starts(t, "[SUM]") ||
@@ -405,7 +415,8 @@ static int import_block(struct notes *nt, size_t first, size_t last)
 static int continues(const struct notes *nt, size_t i, enum ntool tool)
 {
     const struct nline *l = &nt->l[i];
-    int indented_continues = tool == NT_FIO || tool == NT_SYSBENCH || tool == NT_IOZONE;
+    int indented_continues =
+        tool == NT_FIO || tool == NT_SYSBENCH || tool == NT_IOZONE || tool == NT_IOR;
     if (l->kind == NK_TOOL || (indented_continues && isspace((unsigned char)l->t[0])))
         return l->kind != NK_TOOL || l->tool == tool || isspace((unsigned char)l->t[0]);
     if (l->kind != NK_BLANK)

@@ -335,4 +335,24 @@ with bdb.temp_db() as db:
          "IOR: write and read, bandwidth and latency")
     t.ok(all(r["disk (baseline) n"] == "3" for r in rows), "3 runs a side: IOR's -i 3, 3 mdtest files")
 
+# ---- the typed note with pasted IOR and mdtest output ----
+note = os.path.join(FIXTURES, "notes", "ior.md")
+p, recs = bdb.import_export(note)
+t.eq(p.returncode, 0, "note: import " + p.stderr.strip())
+t.ok(recs and all(r["format"] == "notes" for r in recs), "note: detected as notes")
+text = open(note).read().split("\n")
+first = {tool: next(i for i, l in enumerate(text, 1) if l.startswith(start))
+         for tool, start in (("ior", "IOR-"), ("mdtest", "-- started at"))}
+for tool, reader, fixture in (("ior", ior_text, os.path.join(IOR, "posix-fpp-fsync-np2-disk.txt")),
+                              ("mdtest", mdtest, os.path.join(MD, "files-unique-np2-i3-disk.txt"))):
+    exp = reader(fixture)
+    for e in exp:  # the pasted block's lines are the note's
+        e["line_first"] = e["line_last"] = e["line_first"] + first[tool] - 1
+    got = order([r for r in recs if r["tool"] == tool])
+    compare(got, sorted(exp, key=lambda e: (e["line_first"], e["direction"])), "note " + tool)
+    t.ok(got and all(r["storage_class"] == "local-ext4" for r in got),
+         "note %s: storage class from its Storage Class line" % tool)
+t.ok(recs and all(r["host"] == "vm" for r in recs if r["tool"] == "ior"),
+     "note: IOR's own Machine line names the host")
+
 sys.exit(t.done())
