@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../core/arena.h"
 #include "../core/array.h"
 #include "../core/fmt.h"
 #include "../core/timerange.h"
@@ -154,57 +155,80 @@ static const char *text_of(const struct table *t, size_t row, const char *name)
 }
 
 /* Grafana's tags of a change point: what a dashboard's annotation query filters on. */
-static void annotation_tags(struct buf *out, const struct table *cp, size_t row,
-                            const struct table *series, size_t srow)
+static void annotation_tags(struct arena *a, struct annotation *an, const struct table *cp,
+                            size_t row, const struct table *series, size_t srow)
 {
     static const char *const labels[] = {"metric", "storage_class", "host"};
-    buf_adds(out, ",\"tags\":[\"benchdb\"");
+    an->tags[an->ntags++] = "benchdb";
     const char *direction = text_of(cp, row, "direction");
-    if (direction) {
-        buf_addc(out, ',');
-        fmt_json_string(out, direction);
-    }
+    if (direction)
+        an->tags[an->ntags++] = arena_strdup(a, direction);
     for (size_t i = 0; srow < series->nrows && i < ARRAY_SIZE(labels); i++) {
         const char *v = text_of(series, srow, labels[i]);
-        if (!v)
-            continue;
-        struct buf tag = BUF_INIT;
-        buf_addf(&tag, "%s:%s", labels[i], v);
-        buf_addc(out, ',');
-        fmt_json_string(out, tag.data);
-        buf_release(&tag);
+        if (v)
+            an->tags[an->ntags++] = arena_printf(a, "%s:%s", labels[i], v);
     }
-    buf_adds(out, "]");
+}
+
+/* The row of the series table that names series name (series->nrows when none). */
+static size_t series_row(const struct table *series, const char *name)
+{
+    size_t srow = 0;
+    while (srow < series->nrows &&
+           strcmp(name, text_of(series, srow, "series") ? text_of(series, srow, "series") : ""))
+        srow++;
+    return srow;
+}
+
+int report_annotations(const struct report *r, struct arena *a, struct annotations *out,
+                       struct diag *d)
+{
+    const struct table *cp = report_find_table(r, "change_points"),
+                       *series = report_find_table(r, "series");
+    *out = (struct annotations){0};
+    if (!cp || !series)
+        return diag_error(d, "the report has no change points and series");
+    out->series = arena_alloc(a, (series->nrows ? series->nrows : 1) * sizeof(*out->series));
+    for (size_t row = 0; row < series->nrows; row++)
+        if (text_of(series, row, "series"))
+            out->series[out->nseries++] = text_of(series, row, "series");
+    out->v = arena_alloc(a, (cp->nrows ? cp->nrows : 1) * sizeof(*out->v));
+    for (size_t row = 0; row < cp->nrows; row++) {
+        struct annotation *an = &out->v[row];
+        const char *name = text_of(cp, row, "series"), *at = text_of(cp, row, "started_at");
+        const char *change = text_of(cp, row, "change"), *p = text_of(cp, row, "p_value"), *why;
+        if (!name || !at || parse_iso_time(at, TIME_LOWER, &an->time, &why))
+            return diag_error(d, "change point %zu has no series or start time", row + 1);
+        an->series = name;
+        an->text = arena_printf(a, "%s: %s (p = %s)", name, change ? change : "", p ? p : "");
+        annotation_tags(a, an, cp, row, series, series_row(series, name));
+        out->n = row + 1;
+    }
+    return 0;
 }
 
 int render_annotations(const struct report *r, struct buf *out, struct diag *d)
 {
-    const struct table *cp = report_find_table(r, "change_points"),
-                       *series = report_find_table(r, "series");
-    if (!cp || !series)
-        return diag_error(d, "the report has no change points and series");
+    struct arena a = {0};
+    struct annotations an;
+    int rc = report_annotations(r, &a, &an, d);
     buf_addc(out, '[');
-    for (size_t row = 0; row < cp->nrows; row++) {
-        const char *name = text_of(cp, row, "series"), *at = text_of(cp, row, "started_at");
-        const char *change = text_of(cp, row, "change"), *p = text_of(cp, row, "p_value"), *why;
-        int64_t t;
-        if (!name || !at || parse_iso_time(at, TIME_LOWER, &t, &why))
-            return diag_error(d, "change point %zu has no series or start time", row + 1);
-        size_t srow = 0; /* the series' row, for its labels */
-        while (srow < series->nrows &&
-               strcmp(name, text_of(series, srow, "series") ? text_of(series, srow, "series") : ""))
-            srow++;
+    for (size_t i = 0; !rc && i < an.n; i++) {
+        const struct annotation *v = &an.v[i];
         /* an instant: the first run after the change (its end is not known) */
-        buf_addf(out, "%s{\"time\":%" PRId64 ",\"title\":", row ? ",\n" : "\n", t * 1000);
-        fmt_json_string(out, name);
+        buf_addf(out, "%s{\"time\":%" PRId64 ",\"title\":", i ? ",\n" : "\n", v->time * 1000);
+        fmt_json_string(out, v->series);
         buf_adds(out, ",\"text\":");
-        struct buf text = BUF_INIT;
-        buf_addf(&text, "%s: %s (p = %s)", name, change ? change : "", p ? p : "");
-        fmt_json_string(out, text.data);
-        buf_release(&text);
-        annotation_tags(out, cp, row, series, srow);
-        buf_addc(out, '}');
+        fmt_json_string(out, v->text);
+        buf_adds(out, ",\"tags\":[");
+        for (size_t k = 0; k < v->ntags; k++) {
+            if (k)
+                buf_addc(out, ',');
+            fmt_json_string(out, v->tags[k]);
+        }
+        buf_adds(out, "]}");
     }
-    buf_adds(out, cp->nrows ? "\n]\n" : "]\n");
-    return 0;
+    buf_adds(out, an.n ? "\n]\n" : "]\n");
+    arena_release(&a);
+    return rc;
 }

@@ -5,6 +5,7 @@
 #define BDB_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/arena.h"
 #include "../core/buf.h"
@@ -324,6 +325,25 @@ int render_series_json(const struct report *r, const char *parent, struct buf *o
  * shape): an array of {"time": Unix ms, "title": the series, "text": the change and p, "tags":
  * ["benchdb", direction, "metric:M", "storage_class:C", "host:H"]}. */
 int render_annotations(const struct report *r, struct buf *out, struct diag *d);
+/* A change point of a trend report as an annotation: when (the first run after the change),
+ * its series, the change and p in words, and its tags as above. */
+struct annotation {
+    int64_t time; /* Unix seconds */
+    const char *series, *text;
+    const char *tags[5];
+    size_t ntags;
+};
+/* A trend report's annotations, and every series it looked at (with change points or not). */
+struct annotations {
+    struct annotation *v;
+    size_t n;
+    const char **series;
+    size_t nseries;
+};
+/* The change points of r (query_trend's) as annotations into out, allocated in a with their
+ * strings: 0, or -1 after a message. */
+int report_annotations(const struct report *r, struct arena *a, struct annotations *out,
+                       struct diag *d);
 /* One table (by name; NULL: the first) as CSV. */
 int render_csv(const struct report *r, const char *table, struct buf *out, struct diag *d);
 /* One self-contained HTML5 page. template_dir (may be NULL) holds report.html and style.css
