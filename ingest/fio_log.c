@@ -28,7 +28,9 @@
 #include "importer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,23 +95,54 @@ static const struct kind_info kinds[] = {
                    "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_ns", 1},
 };
 
+/* Sums of integers are kept exact (128 bits and more), so that they do not depend on the order
+ * of the additions: a log parsed in chunks on several threads and merged gives the same bits
+ * as one parsed line by line (and a huge log is no longer rounded at every line). */
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 i128;
+
+/* A sum of squares of values below 2^63: up to 2^64 of them */
+struct u192 {
+    u128 lo;
+    uint64_t hi;
+};
+
 struct series {
     int shift; /* 2^shift ms per bucket */
-    double t[SERIES_CAP], v[SERIES_CAP], n[SERIES_CAP];
+    u128 t[SERIES_CAP];
+    u128 v[SERIES_CAP];    /* integer values (bw, iops, latency logs) */
+    double vd[SERIES_CAP]; /* histogram logs: each line's mean latency */
+    uint64_t n[SERIES_CAP];
 };
 
 struct dir_acc {
     uint64_t n; /* lines */
-    int64_t k;  /* the first value: sums are of value - k (shifted data) */
-    double sum, sumsq;
+    int64_t k;  /* the first value: the summary is computed from the sums shifted by it */
+    u128 sum;   /* of the values */
+    struct u192 sumsq;
     int64_t min, max;
     int64_t t_max, bs;
     int bs_mixed;
     unsigned line_first, line_last;
     uint64_t *lat; /* LAT_BUCKETS counts, latency logs */
-    double *bins;  /* per log bin counts, histogram logs */
-    double ios;    /* histogram logs: sum of all counts */
+    u128 *bins;    /* per log bin counts, histogram logs */
+    u128 ios;      /* histogram logs: sum of all counts */
     struct series *s;
+};
+
+/* A chunk's histogram-log line for the time series, replayed in file order at the merge (its
+ * mean latency is no integer: summed in another order, the series would differ). */
+struct hist_point {
+    int ddir;
+    int64_t t;
+    double v;
+};
+
+/* An error found by a thread parsing a chunk, reported at the merge when no earlier chunk
+ * failed: the line (counted from the chunk's first) and the line up to the error. */
+struct chunk_error {
+    unsigned line;
+    struct buf prefix, msg;
 };
 
 struct parser {
@@ -131,6 +164,10 @@ struct parser {
     int64_t cols[MAX_COLS];
     const char *colpos[MAX_PLAIN_COLS];
     struct dir_acc dir[NDIR];
+    int layout_only;           /* stop after the line that sets the layout (parse_chunked) */
+    struct chunk_error *err;   /* a chunk's parser: errors kept here instead of reported */
+    struct hist_point *points; /* a chunk's parser of a histogram log: its series points */
+    size_t n_points, cap_points;
 };
 
 /* ---- scanning ---- */
@@ -374,28 +411,45 @@ static const char *token(struct arena *a, const char *p, const char *eol)
     return t;
 }
 
-/* diag_error_at for a position on the current line. A stream keeps no earlier lines, so there
- * the position is given in a stand-in source: line - 1 empty lines, then this line up to at. */
+/* diag_error_at for a position on a streamed input's line: a stream keeps no earlier lines, so
+ * the position is given in a stand-in source: line - 1 empty lines, then the line up to the
+ * position (prefix). */
+static int error_streamed(struct parser *ps, unsigned line, const char *prefix, size_t n,
+                          const char *msg)
+{
+    struct buf stand_in = BUF_INIT;
+    struct source src = *ps->src;
+    buf_grow(&stand_in, line + n);
+    memset(stand_in.data, '\n', line - 1);
+    stand_in.len = line - 1;
+    buf_add(&stand_in, prefix, n);
+    src.data = stand_in.data;
+    src.len = stand_in.len;
+    diag_error_at(ps->d, &src, src.len, "%s", msg);
+    buf_release(&stand_in);
+    return -1;
+}
+
+/* diag_error_at for a position on the current line; a chunk's parser keeps it in ps->err. */
 static int BDB_PRINTF(3, 4) error_pos(struct parser *ps, const char *at, const char *fmt, ...)
 {
-    struct buf msg = BUF_INIT, stand_in = BUF_INIT;
+    struct buf msg = BUF_INIT;
     va_list ap;
     va_start(ap, fmt);
     buf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    struct source src = *ps->src;
-    size_t off = (size_t)(at - src.data);
-    if (ps->streaming) {
-        buf_grow(&stand_in, ps->line + (size_t)(at - ps->bol));
-        memset(stand_in.data, '\n', ps->line - 1);
-        stand_in.len = ps->line - 1;
-        buf_add(&stand_in, ps->bol, (size_t)(at - ps->bol));
-        src.data = stand_in.data;
-        src.len = off = stand_in.len;
+    if (ps->err) {
+        ps->err->line = ps->line;
+        buf_add(&ps->err->prefix, ps->bol, (size_t)(at - ps->bol));
+        buf_release(&ps->err->msg);
+        ps->err->msg = msg;
+        return -1;
     }
-    diag_error_at(ps->d, &src, off, "%s", msg.data);
+    if (ps->streaming)
+        error_streamed(ps, ps->line, ps->bol, (size_t)(at - ps->bol), msg.data);
+    else
+        diag_error_at(ps->d, ps->src, (size_t)(at - ps->src->data), "%s", msg.data);
     buf_release(&msg);
-    buf_release(&stand_in);
     return -1;
 }
 
@@ -432,21 +486,52 @@ static void series_merge(struct series *s)
     for (int i = 0; i < SERIES_CAP / 2; i++) {
         s->t[i] = s->t[2 * i] + s->t[2 * i + 1];
         s->v[i] = s->v[2 * i] + s->v[2 * i + 1];
+        s->vd[i] = s->vd[2 * i] + s->vd[2 * i + 1];
         s->n[i] = s->n[2 * i] + s->n[2 * i + 1];
     }
-    for (int i = SERIES_CAP / 2; i < SERIES_CAP; i++)
-        s->t[i] = s->v[i] = s->n[i] = 0;
+    for (int i = SERIES_CAP / 2; i < SERIES_CAP; i++) {
+        s->t[i] = s->v[i] = 0;
+        s->vd[i] = 0;
+        s->n[i] = 0;
+    }
     s->shift++;
 }
 
-static void series_add(struct series *s, int64_t t, double v)
+/* The bucket of time t, merging buckets until it fits. */
+static int64_t series_at(struct series *s, int64_t t)
 {
     while ((t >> s->shift) >= SERIES_CAP)
         series_merge(s);
     int64_t i = t >> s->shift;
-    s->t[i] += (double)t;
-    s->v[i] += v;
+    s->t[i] += (u128)t;
     s->n[i] += 1;
+    return i;
+}
+
+static void series_add(struct series *s, int64_t t, int64_t v)
+{
+    s->v[series_at(s, t)] += (u128)v;
+}
+
+static void series_add_mean(struct series *s, int64_t t, double v)
+{
+    s->vd[series_at(s, t)] += v;
+}
+
+/* Adds the integer sums of from to into: a bucket at a shift holds the sums of the times t
+ * with t >> shift its index, whatever the order they came in, so both are brought to the
+ * larger shift first. from is left merged. */
+static void series_absorb(struct series *into, struct series *from)
+{
+    while (into->shift < from->shift)
+        series_merge(into);
+    while (from->shift < into->shift)
+        series_merge(from);
+    for (int i = 0; i < SERIES_CAP; i++) {
+        into->t[i] += from->t[i];
+        into->v[i] += from->v[i];
+        into->n[i] += from->n[i];
+    }
 }
 
 static unsigned lat_bucket(uint64_t v)
@@ -517,9 +602,10 @@ static int plain_row(struct parser *ps, const char *eol, unsigned line)
     int64_t v = c[1], hi = ps->both ? c[2] : c[1];
     if (!acc->n++)
         acc->k = v;
-    double x = (double)(v - acc->k);
-    acc->sum += x;
-    acc->sumsq += x * x;
+    u128 sq = (u128)v * (u128)v;
+    acc->sum += (u128)v;
+    acc->sumsq.lo += sq;
+    acc->sumsq.hi += acc->sumsq.lo < sq;
     if (v < acc->min)
         acc->min = v;
     if (hi > acc->max)
@@ -530,7 +616,7 @@ static int plain_row(struct parser *ps, const char *eol, unsigned line)
     note_bs(acc, c[dc + 1]);
     if (acc->lat)
         acc->lat[lat_bucket((uint64_t)v)]++;
-    series_add(acc->s, t, (double)v);
+    series_add(acc->s, t, v);
     return 0;
 }
 
@@ -553,22 +639,29 @@ static int hist_row(struct parser *ps, const char *eol, unsigned line)
         return error_at(ps, ps->colpos[1], eol, "a data direction 0-3");
     struct dir_acc *acc = dir_get(ps, c[1], line);
     double n = 0, sum = 0;
+    u128 ios = 0;
     for (int i = 0; i < ps->nbins; i++) {
         if (c[3 + i] >= HIST_COUNT_MAX)
             return hist_count_error(ps, eol, i);
         double k = (double)c[3 + i];
-        acc->bins[i] += k;
+        acc->bins[i] += (u128)c[3 + i];
+        ios += (u128)c[3 + i];
         n += k;
         sum += k * ps->bin_ns[i];
     }
     acc->n++;
-    acc->ios += n;
+    acc->ios += ios;
     int64_t t = rel_time(ps, c[0]);
     if (t > acc->t_max)
         acc->t_max = t;
     note_bs(acc, c[2]);
-    if (n > 0)
-        series_add(acc->s, t, sum / n);
+    if (n > 0 && ps->err) { /* a chunk: replayed at the merge */
+        ps->points =
+            arena_grow(ps->a, ps->points, ps->n_points, &ps->cap_points, sizeof(*ps->points));
+        ps->points[ps->n_points++] = (struct hist_point){(int)c[1], t, sum / n};
+    } else if (n > 0) {
+        series_add_mean(acc->s, t, sum / n);
+    }
     return 0;
 }
 
@@ -678,9 +771,9 @@ static double lat_percentile(const struct dir_acc *acc, double pct)
 
 static double hist_percentile(const struct parser *ps, const struct dir_acc *acc, double pct)
 {
-    double want = pct / 100 * acc->ios, cum = 0;
+    double want = pct / 100 * (double)acc->ios, cum = 0;
     for (int i = 0; i < ps->nbins; i++) {
-        cum += acc->bins[i];
+        cum += (double)acc->bins[i];
         if (acc->bins[i] > 0 && cum >= want)
             return ps->bin_ns[i];
     }
@@ -702,32 +795,86 @@ static void emit_percentiles(struct parser *ps, struct bench_record *r, const st
 static void emit_hist_metrics(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
 {
     r->bins_metric = "clat";
-    double sum = 0;
+    double sum = 0, ios = (double)acc->ios;
     for (int i = 0; i < ps->nbins; i++) {
         if (acc->bins[i] > 0) {
-            record_bin(ps->a, r, ps->bin_ns[i], acc->bins[i]);
-            sum += acc->bins[i] * ps->bin_ns[i];
+            record_bin(ps->a, r, ps->bin_ns[i], (double)acc->bins[i]);
+            sum += (double)acc->bins[i] * ps->bin_ns[i];
         }
     }
-    record_metric(ps->a, r, "total_ios", acc->ios);
+    record_metric(ps->a, r, "total_ios", ios);
     if (acc->ios > 0) {
-        record_metric(ps->a, r, "clat_mean_ns", sum / acc->ios);
+        record_metric(ps->a, r, "clat_mean_ns", sum / ios);
         emit_percentiles(ps, r, acc);
     }
+}
+
+/* 256-bit unsigned arithmetic, modulo 2^256, for shifted_sums */
+struct u256 {
+    uint64_t w[4];
+};
+
+static void u256_add(struct u256 *x, const uint64_t *v, int nw)
+{
+    unsigned carry = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = i < nw ? v[i] : 0, s = x->w[i] + a;
+        unsigned c = s < a;
+        x->w[i] = s + carry;
+        carry = c | (x->w[i] < s);
+    }
+}
+
+/* x += f * (b_hi * 2^64 + b_lo), negated first when neg */
+static void u256_add_mul(struct u256 *x, uint64_t f, uint64_t b_lo, uint64_t b_hi, int neg)
+{
+    u128 lo = (u128)f * b_lo, hi = (u128)f * b_hi;
+    struct u256 p = {{(uint64_t)lo, 0, 0, 0}};
+    u128 mid = (lo >> 64) + (uint64_t)hi;
+    p.w[1] = (uint64_t)mid;
+    p.w[2] = (uint64_t)(hi >> 64) + (uint64_t)(mid >> 64);
+    if (neg) { /* two's complement */
+        for (int i = 0; i < 4; i++)
+            p.w[i] = ~p.w[i];
+        uint64_t one = 1;
+        u256_add(&p, &one, 1);
+    }
+    u256_add(x, p.w, 4);
+}
+
+static double u256_double(const struct u256 *x)
+{
+    return ldexp((double)x->w[3], 192) + ldexp((double)x->w[2], 128) + ldexp((double)x->w[1], 64) +
+           (double)x->w[0];
+}
+
+/* The sum and the sum of squares of value - k (k the first value: the summary's formulas
+ * lose no precision to a large mean), computed exactly from the plain sums and rounded once:
+ * s1 = sum - n k, s2 = sumsq - 2 k sum + n k^2. */
+static void shifted_sums(const struct dir_acc *acc, double *s1, double *s2)
+{
+    uint64_t k = (uint64_t)acc->k;
+    *s1 = (double)(i128)(acc->sum - (u128)acc->n * k);
+    struct u256 x = {{(uint64_t)acc->sumsq.lo, (uint64_t)(acc->sumsq.lo >> 64), acc->sumsq.hi, 0}};
+    u128 kk = (u128)k * k;
+    u256_add_mul(&x, acc->n, (uint64_t)kk, (uint64_t)(kk >> 64), 0);
+    u256_add_mul(&x, 2 * k, (uint64_t)acc->sum, (uint64_t)(acc->sum >> 64), 1);
+    *s2 = x.w[3] || x.w[2] || x.w[1] ? u256_double(&x) : (double)x.w[0];
 }
 
 static void emit_value_metrics(struct parser *ps, struct bench_record *r, const struct dir_acc *acc)
 {
     const struct kind_info *k = &kinds[ps->kind];
-    double scale = k->scale, n = (double)acc->n;
-    double mean = (double)acc->k + acc->sum / n;
+    double scale = k->scale, n = (double)acc->n, sum, sumsq;
+    shifted_sums(acc, &sum, &sumsq);
+    double mean = (double)acc->k + sum / n;
     record_metric(ps->a, r, k->mean, mean * scale);
     if (k->avg)
         record_metric(ps->a, r, k->avg, mean * scale);
     record_metric(ps->a, r, k->min, (double)acc->min * scale);
     record_metric(ps->a, r, k->max, (double)acc->max * scale);
     if (acc->n > 1) {
-        double var = (acc->sumsq - acc->sum * acc->sum / n) / (n - 1);
+        double var = (sumsq - sum * sum / n) / (n - 1);
         record_metric(ps->a, r, k->stddev, sqrt(var > 0 ? var : 0) * scale);
     }
     if (acc->lat)
@@ -738,9 +885,13 @@ static void emit_series(struct parser *ps, struct bench_record *r, const struct 
 {
     const struct series *s = acc->s;
     r->series_metric = kinds[ps->kind].series;
-    for (int i = 0; i < SERIES_CAP; i++)
-        if (s->n[i] > 0)
-            record_point(ps->a, r, s->t[i] / s->n[i], s->v[i] / s->n[i] * kinds[ps->kind].scale);
+    for (int i = 0; i < SERIES_CAP; i++) {
+        if (s->n[i] > 0) {
+            double n = (double)s->n[i];
+            double v = ps->kind == KIND_HIST ? s->vd[i] : (double)s->v[i];
+            record_point(ps->a, r, (double)s->t[i] / n, v / n * kinds[ps->kind].scale);
+        }
+    }
 }
 
 static int emit_dir(struct parser *ps, struct record_sink *out, int ddir, const char *job,
@@ -827,6 +978,8 @@ static const char *parse_lines(struct parser *ps, const char *p, const char *end
                           "the input (a cut log?)");
                 return NULL;
             }
+            if (ps->layout_only && ps->ncols)
+                return nl + 1;
         } else {
             ps->line++;
         }
@@ -876,8 +1029,260 @@ static int fio_log_parse(const struct source *src, struct arena *a, struct recor
     return finish(ps, job, index, out);
 }
 
+/* ---- a stream parsed in chunks on several threads ----
+ *
+ * After the line that sets the layout (parsed here), the rest of the input is cut at line
+ * ends into chunks of about CHUNK_BYTES, each parsed by a thread into accumulators of its own
+ * (its line numbers counted from its first line), then merged in file order by the calling
+ * thread, which also reads the input. The merge gives what one pass gives (exact sums; a
+ * histogram log's series points replayed in order) and reports the error of the first
+ * failing chunk at its line in the file. Memory: 2 chunks per thread. */
+#define CHUNK_BYTES       (1 << 20)
+#define CHUNK_THREADS_MAX 8
+
+struct chunk {
+    char *data;
+    size_t len, cap;
+    int eof; /* the input's last bytes */
+    int done, rc;
+    struct parser ps;
+    struct arena a;
+    struct arena_pool pool;
+    struct chunk_error err;
+};
+
+struct chunker {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct chunk *chunks;
+    unsigned n_chunks;
+    uint64_t filled, taken, merged; /* chunks handed out, taken by a thread, merged */
+    int stop;
+};
+
+/* The input not yet in a chunk: b from off, then the stream. */
+struct pending {
+    struct buf b;
+    size_t off;
+    int eof;
+};
+
+static void *chunk_worker(void *arg)
+{
+    struct chunker *c = arg;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (!c->stop && c->taken == c->filled)
+            pthread_cond_wait(&c->changed, &c->lock);
+        if (c->stop)
+            break;
+        struct chunk *ch = &c->chunks[c->taken++ % c->n_chunks];
+        pthread_mutex_unlock(&c->lock);
+        ch->rc = parse_lines(&ch->ps, ch->data, ch->data + ch->len, ch->eof) ? 0 : -1;
+        pthread_mutex_lock(&c->lock);
+        ch->done = 1;
+        pthread_cond_broadcast(&c->changed);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* Fills ch with the next whole lines of the input (the last chunk: all the rest), at most
+ * want bytes unless one line is longer. 0, or -1 after a read error (in reported it). */
+static int fill_chunk(struct chunk *ch, struct pending *p, struct stream *in, size_t want)
+{
+    ch->len = 0;
+    ch->eof = 0;
+    for (;;) {
+        if (ch->cap < want) {
+            ch->cap = want;
+            ch->data = xrealloc(ch->data, ch->cap);
+        }
+        size_t take = p->b.len - p->off < ch->cap - ch->len ? p->b.len - p->off : ch->cap - ch->len;
+        memcpy(ch->data + ch->len, p->b.data + p->off, take);
+        ch->len += take;
+        p->off += take;
+        int from_pending = p->off < p->b.len; /* ch filled before p ran out */
+        while (!from_pending && !p->eof && ch->len < ch->cap) {
+            size_t n = 0;
+            if (in->read(in->ctx, ch->data + ch->len, ch->cap - ch->len, &n))
+                return -1;
+            p->eof = n == 0;
+            ch->len += n;
+        }
+        if (!from_pending && p->eof) {
+            ch->eof = 1;
+            return 0;
+        }
+        size_t cut = ch->len;
+        while (cut > 0 && ch->data[cut - 1] != '\n')
+            cut--;
+        if (cut > 0) {
+            size_t tail = ch->len - cut;
+            if (from_pending) {
+                p->off -= tail;
+            } else {
+                buf_reset(&p->b);
+                p->off = 0;
+                buf_add(&p->b, ch->data + cut, tail);
+            }
+            ch->len = cut;
+            return 0;
+        }
+        want = ch->cap * 2; /* a line longer than the chunk */
+    }
+}
+
+/* A chunk's parser: the layout of ps, empty accumulators, lines counted from 1. */
+static void chunk_setup(struct chunk *ch, const struct parser *ps)
+{
+    struct parser *cp = &ch->ps;
+    memset(cp, 0, offsetof(struct parser, cols));
+    memset(cp->dir, 0, sizeof(cp->dir));
+    cp->src = ps->src;
+    cp->streaming = 1;
+    cp->a = &ch->a;
+    cp->kind = ps->kind;
+    cp->ncols = ps->ncols;
+    cp->line1 = ps->line1;
+    cp->both = ps->both;
+    cp->nbins = ps->nbins;
+    cp->bin_ns = ps->bin_ns;
+    cp->fio2_hist = ps->fio2_hist;
+    cp->epoch = ps->epoch;
+    cp->t0 = ps->t0;
+    cp->err = &ch->err;
+    cp->layout_only = 0;
+    cp->points = NULL;
+    cp->n_points = cp->cap_points = 0;
+    ch->a.pool = &ch->pool;
+    ch->done = ch->rc = 0;
+}
+
+static void chunk_clear(struct chunk *ch)
+{
+    arena_release(&ch->a);
+    buf_reset(&ch->err.prefix);
+    buf_reset(&ch->err.msg);
+}
+
+static void merge_dir(struct parser *ps, int ddir, struct dir_acc *from, unsigned base)
+{
+    struct dir_acc *acc = dir_get(ps, ddir, base + from->line_first);
+    acc->line_last = base + from->line_last;
+    if (!acc->n)
+        acc->k = from->k;
+    acc->n += from->n;
+    acc->sum += from->sum;
+    acc->sumsq.lo += from->sumsq.lo;
+    acc->sumsq.hi += from->sumsq.hi + (acc->sumsq.lo < from->sumsq.lo);
+    if (from->min < acc->min)
+        acc->min = from->min;
+    if (from->max > acc->max)
+        acc->max = from->max;
+    if (from->t_max > acc->t_max)
+        acc->t_max = from->t_max;
+    if (from->bs >= 0)
+        note_bs(acc, from->bs);
+    acc->bs_mixed |= from->bs_mixed;
+    if (acc->lat)
+        for (unsigned i = 0; i < LAT_BUCKETS; i++)
+            acc->lat[i] += from->lat[i];
+    if (acc->bins) {
+        for (int i = 0; i < ps->nbins; i++)
+            acc->bins[i] += from->bins[i];
+        acc->ios += from->ios;
+    } else {
+        series_absorb(acc->s, from->s);
+    }
+}
+
+/* Adds a parsed chunk to ps, or reports its error at its place in the file. */
+static int merge_chunk(struct parser *ps, struct chunk *ch)
+{
+    const struct parser *cp = &ch->ps;
+    unsigned base = ps->line;
+    if (ch->rc)
+        return error_streamed(ps, base + ch->err.line, ch->err.prefix.data, ch->err.prefix.len,
+                              ch->err.msg.data);
+    for (int i = 0; i < NDIR; i++)
+        if (cp->dir[i].line_first)
+            merge_dir(ps, i, &ch->ps.dir[i], base);
+    for (size_t i = 0; i < cp->n_points; i++)
+        series_add_mean(ps->dir[cp->points[i].ddir].s, cp->points[i].t, cp->points[i].v);
+    ps->line = base + cp->line;
+    return 0;
+}
+
+/* Parses the rest of the input (p, then in) on threads; 0, or -1 after an error. */
+static int parse_chunked(struct parser *ps, struct stream *in, struct pending *p, unsigned threads)
+{
+    struct chunker c = {.n_chunks = 2 * threads};
+    size_t want = (size_t)scan_env_int64("BENCHDB_LOG_CHUNK_BYTES", CHUNK_BYTES);
+    pthread_t tid[CHUNK_THREADS_MAX];
+    unsigned started = 0;
+    int rc = 0;
+    c.chunks = xcalloc(c.n_chunks, sizeof(*c.chunks));
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.changed, NULL);
+    while (started < threads && !pthread_create(&tid[started], NULL, chunk_worker, &c))
+        started++;
+    if (!started) /* no thread: the chunks are parsed here, one at a time */
+        c.n_chunks = 1;
+    for (;;) {
+        while (!rc && (!p->eof || p->off < p->b.len) && c.filled - c.merged < c.n_chunks) {
+            struct chunk *ch = &c.chunks[c.filled % c.n_chunks];
+            if (fill_chunk(ch, p, in, want ? want : 1)) {
+                rc = -1;
+                break;
+            }
+            if (!ch->len)
+                break;
+            chunk_setup(ch, ps);
+            if (!started) {
+                ch->rc = parse_lines(&ch->ps, ch->data, ch->data + ch->len, ch->eof) ? 0 : -1;
+                ch->done = 1;
+            }
+            pthread_mutex_lock(&c.lock);
+            c.filled++;
+            pthread_cond_broadcast(&c.changed);
+            pthread_mutex_unlock(&c.lock);
+            if (ch->eof)
+                break;
+        }
+        if (rc || c.merged == c.filled)
+            break;
+        struct chunk *ch = &c.chunks[c.merged % c.n_chunks];
+        pthread_mutex_lock(&c.lock);
+        while (!ch->done)
+            pthread_cond_wait(&c.changed, &c.lock);
+        pthread_mutex_unlock(&c.lock);
+        rc = merge_chunk(ps, ch);
+        chunk_clear(ch);
+        c.merged++;
+    }
+    pthread_mutex_lock(&c.lock);
+    c.stop = 1;
+    pthread_cond_broadcast(&c.changed);
+    pthread_mutex_unlock(&c.lock);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    for (unsigned i = 0; i < c.n_chunks; i++) {
+        chunk_clear(&c.chunks[i]);
+        arena_pool_release(&c.chunks[i].pool);
+        buf_release(&c.chunks[i].err.prefix);
+        buf_release(&c.chunks[i].err.msg);
+        free(c.chunks[i].data);
+    }
+    free(c.chunks);
+    pthread_mutex_destroy(&c.lock);
+    pthread_cond_destroy(&c.changed);
+    return rc;
+}
+
 /* The same as fio_log_parse on a window of WINDOW_BYTES read from in (larger only for a longer
- * line): memory does not grow with the input. */
+ * line): memory does not grow with the input. With in->jobs > 1, the lines after the first
+ * are parsed on that many threads (at most CHUNK_THREADS_MAX), with the same results. */
 static int fio_log_parse_stream(struct stream *in, struct arena *a, struct record_sink *out,
                                 struct diag *d)
 {
@@ -886,6 +1291,8 @@ static int fio_log_parse_stream(struct stream *in, struct arena *a, struct recor
     const char *job, *index;
     ps->kind = kind_from_path(ps, &job, &index);
     ps->streaming = 1;
+    unsigned threads = in->jobs < CHUNK_THREADS_MAX ? in->jobs : CHUNK_THREADS_MAX;
+    ps->layout_only = threads > 1;
     size_t cap = WINDOW_BYTES, have = 0;
     char *win = xmalloc(cap);
     int eof = 0, rc = 0;
@@ -898,6 +1305,15 @@ static int fio_log_parse_stream(struct stream *in, struct arena *a, struct recor
         }
         const char *start = first ? win + bom_len(win, have) : win;
         const char *stop = rc ? NULL : parse_lines(ps, start, win + have, eof);
+        if (stop && ps->layout_only && ps->ncols) {
+            struct pending p = {BUF_INIT, 0, eof};
+            buf_add(&p.b, stop, (size_t)(win + have - stop));
+            free(win);
+            win = NULL;
+            rc = parse_chunked(ps, in, &p, threads);
+            buf_release(&p.b);
+            break;
+        }
         if (!stop || eof) {
             rc = stop ? 0 : -1;
             break;

@@ -17,6 +17,7 @@ struct stream {
      * after reporting a failure. */
     int (*read)(void *ctx, char *buf, size_t cap, size_t *n);
     void *ctx;
+    unsigned jobs; /* threads the parser may use (import --jobs); 0 or 1: the calling one */
 };
 
 enum {
