@@ -7,6 +7,7 @@
 
 #include "../core/scan.h"
 #include "../core/timerange.h"
+#include "../fleet/fleet.h"
 #include "../query/trend.h"
 
 static const char usage[] =
@@ -14,7 +15,7 @@ static const char usage[] =
     "                     [--since-last-baseline] [--stale DURATION] [--now D]\n"
     "                     [--p-value P] [--min-magnitude PCT]\n"
     "                     [--format md|html|csv|json|annotations]\n"
-    "                     [--table NAME] [-o FILE]\n"
+    "                     [--table NAME] [-o FILE] [--publish]\n"
     "\n"
     "Follow each series (host x storage class x mount options x sec x workload x metric)\n"
     "over the runs' start times and find where its level changed: E-divisive means with a\n"
@@ -45,13 +46,18 @@ static const char usage[] =
     "  --table NAME          with csv: change_points (default), series, points or stale\n"
     "  -o FILE               write to FILE (default: standard output); without --format, its\n"
     "                        extension (.md, .html, .csv, .json) names the format\n"
+    "  --publish             also store the change points on the fleet's server (--db\n"
+    "                        postgresql://...) for Grafana: table change_point, view\n"
+    "                        v_annotation; each series read has its rows replaced (a writer's\n"
+    "                        URL; no --since or --until: every change point of a series)\n"
     "\n"
     "Examples:\n"
     "  benchdb trend --where storage-class=nfs-csi --since 2026-01-01\n"
     "  benchdb trend --since-last-baseline --format csv   # exit 1: a regression since\n"
     "  benchdb trend --stale 25h                          # exit 5: a nightly never arrived\n"
     "  benchdb trend --metric clat_p99_ns --format html -o trend.html\n"
-    "  benchdb trend --format json | jq '.series[] | select(.change_points != [])'\n";
+    "  benchdb trend --format json | jq '.series[] | select(.change_points != [])'\n"
+    "  benchdb --db postgresql://bench_push@fleet/bench trend --publish -o trend.md\n";
 
 struct trend_cli {
     struct trend_opts q;
@@ -60,6 +66,7 @@ struct trend_cli {
     struct time_range dates;
     struct time_range now; /* --now D: its lower end */
     const char *format, *table, *output;
+    int publish; /* --publish */
 };
 
 /* What --format takes, and what -o FILE's extension may name (annotations are JSON: --format
@@ -143,6 +150,7 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
         OPT_ENUM(0, "format", &o->format, formats, "output format"),
         OPT_ENUM(0, "table", &o->table, query_trend_tables, "with csv: the table to write"),
         OPT_STRING('o', "output", &o->output, "FILE", "write to FILE"),
+        OPT_FLAG(0, "publish", &o->publish, "store the change points on the fleet's server"),
         OPT_END(),
     };
     int status = parse_options(app, &argc, argv, usage, opts, PARSE_NO_OPERANDS);
@@ -151,6 +159,13 @@ static int parse(struct app *app, int argc, char **argv, struct trend_cli *o)
     if (o->q.since_last_baseline && o->dates.since != INT64_MIN)
         return usage_error("trend", "--since and --since-last-baseline both say since when: give "
                                     "one");
+    if (o->publish && !fleet_is_url(app->db_path))
+        return usage_error("trend", "--publish stores the change points on the fleet's server: "
+                                    "give --db postgresql://...");
+    if (o->publish &&
+        (o->dates.since != INT64_MIN || o->dates.until != INT64_MAX || o->q.since_last_baseline))
+        return usage_error("trend", "--publish replaces every change point of the series it "
+                                    "reads: give no --since or --until");
     if (o->now.since != INT64_MIN && !o->q.stale_after)
         return usage_error("trend", "--now is the time --stale measures from: give --stale too");
     if (!o->format && !(o->format = output_format("trend", o->output, extensions, "md")))
@@ -182,6 +197,17 @@ static int outcome_status(const struct trend_cli *o, const struct trend_outcome 
     return out->stale ? BDB_EXIT_STALE : BDB_EXIT_OK;
 }
 
+/* --publish: the report's change points to the server's table change_point. */
+static int publish(struct app *app, const struct report *r)
+{
+    struct arena a = {0};
+    struct annotations an;
+    int rc =
+        report_annotations(r, &a, &an, &app->diag) || fleet_publish(app->db_path, &an, &app->diag);
+    arena_release(&a);
+    return rc;
+}
+
 static int run_trend(struct app *app, struct trend_cli *o)
 {
     struct db *db;
@@ -196,6 +222,8 @@ static int run_trend(struct app *app, struct trend_cli *o)
     if (status == BDB_EXIT_OK)
         status = render(o, &r, &out, &app->diag) ? BDB_EXIT_INPUT
                                                  : write_output(app, o->output, out.data, out.len);
+    if (status == BDB_EXIT_OK && o->publish && publish(app, &r))
+        status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)
         status = outcome_status(o, &outcome);
     buf_release(&out);

@@ -50,6 +50,11 @@ int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet
  * select within the range themselves); 0, or -1 after a message. */
 int fleet_open(const char *url, const struct time_range *dates, struct db **out, struct diag *d);
 
+/* Stores the change points of a trend on the server at url (its table change_point and view
+ * v_annotation, creating or upgrading the schema as push does): every series of an has its rows
+ * replaced by its annotations, in one transaction. 0, or -1 after a message. */
+int fleet_publish(const char *url, const struct annotations *an, struct diag *d);
+
 /* Runs the user's one statement on the server at url in a read-only transaction stopped after
  * timeout_s seconds, writing its rows to out as query_sql does; 0, 1 when out stopped taking
  * them, -1 after a message. */
