@@ -125,8 +125,10 @@ void gate_row_text(struct buf *out, const struct gate_row *row, const struct gat
                  row->cand->n);
         gate_limit_text(out, row, c);
     } else {
-        buf_addf(out, "%s; limit ", row->cell->text);
+        buf_addf(out, "%s; limit ", row->cell->text); /* the factor's words hold its caution */
         gate_limit_text(out, row, c);
     }
     gate_note_text(out, row);
+    if (!absolute(row) && row->outcome == GATE_INCONCLUSIVE && row->cell->caution)
+        buf_addf(out, "; caution: %s", row->cell->caution); /* more runs of it would not help */
 }

@@ -67,6 +67,12 @@ def test_aa(n, limit, floor):
         runs = stats_ref.runs_to_detect(a, b, floor)
         t.eq(inconclusive_runs(out), runs, what + ": runs per side (statsmodels: %d)" % runs)
         t.ok("n=%d vs %d" % (n, n) in out, what + ": the run counts: " + out)
+        caution = stats_ref.caution([(side, [stats_ref.fio_suspects(json.load(open(f))["jobs"][0],
+                                                                     "read") for f in paths])
+                                     for side, paths in (("a", pa), ("b", pb))])
+        t.ok(caution and re.search(r"^inconclusive: .*would detect a change of that size%s$"
+                                   % re.escape(caution), out, re.M),
+             what + ": the line ends with the report's caution %r: %s" % (caution, out))
     return want
 
 
