@@ -149,15 +149,7 @@ def compare(recs, exp, what):
         r = by_job.get(e["job"])
         if not t.ok(r is not None, "%s: a result for %s" % (what, e["job"])):
             continue
-        for k, v in e.items():
-            where = "%s %s: %s" % (what, e["job"], k)
-            if k == "tags":
-                for tk, tv in v.items():
-                    t.eq(r["tags"].get(tk), tv, where + "." + tk)
-            elif isinstance(v, float):
-                t.near(r.get(k), v, where)
-            else:
-                t.eq(r.get(k), v, where)
+        t.fields(r, e, "%s %s" % (what, e["job"]))
 
 
 # ---- every raw fixture against an independent reading ----

@@ -86,16 +86,7 @@ def compare(path, recs, exp, what):
         r = [x for x in recs if x["direction"] == e["direction"]]
         if not t.ok(len(r) == 1, "%s: one %s result" % (what, e["direction"])):
             continue
-        r = r[0]
-        for k, v in e.items():
-            where = "%s %s: %s" % (what, e["direction"], k)
-            if k == "tags":
-                for tk, tv in v.items():
-                    t.eq(r["tags"].get(tk), tv, where + "." + tk)
-            elif isinstance(v, float):
-                t.near(r.get(k), v, where)
-            else:
-                t.eq(r.get(k), v, where)
+        t.fields(r[0], e, "%s %s" % (what, e["direction"]))
 
 
 # ---- every raw fixture against an independent reading ----

@@ -32,6 +32,19 @@ class Checks:
     def near(self, got, want, what, rel=None):
         return self.ok(self.close(got, want, rel), "%s: got %r, want %r" % (what, got, want))
 
+    def fields(self, record, want, where):
+        """Each field of want against the exported record's: floats near, tags (a dict) one
+        by one, the rest equal; where names the record in messages."""
+        for k, v in want.items():
+            what = "%s: %s" % (where, k)
+            if k == "tags":
+                for tk, tv in v.items():
+                    self.eq(record["tags"].get(tk), tv, what + "." + tk)
+            elif isinstance(v, float):
+                self.near(record.get(k), v, what)
+            else:
+                self.eq(record.get(k), v, what)
+
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
         return 1 if self.failed or not self.passed else 0
