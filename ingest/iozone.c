@@ -6,6 +6,7 @@
  * come from iozone's src/current/iozone.c (auto_test, the *_perf_test functions, dump_report,
  * the throughput_test blocks). */
 #include "importer.h"
+#include "text_lines.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -848,44 +849,25 @@ static int handle_line(struct ioz_state *st, const char *line, size_t off, unsig
     return header_line(st, t, toff);
 }
 
+/* text_lines' callback: one line to handle_line. */
+static int each_line(void *st, const char *line, size_t off, unsigned lineno)
+{
+    return handle_line(st, line, off, lineno);
+}
+
 static int ioz_parse(const struct source *src, struct arena *a, struct record_sink *out,
                      struct diag *d)
 {
     struct ioz_state st = {.src = src, .a = a, .d = d, .out = out};
     run_release(&st.run);
-    struct line_iter it;
-    const char *line;
-    size_t len, skip = bom_len(src->data, src->len);
-    struct buf lb = BUF_INIT;
-    line_iter_init(&it, src->data + skip, src->len - skip, 0);
-    int rc = 0;
-    while (!rc && line_iter_next(&it, &line, &len)) {
-        size_t off = (size_t)(line - src->data);
-        if (line + len == src->data + src->len && len) {
-            /* iozone ends every line: one without its end is the input cut inside it */
-            rc = diag_error_at(d, src, off,
-                               "expected a whole iozone line, got the end of the input (the "
-                               "line is cut)");
-            break;
-        }
-        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-            len--;
-        buf_reset(&lb);
-        buf_add(&lb, line, len);
-        const char *nul = memchr(lb.data, '\0', len);
-        if (nul)
-            rc = diag_error_at(d, src, off + (size_t)(nul - lb.data),
-                               "unexpected NUL byte in iozone output");
-        else
-            rc = handle_line(&st, lb.data, off, it.lineno);
-    }
-    buf_release(&lb);
+    unsigned lines;
+    int rc = text_lines(src, "iozone", each_line, &st, d, &lines);
     if (!rc && st.failed && st.run.empty_row)
         rc = diag_error_line(d, src, st.failed_line, "iozone run failed: %s", st.failed);
     if (!rc)
-        rc = finish_run(&st, it.lineno ? it.lineno : 1, "the end of the input");
+        rc = finish_run(&st, lines ? lines : 1, "the end of the input");
     if (!rc && !st.emitted)
-        rc = diag_error_line(d, src, it.lineno ? it.lineno : 1,
+        rc = diag_error_line(d, src, lines ? lines : 1,
                              "no iozone result found: expected its table ('kB  reclen  write "
                              "...'), an Excel section ('\"Writer report\"') or a 'Children see "
                              "throughput' block");

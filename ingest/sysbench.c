@@ -4,6 +4,7 @@
  * file may hold several runs one after another, each from its banner. The printed lines come
  * from sysbench's src/tests/fileio/sb_fileio.c (file_print_mode) and src/sysbench.c. */
 #include "importer.h"
+#include "text_lines.h"
 
 #include <math.h>
 #include <string.h>
@@ -565,46 +566,28 @@ static int handle_line(struct sb_state *st, const char *t, size_t off, unsigned 
     return 0;
 }
 
+/* text_lines' callback: one line to handle_line. */
+static int each_line(void *st, const char *line, size_t off, unsigned lineno)
+{
+    return handle_line(st, line, off, lineno);
+}
+
 static int sb_parse(const struct source *src, struct arena *a, struct record_sink *out,
                     struct diag *d)
 {
     struct sb_state st = {.src = src, .a = a, .d = d, .out = out, .section = -1};
     run_reset(&st.run);
-    struct line_iter it;
-    const char *line;
-    size_t len, skip = bom_len(src->data, src->len);
-    struct buf lb = BUF_INIT;
-    line_iter_init(&it, src->data + skip, src->len - skip, 0);
-    int rc = 0;
-    while (!rc && line_iter_next(&it, &line, &len)) {
-        size_t off = (size_t)(line - src->data);
-        if (line + len == src->data + src->len && len) {
-            /* sysbench ends every line: one without its end is the input cut inside it */
-            rc = diag_error_at(d, src, off,
-                               "expected a whole sysbench line, got the end of the "
-                               "input (the line is cut)");
-            break;
-        }
-        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-            len--;
-        buf_reset(&lb);
-        buf_add(&lb, line, len);
-        if (memchr(lb.data, '\0', len))
-            rc = diag_error_at(d, src, off + (size_t)((char *)memchr(lb.data, '\0', len) - lb.data),
-                               "unexpected NUL byte in sysbench output");
-        else
-            rc = handle_line(&st, lb.data, off, it.lineno);
-    }
-    buf_release(&lb);
+    unsigned lines;
+    int rc = text_lines(src, "sysbench", each_line, &st, d, &lines);
     if (rc)
         return -1;
-    if (finish_run(&st, it.lineno ? it.lineno : 1, "the end of the input"))
+    if (finish_run(&st, lines ? lines : 1, "the end of the input"))
         return -1;
     if (st.emitted)
         return 0;
     if (st.fatal)
         return diag_error_line(d, src, st.fatal_line, "sysbench run failed: %s", st.fatal);
-    return diag_error_line(d, src, it.lineno ? it.lineno : 1,
+    return diag_error_line(d, src, lines ? lines : 1,
                            "no sysbench fileio result found: expected a 'File operations:' "
                            "block after a 'sysbench 1.0.x (using ...)' banner");
 }
