@@ -6,6 +6,7 @@
  * (PrintReducedResult, PrintLongSummaryOneOperation, ShowSetup) and its figures from
  * src/ior.c (ReduceIterResults). Also the helpers ior_json.c shares (ior.h). */
 #include "ior.h"
+#include "text_lines.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -451,46 +452,27 @@ static int handle_line(struct ior_state *st, const char *t, size_t off, unsigned
     return 0;
 }
 
+/* text_lines' callback: one line to handle_line. */
+static int each_line(void *st, const char *line, size_t off, unsigned lineno)
+{
+    return handle_line(st, line, off, lineno);
+}
+
 static int ior_parse(const struct source *src, struct arena *a, struct record_sink *out,
                      struct diag *d)
 {
     struct ior_state st = {.src = src, .a = a, .d = d, .out = out};
     run_reset(&st);
-    struct line_iter it;
-    const char *line;
-    size_t len, skip = bom_len(src->data, src->len);
-    struct buf lb = BUF_INIT;
-    line_iter_init(&it, src->data + skip, src->len - skip, 0);
-    int rc = 0;
-    while (!rc && line_iter_next(&it, &line, &len)) {
-        size_t off = (size_t)(line - src->data);
-        if (line + len == src->data + src->len && len) {
-            /* IOR ends every line: one without its end is the input cut inside it */
-            rc = diag_error_at(d, src, off,
-                               "expected a whole IOR line, got the end of the input (the line "
-                               "is cut)");
-            break;
-        }
-        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-            len--;
-        buf_reset(&lb);
-        buf_add(&lb, line, len);
-        if (memchr(lb.data, '\0', len))
-            rc = diag_error_at(d, src, off + (size_t)((char *)memchr(lb.data, '\0', len) - lb.data),
-                               "unexpected NUL byte in IOR output");
-        else
-            rc = handle_line(&st, lb.data, off, it.lineno);
-    }
-    buf_release(&lb);
-    if (rc)
+    unsigned lines;
+    if (text_lines(src, "IOR", each_line, &st, d, &lines))
         return -1;
-    if (finish_run(&st, it.lineno ? it.lineno : 1, "the end of the input"))
+    if (finish_run(&st, lines ? lines : 1, "the end of the input"))
         return -1;
     if (st.emitted)
         return 0;
     if (st.error)
         return diag_error_line(d, src, st.error_line, "IOR run failed: %s", st.error);
-    return diag_error_line(d, src, it.lineno ? it.lineno : 1,
+    return diag_error_line(d, src, lines ? lines : 1,
                            "no IOR result found: expected a results table ('access    "
                            "bw(MiB/s) ...') after an 'IOR-4.x: MPI Coordinated Test of Parallel "
                            "I/O' banner");

@@ -5,6 +5,7 @@
  * spread of its iterations stays with it (iops_min, iops_max, iops_stddev). The lines come from
  * IOR's src/mdtest.c (summarize_results_rank0, mdtest_test_name, main). */
 #include "importer.h"
+#include "text_lines.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -214,38 +215,20 @@ static int handle_line(struct md_state *st, const char *t, size_t off, unsigned 
     return 0;
 }
 
+/* text_lines' callback: one line to handle_line. */
+static int each_line(void *st, const char *line, size_t off, unsigned lineno)
+{
+    return handle_line(st, line, off, lineno);
+}
+
 static int md_parse(const struct source *src, struct arena *a, struct record_sink *out,
                     struct diag *d)
 {
     struct md_state st = {.src = src, .a = a, .d = d, .out = out};
-    struct line_iter it;
-    const char *line;
-    size_t len, skip = bom_len(src->data, src->len);
-    struct buf lb = BUF_INIT;
-    line_iter_init(&it, src->data + skip, src->len - skip, 0);
-    int rc = 0;
-    while (!rc && line_iter_next(&it, &line, &len)) {
-        size_t off = (size_t)(line - src->data);
-        if (line + len == src->data + src->len && len) {
-            rc = diag_error_at(d, src, off,
-                               "expected a whole mdtest line, got the end of the input (the "
-                               "line is cut)");
-            break;
-        }
-        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-            len--;
-        buf_reset(&lb);
-        buf_add(&lb, line, len);
-        if (memchr(lb.data, '\0', len))
-            rc = diag_error_at(d, src, off + (size_t)((char *)memchr(lb.data, '\0', len) - lb.data),
-                               "unexpected NUL byte in mdtest output");
-        else
-            rc = handle_line(&st, lb.data, off, it.lineno);
-    }
-    buf_release(&lb);
-    if (rc)
+    unsigned lines;
+    if (text_lines(src, "mdtest", each_line, &st, d, &lines))
         return -1;
-    unsigned last = it.lineno ? it.lineno : 1;
+    unsigned last = lines ? lines : 1;
     if (st.started && (st.rows || !st.error))
         return diag_error_line(d, src, last,
                                "expected mdtest's '-- finished at' line of the run started at "
