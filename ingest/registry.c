@@ -20,6 +20,7 @@ extern const struct importer importer_dlio;
 extern const struct importer importer_ior;
 extern const struct importer importer_ior_json;
 extern const struct importer importer_mdtest;
+extern const struct importer importer_warp;
 extern const struct importer importer_notes;
 
 const struct importer *const importers[] = {
@@ -38,6 +39,7 @@ const struct importer *const importers[] = {
     &importer_ior,
     &importer_ior_json,
     &importer_mdtest,
+    &importer_warp,
     &importer_notes,
     NULL,
 };

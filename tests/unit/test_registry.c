@@ -94,6 +94,7 @@ static void test_detection(const char *fixtures)
         {"ior/posix-ssf-np2-shm.txt", "ior"},
         {"ior/posix-ssf-np2-shm.json", "ior-json"},
         {"mdtest/files-dirs-np2-i3-shm.txt", "mdtest"},
+        {"warp/seaweedfs-get-1mib-in-cluster.txt", "warp"},
         {"notes/composed.md", "notes"},
     };
     size_t n = ARRAY_SIZE(cases);
