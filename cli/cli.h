@@ -27,12 +27,16 @@ enum bdb_exit {
     BDB_EXIT_STALE = 5,
 };
 
+struct compare_opts;
 struct app {
     const char *db_path;
     struct diag diag;
     /* a read command's --since/--until (NULL: none): a PostgreSQL warehouse is read for the
      * runs in range only */
     const struct time_range *dates;
+    /* a report's or check's comparison (NULL: none): a PostgreSQL warehouse is read for the
+     * results it reads only (fleet_open) */
+    const struct compare_opts *compared;
 };
 
 int cmd_baseline(int argc, char **argv, struct app *app);

@@ -248,6 +248,7 @@ int cmd_check(int argc, char **argv, struct app *app)
     int status = parse(app, argc, argv, &o, &file);
     struct db *db = NULL;
     app->dates = &o.dates;
+    app->compared = &o.cmp;
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK)

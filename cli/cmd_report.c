@@ -265,6 +265,7 @@ int cmd_report(int argc, char **argv, struct app *app)
     if (status == BDB_EXIT_OK)
         status = read_input("cost file", o.cmp.cost_name, &costs, &o.cmp.cost, &app->diag);
     app->dates = &o.dates;
+    app->compared = o.all ? NULL : &o.cmp; /* --all: the appendix lists the whole warehouse */
     if (status == BDB_EXIT_OK && open_db(app, DB_READ_ONLY, &db))
         status = BDB_EXIT_ENV;
     if (status == BDB_EXIT_OK) {

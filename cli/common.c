@@ -64,7 +64,8 @@ int open_db(struct app *app, enum db_open_mode mode, struct db **db)
         return db_open(app->db_path, mode, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
     /* the read commands read the fleet's warehouse as a local copy of it (fleet.h) */
     if (mode == DB_READ_ONLY)
-        return fleet_open(app->db_path, app->dates, db, &app->diag) ? BDB_EXIT_ENV : BDB_EXIT_OK;
+        return fleet_open(app->db_path, app->dates, app->compared, db, &app->diag) ? BDB_EXIT_ENV
+                                                                                   : BDB_EXIT_OK;
     diag_error(&app->diag, "a PostgreSQL warehouse is only read here (report, check, trend, "
                            "export, runs, query, baseline list); send results to it with "
                            "'benchdb push URL'");

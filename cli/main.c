@@ -111,7 +111,7 @@ static int print_commands(void)
 
 int main(int argc, char **argv)
 {
-    struct app app = {NULL, DIAG_INIT, NULL};
+    struct app app = {NULL, DIAG_INIT, NULL, NULL};
     int want_help = 0, want_version = 0, want_commands = 0;
     const struct opt opts[] = {
         OPT_STRING(0, "db", &app.db_path, "PATH", "the warehouse"),

@@ -44,11 +44,15 @@ struct fleet_progress {
 int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet_progress *progress,
                struct fleet_push_counts *counts, struct diag *d);
 
+struct compare_opts;
 /* Opens the warehouse at url as a private in-memory SQLite warehouse of the current schema
- * holding the server's rows (the sources' stored bytes left out), for the read commands;
- * with dates bounded, only the runs started in range, with their rows (the commands' queries
- * select within the range themselves); 0, or -1 after a message. */
-int fleet_open(const char *url, const struct time_range *dates, struct db **out, struct diag *d);
+ * holding the server's rows (the sources' stored bytes left out), for the read commands.
+ * With o (a comparison: report, check), only the results it reads (query_read_ids_sql, run on
+ * the server) with their runs, sources and rows, when each of its sides has results there;
+ * else with dates bounded, only the runs started in range, with their rows (the commands'
+ * queries select within the range themselves). 0, or -1 after a message. */
+int fleet_open(const char *url, const struct time_range *dates, const struct compare_opts *o,
+               struct db **out, struct diag *d);
 
 /* Stores the change points of a trend on the server at url (its table change_point and view
  * v_annotation, creating or upgrading the schema as push does): every series of an has its rows

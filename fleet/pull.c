@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/arena.h"
 #include "../core/array.h"
 #include "../core/xalloc.h"
+#include "../query/compare.h"
 #include "../schema/graph.h"
 #include "../schema/sql.h"
 
@@ -30,51 +32,96 @@ static const char *select_expr(const struct graph_table *t, const char *column)
     return column;
 }
 
-/* Whether t's rows are cut by a --since/--until range (graph.h's range): the table of the
- * range, the tables whose rows hang off its rows (down the owners), and the table its rows
- * hang off. The other tables are copied whole (mounts; baselines, which push does not send). */
-static int has_cut(const struct graph_table *t)
+/* What a read copies: every row of every table, or the rows of root whose ids cut selects
+ * ($n parameters params[0..nparams)), the rows that hang off them (down the owners), the rows
+ * they hang off (up to the root of the graph) and the rows of other tables that point at any of
+ * those (a saved baseline's members); the tables outside (mounts, baselines) whole. */
+struct cut {
+    const struct graph_table *root; /* NULL: everything */
+    const char *ids;                /* SELECT id ... of root's rows */
+    const char *const *params;
+    size_t nparams;
+};
+
+/* Whether t's rows hang off root's (t is root or below it). */
+static int below(const struct graph_table *t, const struct graph_table *root)
 {
-    const struct graph_table *owner = graph_owner(t);
-    if (t->range || (owner && has_cut(owner)))
-        return 1;
-    for (size_t i = 0; i < graph_n_tables; i++)
-        if (graph_tables[i].range && graph_owner(&graph_tables[i]) == t)
-            return 1;
-    return 0;
+    return t == root || (graph_owner(t) && below(graph_owner(t), root));
 }
 
-static void add_cut(struct buf *sql, const struct graph_table *t, const struct time_range *dates);
-
-/* Appends the SELECT of the ids of t's rows in range. */
-static void add_ids_in_range(struct buf *sql, const struct graph_table *t,
-                             const struct time_range *dates)
+/* The table on root's chain of owners whose owner is t, NULL when t is not above root. */
+static const struct graph_table *child_toward(const struct graph_table *t,
+                                              const struct graph_table *root)
 {
-    buf_addf(sql, "SELECT id FROM %s WHERE ", t->name);
-    if (t->range)
-        buf_addf(sql, "%s BETWEEN %lld AND %lld", t->range, (long long)dates->since,
-                 (long long)dates->until);
-    else
-        add_cut(sql, t, dates);
+    for (const struct graph_table *x = root; graph_owner(x); x = graph_owner(x))
+        if (graph_owner(x) == t)
+            return x;
+    return NULL;
 }
 
-/* Appends the condition on t's rows in range (has_cut's): the rows of the range's table whose
- * time is in it, the rows that hang off those, and the rows those hang off. */
-static void add_cut(struct buf *sql, const struct graph_table *t, const struct time_range *dates)
+/* The foreign key of t to a table below root, NULL when none. */
+static const struct graph_fk *fk_below(const struct graph_table *t, const struct graph_table *root)
 {
-    const struct graph_table *owner = graph_owner(t);
-    if (t->range || (owner && has_cut(owner))) {
-        buf_addf(sql, "%s IN (", t->range ? "id" : t->owner);
-        add_ids_in_range(sql, t->range ? t : owner, dates);
-        buf_adds(sql, ")");
-    } else {
-        const struct graph_table *ranged = graph_tables;
-        while (!ranged->range || graph_owner(ranged) != t)
-            ranged++;
-        buf_addf(sql, "id IN (SELECT %s FROM %s WHERE ", ranged->owner, ranged->name);
-        add_cut(sql, ranged, dates);
-        buf_adds(sql, ")");
+    for (size_t i = 0; i < GRAPH_MAX_FK && t->fk[i].column; i++)
+        if (below(graph_find(t->fk[i].parent), root))
+            return &t->fk[i];
+    return NULL;
+}
+
+static int has_cut(const struct graph_table *t, const struct cut *cut)
+{
+    return cut->root &&
+           (below(t, cut->root) || child_toward(t, cut->root) || fk_below(t, cut->root));
+}
+
+static void add_cut(struct buf *sql, const struct graph_table *t, const struct cut *cut);
+
+/* Appends the SELECT of the ids of t's rows copied. */
+static void add_ids(struct buf *sql, const struct graph_table *t, const struct cut *cut)
+{
+    if (t == cut->root) {
+        buf_adds(sql, cut->ids);
+        return;
     }
+    buf_addf(sql, "SELECT id FROM %s WHERE ", t->name);
+    add_cut(sql, t, cut);
+}
+
+/* Appends the condition on t's rows copied (has_cut's). */
+static void add_cut(struct buf *sql, const struct graph_table *t, const struct cut *cut)
+{
+    const struct graph_table *child = child_toward(t, cut->root);
+    const struct graph_fk *fk = fk_below(t, cut->root);
+    if (t == cut->root || below(t, cut->root)) {
+        buf_addf(sql, "%s IN (", t == cut->root ? "id" : t->owner);
+        add_ids(sql, t == cut->root ? t : graph_owner(t), cut);
+    } else if (child) {
+        buf_addf(sql, "id IN (SELECT %s FROM %s WHERE ", child->owner, child->name);
+        add_cut(sql, child, cut);
+    } else {
+        buf_addf(sql, "%s IN (", fk->column);
+        add_ids(sql, graph_find(fk->parent), cut);
+    }
+    buf_adds(sql, ")");
+}
+
+/* Appends sql with SQLite's parameters (?) numbered as PostgreSQL's ($1, $2, ...), those in
+ * quoted literals and names left; how many. */
+static size_t add_pg_params(struct buf *out, const char *sql)
+{
+    size_t n = 0;
+    char quote = 0;
+    for (const char *p = sql; *p; p++) {
+        if (quote && *p == quote)
+            quote = 0;
+        else if (!quote && (*p == '\'' || *p == '"'))
+            quote = *p;
+        if (!quote && *p == '?')
+            buf_addf(out, "$%zu", ++n);
+        else
+            buf_addf(out, "%c", *p);
+    }
+    return n;
 }
 
 /* A column of the local table: its name and declared type. */
@@ -186,15 +233,16 @@ static int pairs_ok(struct db *db, int *rc, const struct pairs_column *pc, const
 /* Streams one table's rows (in range) from the server into the local table (the server's ids
  * kept). h is db's handle. */
 static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_table *t,
-                      const struct time_range *dates, struct diag *d)
+                      const struct cut *cut, struct diag *d)
 {
     struct local_column *cols;
-    struct buf select = BUF_INIT, insert = BUF_INIT;
+    struct buf select = BUF_INIT, insert = BUF_INIT, where = BUF_INIT;
     int rc = SQLITE_OK;
-    size_t n = table_columns(db, &rc, t, &cols, &select, &insert);
-    if (dates && time_range_bounded(dates) && has_cut(t)) {
+    size_t n = table_columns(db, &rc, t, &cols, &select, &insert), nparams = 0, copied = 0;
+    if (has_cut(t, cut)) {
+        add_cut(&where, t, cut);
         buf_adds(&select, " WHERE ");
-        add_cut(&select, t, dates);
+        nparams = add_pg_params(&select, where.data);
     }
     const struct pairs_column *pc = pairs_column(t->name);
     sqlite3_stmt *st = sql_prepare(h, &rc, insert.data);
@@ -202,7 +250,9 @@ static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_t
     if (rc != SQLITE_OK)
         failed =
             diag_error(d, "cannot copy the server's table '%s': %s", t->name, sqlite3_errmsg(h));
-    else if (!PQsendQuery(c, select.data) || !PQsetSingleRowMode(c))
+    else if (!PQsendQueryParams(c, select.data, (int)nparams, NULL, nparams ? cut->params : NULL,
+                                NULL, NULL, 0) ||
+             !PQsetSingleRowMode(c))
         failed = pg_error(c, WHO, "cannot read the server's warehouse", d);
     PGresult *r;
     while ((r = PQgetResult(c))) {
@@ -212,6 +262,7 @@ static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_t
             bind_row(st, &rc, cols, n, r);
             sql_step(st, &rc);
             sql_release(st);
+            copied++;
         }
         if (!failed && rc != SQLITE_OK) /* said before any other statement is reset */
             failed = diag_error(d, "cannot copy the server's table '%s': %s", t->name,
@@ -221,17 +272,65 @@ static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_t
         PQclear(r);
     }
     sqlite3_finalize(st);
+    if (!failed && getenv("BENCHDB_DEBUG_PULL")) /* what a test counts (fleet_pushdown.py) */
+        diag_note(d, "copied %zu rows of the server's table '%s'", copied, t->name);
     for (size_t i = 0; i < n; i++)
         free(cols[i].name);
     free(cols);
     buf_release(&select);
     buf_release(&insert);
+    buf_release(&where);
     return failed;
 }
 
+static void ignore_line(void *ctx, enum diag_level level, const char *line)
+{
+    (void)ctx, (void)level, (void)line;
+}
+
+/* Whether every compared side of o has a result the selection finds on the server: 1, else 0
+ * (the comparison fails then, and says so with the values and counts of the whole warehouse,
+ * which the copy must then hold), 0 too when the server refuses the selection (a --where value
+ * that the column's type cannot read, which SQLite compares and finds unequal). */
+static int sides_found(PGconn *c, const struct compare_opts *o, struct arena *a, struct diag *d)
+{
+    if (!o->nvalues || pg_exec(c, "SAVEPOINT sides", WHO, "cannot read the server's warehouse", d))
+        return 0;
+    struct diag quiet = DIAG_INIT; /* query_compare names an unknown key */
+    quiet.emit = ignore_line;
+    int found = 1, failed = 0;
+    for (size_t i = 0; found && !failed && i < o->nvalues; i++) {
+        struct compare_opts side = *o;
+        side.values = &o->values[i];
+        side.nvalues = 1;
+        side.keys = o->keys ? &o->keys[i] : NULL;
+        struct buf ids = BUF_INIT, sql = BUF_INIT;
+        const char **params = NULL;
+        size_t nparams = 0;
+        failed = query_read_ids_sql(&side, 0, a, &ids, &params, &nparams, &quiet);
+        buf_adds(&sql, "SELECT EXISTS (");
+        add_pg_params(&sql, ids.data);
+        buf_adds(&sql, ")");
+        PGresult *r =
+            failed ? NULL : PQexecParams(c, sql.data, (int)nparams, NULL, params, NULL, NULL, 0);
+        if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+            found = !strcmp(PQgetvalue(r, 0, 0), "t");
+        else
+            failed = 1;
+        PQclear(r);
+        free(params);
+        buf_release(&ids);
+        buf_release(&sql);
+    }
+    PQclear(PQexec(c, failed ? "ROLLBACK TO SAVEPOINT sides" : "RELEASE SAVEPOINT sides"));
+    return found && !failed;
+}
+
 /* Every table in one snapshot of the server (one repeatable-read transaction), into one local
- * transaction. */
-static int pull_all(PGconn *c, struct db *db, const struct time_range *dates, struct diag *d)
+ * transaction: with o, what its comparison reads when its every side has results; else the
+ * runs in the dates when they are bounded; else everything. */
+static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
+                    const struct compare_opts *o, struct diag *d)
 {
     /* The raw handle: the INSERTs are built from the schema's columns at run time, which
      * sql_prepare compiles on a handle (sql_cached keeps only statements whose text lives as
@@ -240,26 +339,47 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates, st
     if (pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", WHO,
                 "cannot read the server's warehouse", d))
         return -1;
+    struct cut cut = {NULL, NULL, NULL, 0};
+    struct arena a = ARENA_INIT;
+    struct buf ids = BUF_INIT;
+    const char **params = NULL;
+    if (o && sides_found(c, o, &a, d) &&
+        !query_read_ids_sql(o, 1, &a, &ids, &params, &cut.nparams, d)) {
+        cut.root = graph_find("result");
+        cut.ids = ids.data;
+        cut.params = params;
+    } else if (dates && time_range_bounded(dates)) {
+        buf_reset(&ids);
+        buf_addf(&ids, "SELECT id FROM run WHERE started_at BETWEEN %lld AND %lld",
+                 (long long)dates->since, (long long)dates->until);
+        cut.root = graph_find("run");
+        cut.ids = ids.data;
+        cut.nparams = 0;
+    }
     int rc = SQLITE_OK, failed = 0;
     sql_exec(h, &rc, "BEGIN");
     for (size_t i = 0; rc == SQLITE_OK && !failed && i < graph_n_tables; i++)
         if (!(graph_tables[i].flags & GRAPH_BYTES))
-            failed = pull_table(c, db, h, &graph_tables[i], dates, d);
+            failed = pull_table(c, db, h, &graph_tables[i], &cut, d);
     if (!failed)
         sql_exec(h, &rc, "COMMIT");
     if (!failed && rc != SQLITE_OK)
         failed = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(h));
     PQclear(PQexec(c, "COMMIT"));
+    free(params);
+    buf_release(&ids);
+    arena_release(&a);
     return failed;
 }
 
-int fleet_open(const char *url, const struct time_range *dates, struct db **out, struct diag *d)
+int fleet_open(const char *url, const struct time_range *dates, const struct compare_opts *o,
+               struct db **out, struct diag *d)
 {
     PGconn *c = pg_connect(url, 0, WHO, d);
     if (!c)
         return -1;
     struct db *db = NULL;
-    int rc = db_open(":memory:", DB_CREATE, &db, d) || pull_all(c, db, dates, d) ? -1 : 0;
+    int rc = db_open(":memory:", DB_CREATE, &db, d) || pull_all(c, db, dates, o, d) ? -1 : 0;
     PQfinish(c);
     if (rc)
         db_close(db);

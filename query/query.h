@@ -79,4 +79,14 @@ struct compare_opts;
 int query_appendix(struct db *db, const struct compare_opts *o, int all, struct report *r,
                    struct diag *d);
 
+struct arena;
+/* Appends the SELECT of the ids of the results a comparison report or check reads: those it
+ * compares (query_selection_sql: the sides', with the --where filters, in the dates), and with
+ * links every network test (suspect.c reads each host's fastest, whatever is compared). Its
+ * parameters, in order, into *params (*nparams of them; free() the array, the strings live as
+ * long as o and a). The fleet's read pushes it down to the server (fleet/pull.c). 0, or -1
+ * after a message. */
+int query_read_ids_sql(const struct compare_opts *o, int links, struct arena *a, struct buf *sql,
+                       const char ***params, size_t *nparams, struct diag *d);
+
 #endif

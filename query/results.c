@@ -14,6 +14,7 @@
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
+#include "query.h"
 #include "side_expr.h"
 
 void add_bind(struct binds *b, const char *s)
@@ -158,7 +159,7 @@ int query_selection_sql(const struct compare_opts *o, int in_order, struct arena
     buf_adds(sql, in_order ? " FROM result r NOT INDEXED CROSS JOIN run ON run.id = r.run_id "
                            : " FROM result r JOIN run ON run.id = r.run_id ");
     buf_adds(sql, "JOIN source_file s ON s.id = run.source_id "
-                  "LEFT JOIN mount m ON m.id = r.mount_id WHERE 1");
+                  "LEFT JOIN mount m ON m.id = r.mount_id WHERE true");
     if (query_where_sql(o->where, o->nwhere, a, sql, b, d))
         return -1;
     db_time_range_sql(sql, "run.started_at", o->dates);
@@ -169,6 +170,21 @@ int query_selection_sql(const struct compare_opts *o, int in_order, struct arena
     }
     buf_adds(sql, ")");
     return 0;
+}
+
+int query_read_ids_sql(const struct compare_opts *o, int links, struct arena *a, struct buf *sql,
+                       const char ***params, size_t *nparams, struct diag *d)
+{
+    struct binds b = {NULL, 0, 0};
+    buf_adds(sql, "SELECT r.id");
+    int rc = query_selection_sql(o, 0, a, sql, &b, d);
+    if (links)
+        buf_adds(
+            sql,
+            " UNION SELECT r.id FROM result r JOIN run ON run.id = r.run_id WHERE " QUERY_LINKS_WHERE);
+    *params = b.v;
+    *nparams = b.n;
+    return rc;
 }
 
 /* The strings already stored, so a million results from a few files keep one copy of each

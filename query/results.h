@@ -144,4 +144,10 @@ int query_where_sql(const struct kv *where, size_t n, struct arena *a, struct bu
 int query_selection_sql(const struct compare_opts *o, int in_order, struct arena *a,
                         struct buf *sql, struct binds *b, struct diag *d);
 
+/* The condition on result r (run joined) of the network tests a report reads whatever it
+ * compares: each host's fastest is the link its storage results are held against (suspect.c). */
+#define QUERY_LINKS_WHERE                                                                          \
+    "run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 AND r.bw_bytes_s IS "  \
+    "NOT NULL"
+
 #endif

@@ -57,8 +57,7 @@ static int query_links(struct db *db, struct links *out, struct diag *d)
                     "coalesce(r.numjobs, 1), r.direction "
                     "FROM result r JOIN run ON run.id = r.run_id "
                     "JOIN source_file s ON s.id = run.source_id "
-                    "WHERE run.tool IN ('iperf', 'iperf3') AND r.host IS NOT NULL AND r.error = 0 "
-                    "AND r.bw_bytes_s IS NOT NULL ORDER BY r.host, r.bw_bytes_s DESC, s.path, "
+                    "WHERE " QUERY_LINKS_WHERE " ORDER BY r.host, r.bw_bytes_s DESC, s.path, "
                     "r.line_first");
     while (sql_step(st, &rc)) {
         const char *host = sql_text(st, 0);
