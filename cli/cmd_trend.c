@@ -57,7 +57,7 @@ static const char usage[] =
     "  benchdb trend --stale 25h                          # exit 5: a nightly never arrived\n"
     "  benchdb trend --metric clat_p99_ns --format html -o trend.html\n"
     "  benchdb trend --format json | jq '.series[] | select(.change_points != [])'\n"
-    "  benchdb --db postgresql://bench_push@fleet/bench trend --publish -o trend.md\n";
+    "  benchdb --db postgresql://bench_push@db.lab/bench trend --publish -o trend.md\n";
 
 struct trend_cli {
     struct trend_opts q;
