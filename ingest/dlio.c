@@ -20,27 +20,12 @@ struct dl_ctx {
     size_t doc; /* offset of the document's '{' */
 };
 
-/* The offset of the value of the first "key": at or after from, or from when absent: the key
- * names DLIO writes are unique within summary.json's top level and its "metric" object, so
- * the first one is the one cJSON read (a duplicate key is cJSON's first, too). */
+/* The offset of the value of the first "key" at or after from: the key names DLIO writes are
+ * unique within summary.json's top level and its "metric" object, so the first one is the one
+ * cJSON read (a duplicate key is cJSON's first, too). */
 static size_t value_at(const struct dl_ctx *c, const char *key, size_t from)
 {
-    const struct source *src = c->src;
-    size_t k = strlen(key);
-    for (size_t i = from; i + k + 2 <= src->len; i++) {
-        if (src->data[i] != '"' || memcmp(src->data + i + 1, key, k) || src->data[i + k + 1] != '"')
-            continue;
-        size_t j = i + k + 2;
-        while (j < src->len && (unsigned char)src->data[j] <= ' ')
-            j++;
-        if (j >= src->len || src->data[j] != ':')
-            continue;
-        j++;
-        while (j < src->len && (unsigned char)src->data[j] <= ' ')
-            j++;
-        return j;
-    }
-    return from;
+    return fastjson_value_at(c->src->data, c->src->len, key, from);
 }
 
 static const char *kind(const cJSON *x)

@@ -274,3 +274,22 @@ int fastjson_unterminated(const char *s, size_t len)
     }
     return 1;
 }
+
+size_t fastjson_value_at(const char *s, size_t len, const char *key, size_t from)
+{
+    size_t k = strlen(key);
+    for (size_t i = from; i + k + 2 <= len; i++) {
+        if (s[i] != '"' || memcmp(s + i + 1, key, k) || s[i + k + 1] != '"')
+            continue;
+        size_t j = i + k + 2;
+        while (j < len && (unsigned char)s[j] <= ' ')
+            j++;
+        if (j >= len || s[j] != ':')
+            continue;
+        j++;
+        while (j < len && (unsigned char)s[j] <= ' ')
+            j++;
+        return j;
+    }
+    return from;
+}

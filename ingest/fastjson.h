@@ -49,4 +49,9 @@ cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **e
  * The importers say "truncated" then, at the end of the input. */
 int fastjson_unterminated(const char *s, size_t len);
 
+/* The offset in s[0..len) of the value of the first "key" at or after from (from when there is
+ * none), for an error placed at the value cJSON read: right when the key is unique from there
+ * on, as in a tool's fixed layout. */
+size_t fastjson_value_at(const char *s, size_t len, const char *key, size_t from);
+
 #endif

@@ -21,26 +21,11 @@ struct ij_ctx {
     size_t cursor; /* where the object being read starts in the text */
 };
 
-/* The offset of the value of the first "key" at or after from (or from when absent): IOR
- * writes its keys in a fixed order, so a cursor that moves on through the text finds the one
- * cJSON read. */
+/* The offset of the value of the first "key" at or after from: IOR writes its keys in a fixed
+ * order, so a cursor that moves on through the text finds the one cJSON read. */
 static size_t value_at(const struct source *src, const char *key, size_t from)
 {
-    size_t k = strlen(key);
-    for (size_t i = from; i + k + 2 <= src->len; i++) {
-        if (src->data[i] != '"' || memcmp(src->data + i + 1, key, k) || src->data[i + k + 1] != '"')
-            continue;
-        size_t j = i + k + 2;
-        while (j < src->len && (unsigned char)src->data[j] <= ' ')
-            j++;
-        if (j >= src->len || src->data[j] != ':')
-            continue;
-        j++;
-        while (j < src->len && (unsigned char)src->data[j] <= ' ')
-            j++;
-        return j;
-    }
-    return from;
+    return fastjson_value_at(src->data, src->len, key, from);
 }
 
 static const char *kind(const cJSON *x)
