@@ -18,7 +18,7 @@ static const char *const shell_words[] = {
     "zpool",    "ip",     "echo", "sudo",   "sync",   "kubectl", "apt",
     "yum",      "dnf",    "pwd",  "mkdir",  "export", "nfsstat", "findmnt",
     "sysbench", "iozone", "ior",  "mdtest", "mpirun", "mpiexec", "dlio_benchmark",
-    NULL,
+    "warp",     NULL,
 };
 
 static int is_shell_word(const char *s)

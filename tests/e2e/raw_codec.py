@@ -20,7 +20,7 @@ from checks import Checks  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.environ.get("FIXTURES") or os.path.join(HERE, "..", "fixtures")
 FORMATS = ["dd", "fio_json", "fio_log", "fio_terse", "fio_text", "iperf", "bonnie", "sysbench",
-           "iozone", "dlio", "notes"]
+           "iozone", "dlio", "warp", "notes"]
 TINY = os.path.join(FIX, "dd", "busybox-default.txt")
 
 t = Checks("raw_codec")
