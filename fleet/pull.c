@@ -326,6 +326,26 @@ static int sides_found(PGconn *c, const struct compare_opts *o, struct arena *a,
     return found && !failed;
 }
 
+/* The ids the SELECT ids (with its ? parameters) finds on the server, as an array literal
+ * ("{1,2,3}") into out; 0, or -1 after a message. */
+static int select_ids(PGconn *c, const char *ids, const char *const *params, size_t nparams,
+                      struct buf *out, struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    buf_adds(&sql, "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (");
+    add_pg_params(&sql, ids);
+    buf_adds(&sql, ") AS selected (id)");
+    PGresult *r = PQexecParams(c, sql.data, (int)nparams, NULL, params, NULL, NULL, 0);
+    int failed = 0;
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+        failed = pg_result_error(c, r, WHO, "cannot read the server's warehouse", d);
+    else
+        buf_adds(out, PQgetvalue(r, 0, 0));
+    PQclear(r);
+    buf_release(&sql);
+    return failed;
+}
+
 /* Every table in one snapshot of the server (one repeatable-read transaction), into one local
  * transaction: with o, what its comparison reads when its every side has results; else the
  * runs in the dates when they are bounded; else everything. */
@@ -341,13 +361,21 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
         return -1;
     struct cut cut = {NULL, NULL, NULL, 0};
     struct arena a = ARENA_INIT;
-    struct buf ids = BUF_INIT;
-    const char **params = NULL;
-    if (o && sides_found(c, o, &a, d) &&
-        !query_read_ids_sql(o, 1, &a, &ids, &params, &cut.nparams, d)) {
+    struct buf ids = BUF_INIT, selected = BUF_INIT;
+    const char **params = NULL, *array = NULL;
+    size_t nparams = 0;
+    int rc = SQLITE_OK, failed = 0;
+    if (o && sides_found(c, o, &a, d)) {
+        failed = query_read_ids_sql(o, 1, &a, &ids, &params, &nparams, d) ||
+                 select_ids(c, ids.data, params, nparams, &selected, d);
+        /* the ids found once, not the selection once a table: the server's result table has no
+         * index on the keys (schema/pg/0003_read_indexes.sql), each table's rows are found
+         * through their primary key by result_id */
+        array = selected.data;
         cut.root = graph_find("result");
-        cut.ids = ids.data;
-        cut.params = params;
+        cut.ids = "SELECT unnest(?::bigint[])";
+        cut.params = &array;
+        cut.nparams = 1;
     } else if (dates && time_range_bounded(dates)) {
         buf_reset(&ids);
         buf_addf(&ids, "SELECT id FROM run WHERE started_at BETWEEN %lld AND %lld",
@@ -356,7 +384,6 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
         cut.ids = ids.data;
         cut.nparams = 0;
     }
-    int rc = SQLITE_OK, failed = 0;
     sql_exec(h, &rc, "BEGIN");
     for (size_t i = 0; rc == SQLITE_OK && !failed && i < graph_n_tables; i++)
         if (!(graph_tables[i].flags & GRAPH_BYTES))
@@ -368,6 +395,7 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
     PQclear(PQexec(c, "COMMIT"));
     free(params);
     buf_release(&ids);
+    buf_release(&selected);
     arena_release(&a);
     return failed;
 }

@@ -4,11 +4,11 @@ classes disk and tmpfs) are ~1 % of them: the rest are real fio outputs of a thi
 class bulk, with their numbers redrawn (bench/gen.py varied). Pushed to a throwaway server, the
 reports (Markdown, CSV, JSON) and checks read from it are byte for byte those of the SQLite
 warehouse `benchdb merge` makes of the three hosts, with --by, --where, --since/--until and
-tag: keys; and the in-memory copy (BENCHDB_DEBUG_PULL counts its rows per table) holds only the
+tag: keys and a saved baseline as a side; and the in-memory copy (BENCHDB_DEBUG_PULL counts its rows per table) holds only the
 compared results with their runs, sources, tags, bins and series. A side without results (the
 comparison fails naming the values the whole warehouse has) and a --where value the server's
 column cannot read copy everything, so that their messages are the local ones too."""
-import glob, os, re, subprocess, sys, tempfile, time
+import glob, os, re, sqlite3, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import bdb, fleet, pg
@@ -62,6 +62,15 @@ def main():
         p = bdb.run(merged, "merge", a, b, c)
         t.eq(p.returncode, 0, "merge: " + p.stderr)
 
+        # a baseline (push sends none: written on both sides alike), its results host b's
+        save = ("INSERT INTO baseline (id, name, filter, created_by, created_at) VALUES "
+                "(1, 'before', 'host=b', 'ci', '2026-01-01T00:00:00Z'); INSERT INTO "
+                "baseline_result SELECT 1, id FROM result WHERE host = 'b' AND storage_class = "
+                "'tmpfs'")
+        srv.psql(save)
+        con = sqlite3.connect(merged)
+        con.executescript(save)
+        con.close()
         total = count(merged, "SELECT count(*) FROM result")
         compared = count(merged, "SELECT count(*) FROM result WHERE storage_class IN "
                          "('disk', 'tmpfs')")
@@ -84,6 +93,9 @@ def main():
                      ["report", "--compare", "a", "b", "--by", "host", "--where", "bs=4k"],
                      ["report", "--compare", "a", "b", "--by", "host", "--format", "json"],
                      ["check", "--compare", "disk", "tmpfs"],
+                     ["report", "--compare", "baseline:before", "disk", "--format", "json"],
+                     ["check", "--compare", "baseline:before", "disk", "--where", "rw=randread"],
+                     ["report", "--compare", "baseline:nosuch", "disk"],
                      ["check", "--compare", "disk", "tmpfs", "--where", "iodepth=abc"],
                      ["report", "--compare", "disk", "tmfps"],
                      ["report", "--compare", "disk", "tmpfs", "--where", "rw=nothing"],
@@ -106,6 +118,13 @@ def main():
             t.eq(rows.get(table), count(merged, sql), "the copy's %s rows" % table)
         t.ok(count(merged, "SELECT count(*) FROM series") > 0 and rows.get("series", 0) > 0,
              "the compared results have series")
+        rc, rows = copied(srv.url(), "report", "--compare", "baseline:before", "disk")
+        t.eq(rows.get("result"), count(merged, "SELECT count(*) FROM result WHERE storage_class "
+                                       "= 'disk' OR id IN (SELECT result_id FROM "
+                                       "baseline_result)") + links,
+             "baseline:before vs disk: the copy holds those results only")
+        t.eq(rows.get("baseline_result"), count(merged, "SELECT count(*) FROM baseline_result"),
+             "baseline:before vs disk: the copy holds the baseline's members")
         rc, rows = copied(srv.url(), "report", "--compare", "a", "b", "--by", "host", "--where",
                           "rw=randread")
         t.eq(rows.get("result"), count(merged, "SELECT count(*) FROM result WHERE host IN "
