@@ -204,6 +204,31 @@ static int ior_line(const char *t)
            digits_then(t, " tasks, ");
 }
 
+/* The lines MinIO warp prints (ingest/warp.c reads its Report blocks): its last progress lines
+ * ("Reqs: N, Errs:0, ..." and one " -  OP Average: ..." line per operation), each block's
+ * "Report: OP. Concurrency: N. Ran: D" and " * " lines, the segments' header and the line of
+ * '─' between blocks. */
+static int warp_line(const char *t)
+{
+    static const char *const starts[] = {
+        " * Average: ",
+        " * Reqs: ",
+        " * TTFB: ",
+        " * Errors: ",
+        " * Fastest: ",
+        " * 50% Median: ",
+        " * Slowest: ",
+        "Throughput, split into ",
+        "\xe2\x94\x80\xe2\x94\x80",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
+        if (str_starts(t, starts[i]))
+            return 1;
+    return (str_starts(t, "Report: ") && strstr(t, ". Concurrency: ") && strstr(t, ". Ran: ")) ||
+           (str_starts(t, "Reqs: ") && strstr(t, ", Errs:")) ||
+           (str_starts(t, " - ") && strstr(t, " Average: ") && strstr(t, " Obj/s"));
+}
+
 /* Lines that only a tool prints; indented lines after them continue a fio, sysbench or iozone
  * block. */
 static enum ntool tool_line(const char *t)
@@ -225,6 +250,8 @@ static enum ntool tool_line(const char *t)
         return NT_IOZONE;
     if (ior_line(t))
         return NT_IOR; /* before iperf's: IOR's table underline starts with dashes */
+    if (warp_line(t))
+        return NT_WARP;
     if (str_starts(t, "Client connecting to ") || str_starts(t, "Server listening on ") ||
         str_starts(t, "TCP window size") || str_starts(t, "UDP buffer size") ||
         str_starts(t, "------------") || str_starts(t, "[ ID]") || str_starts(t, "[SUM]") ||

@@ -8,7 +8,7 @@
 #include "importer.h"
 
 enum nkind { NK_BLANK, NK_TEXT, NK_HEADING, NK_LABEL, NK_PROMPT, NK_TOOL };
-enum ntool { NT_NONE, NT_FIO, NT_DD, NT_IPERF, NT_SYSBENCH, NT_IOZONE, NT_IOR };
+enum ntool { NT_NONE, NT_FIO, NT_DD, NT_IPERF, NT_SYSBENCH, NT_IOZONE, NT_IOR, NT_WARP };
 
 struct nline {
     char *t;          /* the line, NUL-terminated, without its terminator */

@@ -116,4 +116,31 @@ with tempfile.TemporaryDirectory() as tmp:
     cut = raw.index("obj/s", raw.index(" * Average"))
     bad("cut.txt", raw[:cut], "{path}:%d:" % (raw.count("\n", 0, cut) + 1))
     bad("none.txt", "Reqs: 1, Errs:0\n", "{path}:1: error: no warp result found")
+
+# ---- a note with warp's output pasted in: the same records, at the note's lines ----
+note = os.path.join(os.environ.get("FIXTURES", "tests/fixtures"), "notes", "warp-minio-synology.md")
+p, recs = bdb.import_export(note)
+t.eq(p.returncode, 0, "note: import " + p.stderr.strip())
+t.eq(len(recs), 14, "note: one result per Report block of its 6 pasted outputs")
+t.ok(all(r["format"] == "notes" for r in recs), "note: the records are the note's")
+lines = open(note, encoding="utf-8").read().split("\n")
+# the fixtures cut from this note (tests/fixtures/warp/README.md): their first line in it
+for name, first in (("minio-mixed-1mib-in-cluster.txt", 132), ("minio-put-128mib-in-cluster.txt", 290)):
+    want = expected(os.path.join(FIX, name))
+    got = [r for r in recs if want[0]["line_first"] + first - 1 <= r["line_first"]
+           <= want[-1]["line_last"] + first - 1]
+    if not t.eq(len(got), len(want), "note: %s's blocks found" % name):
+        continue
+    for r, e in zip(got, want):
+        for k, v in e.items():
+            if k in ("format",):
+                continue
+            if k in ("line_first", "line_last"):
+                v += first - 1
+            if isinstance(v, float):
+                t.near(r.get(k), v, "note %s %s: %s" % (name, e["job"], k))
+            else:
+                t.eq(r.get(k), v, "note %s %s: %s" % (name, e["job"], k))
+        heading = [ln[3:] for ln in lines[:r["line_first"]] if ln.startswith("## ")][-1]
+        t.eq(r["tags"].get("heading"), heading, "note %s %s: its heading" % (name, e["job"]))
 sys.exit(t.done())
