@@ -370,7 +370,7 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
                  select_ids(c, ids.data, params, nparams, &selected, d);
         /* the ids found once, not the selection once a table: the server's result table has no
          * index on the keys (schema/pg/0003_read_indexes.sql), each table's rows are found
-         * through their primary key by result_id */
+         * by result_id, the first column of their primary keys */
         array = selected.data;
         cut.root = graph_find("result");
         cut.ids = "SELECT unnest(?::bigint[])";
