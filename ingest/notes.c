@@ -206,8 +206,8 @@ static int ior_line(const char *t)
 
 /* The lines MinIO warp prints (ingest/warp.c reads its Report blocks): its last progress lines
  * ("Reqs: N, Errs:0, ..." and one " -  OP Average: ..." line per operation), each block's
- * "Report: OP. Concurrency: N. Ran: D" and " * " lines, the segments' header and the line of
- * '─' between blocks. */
+ * "Report: OP. Concurrency: N. Ran: D" and " * " lines, a random size's "Request size A -> B"
+ * lines, the segments' header and the line of '─' between blocks. */
 static int warp_line(const char *t)
 {
     static const char *const starts[] = {
@@ -226,6 +226,7 @@ static int warp_line(const char *t)
             return 1;
     return (str_starts(t, "Report: ") && strstr(t, ". Concurrency: ") && strstr(t, ". Ran: ")) ||
            (str_starts(t, "Reqs: ") && strstr(t, ", Errs:")) ||
+           (str_starts(t, "Request size ") && strstr(t, " -> ") && strstr(t, "Requests: ")) ||
            (str_starts(t, " - ") && strstr(t, " Average: ") && strstr(t, " Obj/s"));
 }
 

@@ -27,7 +27,7 @@ struct wp_state {
     struct record_sink *out;
     struct bench_record *rec; /* the block being read, NULL between blocks */
     unsigned report_line, last_line, emitted;
-    int average, in_split;
+    int average, in_split, in_sizes; /* in_sizes: a 'Request size A -> B' block (random sizes) */
 };
 
 /* The op's rw and direction: PUT writes, GET reads; the others keep their own name, an op
@@ -193,7 +193,7 @@ static int report_line(struct wp_state *st, const char *t, size_t off, unsigned 
     r->line_first = r->line_last = no;
     st->rec = r;
     st->report_line = no;
-    st->average = st->in_split = 0;
+    st->average = st->in_split = st->in_sizes = 0;
     const char *s = skip_ws(p + n + 1);
     int64_t conc;
     if (!scan_lit(&s, "Concurrency: ") || !scan_int64(&s, &conc) || conc < 1 || !scan_lit(&s, "."))
@@ -224,13 +224,20 @@ static int handle_line(void *ctx, const char *t, size_t off, unsigned no)
     st->last_line = no;
     if (scan_lit(&p, "Throughput, split into ")) {
         st->in_split = 1;
+        st->in_sizes = 0;
+        return 0;
+    }
+    if (str_starts(t, "Request size ")) {
+        st->in_sizes = 1; /* its Reqs are rates per size class, not request times */
         return 0;
     }
     if (!scan_lit(&p, " * ")) {
-        if (st->in_split || str_starts(t, "Request size "))
+        if (st->in_split)
             return 0;
         return finish(st); /* text after the block */
     }
+    if (st->in_sizes)
+        return 0;
     size_t o = off + (size_t)(p - t);
     if (st->in_split) {
         if (scan_lit(&p, "Fastest: "))
