@@ -24,24 +24,12 @@ extern const struct importer importer_warp;
 extern const struct importer importer_notes;
 
 const struct importer *const importers[] = {
-    &importer_fio_json,
-    &importer_fio_terse,
-    &importer_fio_log,
-    &importer_fio_text,
-    &importer_iperf3_json,
-    &importer_iperf_text,
-    &importer_iperf2_csv,
-    &importer_dd,
-    &importer_bonnie,
-    &importer_sysbench,
-    &importer_iozone,
-    &importer_dlio,
-    &importer_ior,
-    &importer_ior_json,
-    &importer_mdtest,
-    &importer_warp,
-    &importer_notes,
-    NULL,
+    &importer_fio_json,   &importer_fio_terse,   &importer_fio_log,
+    &importer_fio_text,   &importer_iperf3_json, &importer_iperf_text,
+    &importer_iperf2_csv, &importer_dd,          &importer_bonnie,
+    &importer_sysbench,   &importer_iozone,      &importer_dlio,
+    &importer_ior,        &importer_ior_json,    &importer_mdtest,
+    &importer_warp,       &importer_notes,       NULL,
 };
 
 const struct importer *importer_find(const char *name)

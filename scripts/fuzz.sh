@@ -20,7 +20,7 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBENCHDB_FU
     -DBENCHDB_WERROR=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" >build-fuzz/build.log 2>&1 || { tail -n 40 build-fuzz/build.log >&2; exit 1; }
 if [ $# -eq 0 ]; then
-    set -- $(sed -n 's/^ *&importer_\([a-z0-9_]*\),.*/\1/p' ingest/registry.c) labels
+    set -- $(grep -o '&importer_[a-z0-9_]*' ingest/registry.c | sed 's/^&importer_//') labels
 fi
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for imp in "$@"; do
