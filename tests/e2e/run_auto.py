@@ -10,7 +10,8 @@ is check's: 1 a regression, 0 passed, 4 inconclusive.
 
 - a candidate rate-limited to half the baseline's bandwidth (fio rate=) is a regression after
   two runs;
-- the same job with a generous threshold passes before --max;
+- the same job passes before --max with limits this machine can resolve (the bandwidth,
+  held by rate=, within 10 %; the latencies within a factor of 1000);
 - a baseline of one run stops after two runs, inconclusive;
 - usage mistakes and an unknown baseline run nothing.
 Skipped (77) without fio."""
@@ -25,6 +26,7 @@ t = Checks("run_auto")
 # the compared metrics of a read job: (label, export column, higher is better)
 METRICS = [("Bandwidth", "bw_bytes_s", True), ("Mean latency", "lat_mean_ns", False),
            ("p99 latency", "clat_p99_ns", False)]
+SHORT = {"Bandwidth": "bw", "Mean latency": "lat", "p99 latency": "p99"}
 
 
 def fio_job(d, rate):
@@ -39,13 +41,13 @@ def values(rows):
     return {label: [r[col] for r in rows] for label, col, _ in METRICS}
 
 
-def expected_stop(base, cand, floor, most):
+def expected_stop(base, cand, floors, most):
     """(runs made, exit status) the rule gives for the baseline's values and the candidate's
-    in run order."""
+    in run order; floors: each metric's factor floor."""
     for k in range(2, most + 1):
         tests = {label: (base[label], cand[label][:k]) for label, _, _ in METRICS}
         fam = stats_ref.family(tests)
-        out = [stats_ref.gate_outcome(fam[label], higher, floor, *tests[label])
+        out = [stats_ref.gate_outcome(fam[label], higher, floors[label], *tests[label])
                for label, _, higher in METRICS]
         if "fail" in out:
             return k, 1
@@ -56,17 +58,20 @@ def expected_stop(base, cand, floor, most):
     return most, 4
 
 
-def scenario(tmp, name, base_runs, base_rate, cand_rate, most, threshold, want_status):
+def scenario(tmp, name, base_runs, base_rate, cand_rate, most, limits, want_status):
     """Stores base_runs runs of the job as storage class NAME-base, then runs --repeat auto
-    against it; checks the runs made and the exit status against expected_stop."""
+    against it with limits ({label: percent worse allowed}); checks the runs made and the exit
+    status against expected_stop."""
     db = os.path.join(tmp, name + ".sqlite")
     job_dir = tempfile.mkdtemp(dir=tmp)
     p = bdb.run(db, "run", "--repeat", str(base_runs), "--storage-class", name + "-base", "--",
                 *fio_job(job_dir, base_rate))
     t.eq(p.returncode, 0, "%s: the baseline's runs: %s" % (name, p.stderr[-300:]))
+    args = [a for label, pct in limits.items()
+            for a in ("--limit", "%s:%s%g%%" % (SHORT[label], "-" if label == "Bandwidth" else "+",
+                                                   pct))]
     p = bdb.run(db, "run", "--repeat", "auto", "--max", str(most), "--against", name + "-base",
-                "--threshold", str(threshold), "--storage-class", name, "--",
-                *fio_job(job_dir, cand_rate))
+                *args, "--storage-class", name, "--", *fio_job(job_dir, cand_rate))
     rows = bdb.export(db, t)
     base = values([r for r in rows if r["storage_class"] == name + "-base"])
     made = [r for r in rows if r["storage_class"] == name]
@@ -75,7 +80,10 @@ def scenario(tmp, name, base_runs, base_rate, cand_rate, most, threshold, want_s
     t.eq(len(sets), 1, "%s: every run made has one tag run_set: %r" % (name, sets))
     t.ok(all(r["tags"].get("run_set") is None for r in rows if r not in made),
          "%s: the baseline's runs have no run_set" % name)
-    k, status = expected_stop(base, cand, 1 / (1 + threshold / 100), most)
+    # 'bw:-P%' is a floor of 1 - P/100; 'lat:+P%' one of 1/(1 + P/100) (docs/methods.md)
+    floors = {label: 1 - pct / 100 if label == "Bandwidth" else 1 / (1 + pct / 100)
+              for label, pct in limits.items()}
+    k, status = expected_stop(base, cand, floors, most)
     t.eq(len(made), k, "%s: runs made, as the rule stops (%s)" % (name, p.stdout.strip()[-300:]))
     t.eq(p.returncode, status, "%s: exit status: %s" % (name, p.stderr[-300:]))
     t.eq(status, want_status, "%s: the scenario ends as planned" % name)
@@ -118,10 +126,13 @@ def main():
         return 77
     with tempfile.TemporaryDirectory() as tmp:
         # fio's rate= holds the bandwidth steady: half of it is a regression at once
-        scenario(tmp, "slower", 3, "8m", "4m", 6, 5, 1)
-        # an A/A with a floor of 0.1 (--threshold 900): passes once the interval is narrow
-        scenario(tmp, "same", 3, "4m", "4m", 8, 900, 0)
-        db, job_dir = scenario(tmp, "single", 1, "4m", "4m", 5, 5, 4)
+        five = {label: 5 for label in SHORT}
+        scenario(tmp, "slower", 3, "8m", "4m", 6, five, 1)
+        # an A/A: the bandwidth held by rate= within 10 %, the latencies, which a loaded
+        # machine can stretch a hundredfold at p99, within a factor of 1000
+        scenario(tmp, "same", 3, "4m", "4m", 8,
+                 {"Bandwidth": 10, "Mean latency": 99900, "p99 latency": 99900}, 0)
+        db, job_dir = scenario(tmp, "single", 1, "4m", "4m", 5, five, 4)
         usage(tmp, db, job_dir)
     return t.done()
 
