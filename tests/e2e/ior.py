@@ -162,15 +162,7 @@ def mdtest(path):
 def compare(recs, exp, what):
     t.eq(len(recs), len(exp), what + ": results")
     for i, (r, e) in enumerate(zip(recs, exp)):
-        for k, v in e.items():
-            where = "%s #%d %s: %s" % (what, i, e["job"], k)
-            if k == "tags":
-                for tk, tv in v.items():
-                    t.eq(r["tags"].get(tk), tv, where + "." + tk)
-            elif isinstance(v, float):
-                t.near(r.get(k), v, where)
-            else:
-                t.eq(r.get(k), v, where)
+        t.fields(r, e, "%s #%d %s" % (what, i, e["job"]))
 
 
 def order(recs):

@@ -179,7 +179,6 @@ t.ok(w and w[0]["bw_bytes_s"] == kbs * 1024 and w[0]["direct"] == 1 and w[0]["bs
 _, recs = bdb.import_export(os.path.join(FIX, "throughput-t4-excel.txt"))
 t.ok(recs and all(r["numjobs"] == 4 for r in recs), "-t 4: numjobs 4")
 
-# ---- the Excel section alone (as pasted from a report): the table's values ----
 # ---- the typed note with a pasted output ----
 note = os.path.join(FIXTURES, "notes", "iozone.md")
 p, recs = bdb.import_export(note)
