@@ -6,7 +6,9 @@
                               first digit (so each file differs from the others as a fleet's
                               runs do: in every measured value, not only in a name)
   gen.py log PATH MB SRC      a fio log of about MB megabytes: SRC's lines repeated with times
-                              that keep increasing"""
+                              that keep increasing
+$GEN_SEED (default 17) seeds the redrawing: another seed, other files (bench/fleet.sh gives each
+host its own)."""
 import os, random, re, sys
 
 
@@ -20,7 +22,7 @@ def redraw(text, rng):
 def files(out, n, bases, varied=False):
     os.makedirs(out, exist_ok=True)
     data = [open(b, "rb").read() for b in bases]
-    rng = random.Random(17)
+    rng = random.Random(int(os.environ.get("GEN_SEED", 17)))
     for i in range(n):
         text = re.sub(rb'("jobname" : ")([^"]*)"', lambda m: m.group(1) + m.group(2) +
                       b"-%d\"" % i, data[i % len(data)])

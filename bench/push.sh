@@ -15,14 +15,9 @@ want=${1:-100000}
 benchdb=$(realpath "${BENCHDB:-build/benchdb}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/bdb-push-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-fx=tests/fixtures/fio_json
-bases="$fx/two_jobs_fsync.json $fx/unified_mixed.json"
+. bench/lib.sh
 
-# results per generated file, from a sample of the same bases
-/usr/bin/python3 bench/gen.py varied "$work/sample" 20 $bases
-"$benchdb" --db "$work/sample.sqlite" import "$work"/sample/*.json 2>/dev/null
-per=$(sqlite3 "$work/sample.sqlite" "SELECT count(*) / 20.0 FROM result")
-n=$(/usr/bin/python3 -c "import math; print(math.ceil($want / $per))")
+fleet_size "$want"
 echo "push.sh: $n files of $per results each" >&2
 /usr/bin/python3 bench/gen.py varied "$work/json" "$n" $bases
 find "$work/json" -name '*.json' | sort | xargs "$benchdb" --db "$work/host.sqlite" import \
@@ -30,8 +25,7 @@ find "$work/json" -name '*.json' | sort | xargs "$benchdb" --db "$work/host.sqli
 "$benchdb" --db "$work/host.sqlite" export --format pg-ddl -o "$work/results.sql"
 "$benchdb" --db "$work/host.sqlite" export --format csv -o "$work/results.csv"
 
-echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
-     "load average $(cut -d' ' -f1-3 /proc/loadavg); $(psql --version)"
+machine
 WORK=$work BENCHDB=$benchdb /usr/bin/python3 - <<'PY'
 import os, statistics, subprocess, sys, time
 sys.path.insert(0, "tests/tools")

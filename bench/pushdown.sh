@@ -16,13 +16,9 @@ benchdb=$(realpath "${BENCHDB:-build/benchdb}")
 before=${BEFORE:+$(realpath "$BEFORE")}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bdb-pushdown-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-fx=tests/fixtures/fio_json
-bases="$fx/two_jobs_fsync.json $fx/unified_mixed.json"
+. bench/lib.sh
 
-/usr/bin/python3 bench/gen.py varied "$work/sample" 20 $bases
-"$benchdb" --db "$work/sample.sqlite" import "$work"/sample/*.json 2>/dev/null
-per=$(sqlite3 "$work/sample.sqlite" "SELECT count(*) / 20.0 FROM result")
-n=$(/usr/bin/python3 -c "import math; print(math.ceil($want / $per))")
+fleet_size "$want"
 side=$(/usr/bin/python3 -c "import math; print(math.ceil($n * $pct / 200))")
 echo "pushdown.sh: $n files of $per results each, $side of each compared class" >&2
 /usr/bin/python3 bench/gen.py varied "$work/json" "$n" $bases
@@ -35,8 +31,7 @@ for class in nfs nvme bulk; do
         --storage-class "$class" <"$work/$class" >/dev/null 2>&1)
 done
 
-echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
-     "load average $(cut -d' ' -f1-3 /proc/loadavg); $(psql --version)"
+machine
 WORK=$work BENCHDB=$benchdb BEFORE=$before /usr/bin/python3 - <<'PY'
 import os, re, statistics, subprocess, sys
 sys.path.insert(0, "tests/tools")
