@@ -52,7 +52,7 @@ static int number(struct ij_ctx *c, const cJSON *o, const char *key, const char 
 
 static int integer(struct ij_ctx *c, const cJSON *o, const char *key, const char *where, int64_t *v)
 {
-    double x;
+    double x = 0;
     if (number(c, o, key, where, &x))
         return -1;
     if (x != floor(x) || x > 9.0e18)
@@ -102,7 +102,7 @@ static int result(struct ij_ctx *c, struct ior_test *t, const cJSON *r, int64_t 
                              access ? access : kind(cJSON_GetObjectItemCaseSensitive(r, "access")));
     struct ior_iter it = {.write = access[0] == 'w'};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        double v;
+        double v = 0;
         if (number(c, r, keys[i].key, "Results", &v))
             return -1;
         *(double *)((char *)&it + keys[i].off) = resolved(v);

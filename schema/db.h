@@ -97,12 +97,13 @@ enum { RAW_DICT_MAX = 1 << 20 };
 struct raw_packer; /* a compression context and its output: one per thread that packs */
 struct raw_dict;   /* a format's compression dictionary, ready to compress with */
 struct raw_dicts;  /* a warehouse's, one per format: read-only, shared by the packing threads */
-/* Bytes to store, their codec (NULL: as they are) and dictionary (raw_dict.id; 0: none). */
+/* Bytes to store, their codec (NULL: as they are) and the dictionary they were compressed
+ * against (NULL: none; db_raw_dict_stored gives its raw_dict.id). */
 struct raw_blob {
     const void *data;
     size_t len;
     const char *codec;
-    int64_t dict;
+    const struct raw_dict *dict;
 };
 /* The stored form of len bytes at data: compressed (against dict, unless NULL) when that makes
  * them smaller, else themselves. Never fails. The result points into data or into *p (created
@@ -117,8 +118,13 @@ int raw_dict_fault(const void *bytes, size_t len, const char *sha256, char *why,
 /* The dictionaries of db, read on first use and kept until db_raw_train changes them; none
  * when they cannot be read (bytes are then stored without one). */
 const struct raw_dicts *db_raw_dicts(struct db *db);
-/* The dictionary of a format's files in dicts (which may be NULL), or NULL. */
+/* The dictionary of a format's files in dicts (which may be NULL), or NULL: the warehouse's
+ * newest, else the one this benchdb ships for the format. */
 const struct raw_dict *raw_dict_find(const struct raw_dicts *dicts, const char *format);
+/* The raw_dict.id of dict, which a blob packed against it stores: a shipped dictionary is
+ * stored (in the caller's transaction) by the first file that needs it. 0 for NULL; -1 when
+ * SQLite fails (sqlite3_errmsg says why). Not from the packing threads. */
+int64_t db_raw_dict_stored(struct db *db, const struct raw_dict *dict);
 /* Trains a dictionary for each format that has none and enough files stored whole without one
  * (rawstore_train.c), and repacks those files against it where that makes them smaller, in one
  * transaction; call it between batches, with no thread packing. 0, or -1 after a message. */

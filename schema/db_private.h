@@ -77,8 +77,16 @@ void wide_release(struct wide_columns *w);
 /* struct raw_blob, raw_pack, raw_packer_free, db_raw_dicts: db.h (import's workers pack ahead) */
 /* Frees db's dictionaries (db_raw_dicts reads them again). */
 void db_raw_dicts_release(struct db *db);
-/* The id of a dictionary (raw_dict.id), for rawstore_train.c. */
+/* vacuum's part in rawstore_train.c: trains a dictionary for each format stored against the
+ * one benchdb ships, repacks each format's files stored against an older one (or none), and
+ * drops the dictionaries no file is stored against. 0, or -1 after a message. */
+int db_raw_vacuum(struct db *db, struct diag *d);
+/* The id of a dictionary (raw_dict.id; 0: shipped, not stored yet), for rawstore_train.c. */
 int64_t raw_dict_id(const struct raw_dict *dict);
+/* 1 when dict is the one this benchdb ships for its format (stored or not), else 0. */
+int raw_dict_is_shipped(const struct raw_dict *dict);
+/* The sha256 (hex) of dict's bytes: a dictionary's name in any warehouse. */
+const char *raw_dict_sha256(const struct raw_dict *dict);
 /* Gets one piece of a source's bytes, in file order; 0, or nonzero to stop. */
 typedef int raw_each_fn(void *ctx, const void *data, size_t len);
 /* Calls each with the bytes of source id of schema ("main" or an ATTACHed name), decoded:

@@ -196,8 +196,11 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
                                                src->data, src->len);
             sql_bind_blob(st, &rc, ":raw", b.data, b.len);
             sql_bind_text(st, &rc, ":raw_codec", b.codec);
-            if (b.dict)
-                sql_bind_int(st, &rc, ":raw_dict", b.dict);
+            int64_t dict = rc == SQLITE_OK ? db_raw_dict_stored(db, b.dict) : 0;
+            if (dict < 0)
+                rc = SQLITE_ERROR;
+            else if (dict)
+                sql_bind_int(st, &rc, ":raw_dict", dict);
         }
         sql_step_done(st, &rc);
     }

@@ -4,8 +4,12 @@
  * corpus 5.4-5.7 times at 400-500 MB/s, as fast as lz4 at nearly twice its ratio
  * (docs/schema.md). A file stored whole is compressed against its format's dictionary once the
  * warehouse has one: files of one format share most of their text (keys, job options, units),
- * which a frame of a few KiB compressed alone cannot refer to. A format's dictionary is trained
- * on the warehouse's own files once it holds enough of them (rawstore_train.c). */
+ * which a frame of a few KiB compressed alone cannot refer to. benchdb ships a dictionary for
+ * each format the repository has enough real fixtures of (schema/dicts/, made by
+ * scripts/make-dicts.py), so a new warehouse packs against it from its first file: it is
+ * stored in raw_dict with the first file packed against it. A format shipped none of gets one
+ * trained on the warehouse's own files once it holds enough of them, and a shipped one gives way
+ * to one trained on the warehouse's files later (rawstore_train.c). */
 #include "db_private.h"
 
 #include <stddef.h>
@@ -15,6 +19,7 @@
 #include <zdict.h>
 #include <zstd.h>
 
+#include "../core/array.h"
 #include "../core/buf.h"
 #include "../core/sha256.h"
 #include "../core/xalloc.h"
@@ -22,10 +27,45 @@
 
 enum { ZSTD_LEVEL = 1 };
 
+#define EMBED(ident, name)                                                                         \
+    extern const unsigned char ident[];                                                            \
+    extern const size_t ident##_len;
+#include "dicts.h"
+#undef EMBED
+
+/* The dictionaries compiled in: schema/dicts/, a FORMAT.zdict each. */
+static const struct shipped_dict {
+    const char *file;
+    const unsigned char *bytes;
+    const size_t *len;
+} shipped_dicts[] = {
+#define EMBED(ident, name) {name, ident, &ident##_len},
+#include "dicts.h"
+#undef EMBED
+};
+
+static const char shipped_suffix[] = ".zdict";
+
+/* The dictionary shipped for format, or NULL. */
+static const struct shipped_dict *shipped_find(const char *format)
+{
+    size_t n = strlen(format);
+    for (size_t i = 0; i < ARRAY_SIZE(shipped_dicts); i++)
+        if (!strncmp(shipped_dicts[i].file, format, n) &&
+            !strcmp(shipped_dicts[i].file + n, shipped_suffix))
+            return &shipped_dicts[i];
+    return NULL;
+}
+
+/* A format's dictionary: stored (id > 0), or shipped and not stored yet (id 0: the file packed
+ * first against it stores it, db_raw_dict_stored); sha256: the hash of its bytes; shipped: the
+ * one this benchdb ships when it is that one (stored or not), else NULL. */
 struct raw_dict {
     int64_t id;
     char *format;
     ZSTD_CDict *cdict;
+    const struct shipped_dict *shipped;
+    char sha256[65];
 };
 
 struct raw_dicts {
@@ -60,7 +100,7 @@ struct raw_blob raw_pack(struct raw_packer **pp, const struct raw_dict *dict, co
     /* incompressible bytes (or a failure to compress them) are stored as they are */
     if (!p->cctx || ZSTD_isError(n) || n >= len)
         return as_is;
-    return (struct raw_blob){p->out, n, "zstd", dict ? dict->id : 0};
+    return (struct raw_blob){p->out, n, "zstd", dict};
 }
 
 void raw_packer_free(struct raw_packer *p)
@@ -124,38 +164,103 @@ int raw_dict_fault(const void *bytes, size_t len, const char *sha256, char *why,
  * a format of buf_addf, given RAW_DICT_MAX. */
 #define DICT_BYTES_SQL(col) "CASE WHEN length(" col ") <= %d THEN " col " END, length(" col ")"
 
+/* Adds format's dictionary of len bytes with id (0: shipped and not stored yet), hashing to
+ * sha256 (hex); it is the shipped one when that is the hash of format's shipped bytes. */
+static void dicts_add(struct raw_dicts *dicts, int64_t id, const char *format, const void *bytes,
+                      size_t len, const char *sha256)
+{
+    ZSTD_CDict *cdict = ZSTD_createCDict(bytes, len, ZSTD_LEVEL);
+    if (!cdict)
+        return;
+    ALLOC_GROW(dicts->v, dicts->n + 1, dicts->alloc);
+    struct raw_dict *d = &dicts->v[dicts->n++];
+    *d = (struct raw_dict){.id = id, .format = xstrdup(format), .cdict = cdict};
+    snprintf(d->sha256, sizeof(d->sha256), "%s", sha256);
+    const struct shipped_dict *s = shipped_find(format);
+    char sha[65];
+    if (s && (bytes == s->bytes || (sha256_hex(s->bytes, *s->len, sha), !strcmp(sha, sha256))))
+        d->shipped = s;
+}
+
 const struct raw_dicts *db_raw_dicts(struct db *db)
 {
     if (db->dicts)
         return db->dicts;
     int rc = SQLITE_OK;
-    /* a merge can bring a second dictionary of a format: the first one stays the one used; one
-     * that cannot be a dictionary is none (merge refuses them since, reparse says so) */
+    /* the newest of a format is the one used (a merge can bring a second one, and a warehouse
+     * trains its own to replace the one shipped); one that cannot be a dictionary is none
+     * (merge refuses them since, reparse says so) */
     struct buf sql = BUF_INIT;
-    buf_addf(&sql,
-             "SELECT id, format, sha256, " DICT_BYTES_SQL("bytes") " FROM raw_dict ORDER BY id",
-             RAW_DICT_MAX);
+    buf_addf(
+        &sql,
+        "SELECT id, format, sha256, " DICT_BYTES_SQL("bytes") " FROM raw_dict ORDER BY id DESC",
+        RAW_DICT_MAX);
     sqlite3_stmt *st = sql_prepare(db->h, &rc, sql.data);
     buf_release(&sql);
     struct raw_dicts *dicts = xcalloc(1, sizeof(*dicts));
     while (sql_step(st, &rc)) {
         const char *format = (const char *)sqlite3_column_text(st, 1);
+        const char *sha256 = (const char *)sqlite3_column_text(st, 2);
         const void *bytes = sqlite3_column_blob(st, 3);
         size_t len = (size_t)sqlite3_column_int64(st, 4);
         char why[160];
-        if (raw_dict_find(dicts, format) ||
-            raw_dict_fault(bytes, len, (const char *)sqlite3_column_text(st, 2), why, sizeof(why)))
+        if (raw_dict_find(dicts, format) || raw_dict_fault(bytes, len, sha256, why, sizeof(why)))
             continue;
-        ZSTD_CDict *cdict = ZSTD_createCDict(bytes, len, ZSTD_LEVEL);
-        if (!cdict)
-            continue;
-        ALLOC_GROW(dicts->v, dicts->n + 1, dicts->alloc);
-        dicts->v[dicts->n++] =
-            (struct raw_dict){sqlite3_column_int64(st, 0), xstrdup(format), cdict};
+        dicts_add(dicts, sqlite3_column_int64(st, 0), format, bytes, len, sha256);
     }
     sqlite3_finalize(st);
+    /* none can be read: none shipped either, as none stored (the warehouse is unreadable) */
+    for (size_t i = 0; rc == SQLITE_OK && i < ARRAY_SIZE(shipped_dicts); i++) {
+        const struct shipped_dict *s = &shipped_dicts[i];
+        char *format = xstrndup(s->file, strlen(s->file) - strlen(shipped_suffix));
+        char sha[65];
+        if (!raw_dict_find(dicts, format))
+            dicts_add(dicts, 0, format, s->bytes, *s->len,
+                      (sha256_hex(s->bytes, *s->len, sha), sha));
+        free(format);
+    }
     db->dicts = dicts;
     return dicts;
+}
+
+/* The id of the row of raw_dict whose sha256 is sha (0: none), found by st's first column. */
+static int64_t dict_row(sqlite3_stmt *st, int *rc, const char *sha)
+{
+    sql_bind_text(st, rc, ":sha", sha);
+    int64_t id = sql_step(st, rc) ? sqlite3_column_int64(st, 0) : 0;
+    sql_release(st);
+    return id;
+}
+
+int64_t db_raw_dict_stored(struct db *db, const struct raw_dict *dict)
+{
+    if (!dict || dict->id)
+        return dict ? dict->id : 0;
+    /* looked up each time, not kept in dict: the savepoint of a file that fails takes the row
+     * back with it */
+    const char *sha = dict->sha256;
+    int rc = SQLITE_OK;
+    int64_t id =
+        dict_row(sql_cached(db, &rc, "SELECT id FROM raw_dict WHERE sha256 = :sha"), &rc, sha);
+    if (rc == SQLITE_OK && !id) {
+        sqlite3_stmt *st = sql_cached(db, &rc,
+                                      "INSERT INTO raw_dict(sha256, format, bytes) VALUES (:sha, "
+                                      ":format, :bytes) RETURNING id");
+        sql_bind_text(st, &rc, ":format", dict->format);
+        sql_bind_blob(st, &rc, ":bytes", dict->shipped->bytes, *dict->shipped->len);
+        id = dict_row(st, &rc, sha);
+    }
+    return rc == SQLITE_OK ? id : -1;
+}
+
+int raw_dict_is_shipped(const struct raw_dict *dict)
+{
+    return dict->shipped != NULL;
+}
+
+const char *raw_dict_sha256(const struct raw_dict *dict)
+{
+    return dict->sha256;
 }
 
 /* What reads sources' bytes: the query and the decompression context kept from one source to

@@ -1,7 +1,10 @@
 /* rawstore_train.c: the dictionaries stored bytes are compressed against (rawstore.c packs
- * with them): when an import ends, a format with enough files stored whole without one gets a
+ * with them). When an import ends: a format with enough files stored whole without one gets a
  * dictionary trained on them, and its files are repacked against it where that makes them
- * smaller; the files of a format another import trained meanwhile are packed late. */
+ * smaller; the files of a format another import trained meanwhile are packed late; and a
+ * format whose files are stored against the dictionary benchdb ships gets one trained on them
+ * once there are RETRAIN_FILES, for the files that follow. vacuum trains and repacks the rest
+ * (db_raw_vacuum). */
 #include "db_private.h"
 
 #include <stdlib.h>
@@ -25,6 +28,13 @@ enum {
     DICT_SAMPLE_BYTES = 64 << 10,
     DICT_BYTES = 32 << 10,
     DICT_BYTES_MIN = 1 << 10,
+    /* A shipped dictionary was trained on the repository's fixtures, not on this warehouse's
+     * files (on bench/gen.py's files, 873 bytes a file against 433 with one trained on them):
+     * an import replaces it once this many files are stored against it, ten times the
+     * samples the new one is trained on, so that training (0.2-0.7 s) is paid once per ten
+     * thousand files, not by a user's first import. The files before stay as they are until
+     * vacuum repacks them. */
+    RETRAIN_FILES = 10 * DICT_SAMPLES,
 };
 
 /* A format's files stored whole without a dictionary (ids ascending), and training samples. */
@@ -45,18 +55,30 @@ static int add_sample(void *ctx, const void *data, size_t len)
     return 0;
 }
 
-/* Fills t with format's undictionaried files and a sample of them; 0, or -1 (SQLite's
- * message). */
-/* The ids of format's files stored whole without a dictionary, in t->ids. */
-static int undictionaried(sqlite3 *h, const char *format, struct training *t)
+/* Which of a format's files stored whole a pass reads (ids ascending): those stored without a
+ * dictionary, those stored against dictionary id (the index 0008 keeps), or all but those. */
+enum files_of { UNDICTIONARIED, AGAINST, NOT_AGAINST };
+
+static const char *const files_sql[] = {
+    [UNDICTIONARIED] = "SELECT id FROM source_file INDEXED BY source_undictionaried WHERE format "
+                       "= ?1 AND raw_dict IS NULL AND raw IS NOT NULL ORDER BY id",
+    [AGAINST] = "SELECT id FROM source_file INDEXED BY source_by_dict WHERE raw_dict = ?2 AND "
+                "format = ?1 ORDER BY id",
+    [NOT_AGAINST] = "SELECT id FROM source_file WHERE format = ?1 AND raw IS NOT NULL AND "
+                    "raw_dict IS NOT ?2 ORDER BY id",
+};
+
+/* The ids of format's files that which names (dict: the dictionary's id), in t->ids; 0, or -1
+ * (SQLite's message). */
+static int files_of(sqlite3 *h, const char *format, enum files_of which, int64_t dict,
+                    struct training *t)
 {
     int rc = SQLITE_OK;
-    sqlite3_stmt *st =
-        sql_prepare(h, &rc,
-                    "SELECT id FROM source_file INDEXED BY source_undictionaried WHERE format = ?1 "
-                    "AND raw_dict IS NULL AND raw IS NOT NULL ORDER BY id");
+    sqlite3_stmt *st = sql_prepare(h, &rc, files_sql[which]);
     if (st)
         sqlite3_bind_text(st, 1, format, -1, SQLITE_STATIC);
+    if (st && which != UNDICTIONARIED)
+        sqlite3_bind_int64(st, 2, dict);
     while (sql_step(st, &rc)) {
         ALLOC_GROW(t->ids, t->n + 1, t->alloc);
         t->ids[t->n++] = sqlite3_column_int64(st, 0);
@@ -65,9 +87,10 @@ static int undictionaried(sqlite3 *h, const char *format, struct training *t)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-static int gather(sqlite3 *h, const char *format, struct training *t)
+/* Reads a sample of t's files into t's samples; 0, or -1 (SQLite's message). */
+static int gather(sqlite3 *h, struct training *t)
 {
-    int rc = undictionaried(h, format, t) ? SQLITE_ERROR : SQLITE_OK;
+    int rc = SQLITE_OK;
     size_t want = t->n < DICT_SAMPLES ? t->n : DICT_SAMPLES;
     t->sizes = xcalloc(want ? want : 1, sizeof(*t->sizes));
     struct raw_reader *reader = rc == SQLITE_OK ? raw_reader_open(h, "main") : NULL;
@@ -143,7 +166,7 @@ static int repack_one(void *ctx, const void *data, size_t len)
     if (!smaller)
         return 0;
     sqlite3_bind_blob(p->update, 1, b.data, (int)b.len, SQLITE_STATIC);
-    sqlite3_bind_int64(p->update, 2, b.dict);
+    sqlite3_bind_int64(p->update, 2, raw_dict_id(b.dict));
     sqlite3_bind_int64(p->update, 3, p->id);
     p->failed = sqlite3_step(p->update) != SQLITE_DONE;
     sqlite3_reset(p->update);
@@ -181,27 +204,93 @@ static int repack(sqlite3 *h, const struct raw_dict *dict, const struct training
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Trains format's dictionary and repacks its files, inside the caller's transaction; *r says
- * what it did. */
+static void training_release(struct training *t)
+{
+    free(t->ids);
+    free(t->sizes);
+    buf_release(&t->samples);
+}
+
+/* Finds format's files that which names (dict: as files_of) and, when there are min_files,
+ * trains a dictionary on a sample of them and stores it, inside the caller's transaction: the
+ * format's dictionary from now on (the newest). r gets its size (0: none trained), its samples
+ * and the files; t keeps the files (the caller releases it). 0, or -1 (SQLite's message). */
+static int train_on(struct db *db, const char *format, enum files_of which, int64_t dict,
+                    size_t min_files, struct training *t, struct repack *r)
+{
+    void *bytes = NULL;
+    int rc = files_of(db->h, format, which, dict, t);
+    if (rc == 0 && t->n >= min_files && (rc = gather(db->h, t)) == 0 &&
+        (r->dict_len = train(t, &bytes)) > 0) {
+        db_raw_dicts_release(db);
+        int64_t id = store_dict(db->h, format, bytes, r->dict_len);
+        const struct raw_dict *got = id ? raw_dict_find(db_raw_dicts(db), format) : NULL;
+        rc = got && raw_dict_id(got) == id ? 0 : -1;
+        r->samples = t->n_samples;
+        r->files = t->n;
+    }
+    free(bytes);
+    return rc;
+}
+
+/* Trains format's dictionary on its files stored without one and repacks them, inside the
+ * caller's transaction; *r says what it did. */
 static int train_format(struct db *db, const char *format, struct repack *r)
 {
     struct training t = {.samples = BUF_INIT};
-    void *bytes = NULL;
-    int64_t id = 0;
-    int rc = gather(db->h, format, &t);
-    if (rc == 0 && (r->dict_len = train(&t, &bytes)) > 0) {
-        db_raw_dicts_release(db);
-        const struct raw_dict *dict = (id = store_dict(db->h, format, bytes, r->dict_len))
-                                          ? raw_dict_find(db_raw_dicts(db), format)
-                                          : NULL;
-        rc = dict && raw_dict_id(dict) == id ? repack(db->h, dict, &t, r) : -1;
-        r->samples = t.n_samples;
+    int rc = train_on(db, format, UNDICTIONARIED, 0, 0, &t, r);
+    if (rc == 0 && r->dict_len)
+        rc = repack(db->h, raw_dict_find(db_raw_dicts(db), format), &t, r);
+    training_release(&t);
+    return rc;
+}
+
+/* The number of files stored against dictionary id; -1 when SQLite fails. */
+static int64_t files_against(sqlite3 *h, int64_t id)
+{
+    int rc = SQLITE_OK;
+    sqlite3_stmt *st = sql_prepare(h, &rc,
+                                   "SELECT count(*) FROM source_file INDEXED BY source_by_dict "
+                                   "WHERE raw_dict = ?1");
+    if (st)
+        sqlite3_bind_int64(st, 1, id);
+    int64_t n = sql_int_result(st, &rc); /* finalizes st */
+    return rc == SQLITE_OK ? n : -1;
+}
+
+/* Replaces format's shipped dictionary by one trained on the files stored against it, for the
+ * files that follow, inside the caller's transaction (those files are left as they are:
+ * vacuum repacks them); *r says what it did. */
+static int retrain_format(struct db *db, const char *format, struct repack *r)
+{
+    struct training t = {.samples = BUF_INIT};
+    const struct raw_dict *shipped = raw_dict_find(db_raw_dicts(db), format);
+    int rc = shipped ? train_on(db, format, AGAINST, raw_dict_id(shipped), 0, &t, r) : 0;
+    training_release(&t);
+    return rc;
+}
+
+/* vacuum's pass over format, inside the caller's transaction: a format stored against the
+ * dictionary benchdb ships (or none) with DICT_MIN_FILES files stored whole gets one trained on
+ * them; then its files stored against another than its newest, or none, are repacked against
+ * that where it makes them smaller. *r says what it did. */
+static int vacuum_format(struct db *db, const char *format, struct repack *r)
+{
+    struct training t = {.samples = BUF_INIT};
+    const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
+    int rc = !dict || raw_dict_is_shipped(dict)
+                 ? train_on(db, format, NOT_AGAINST, 0, DICT_MIN_FILES, &t, r)
+                 : 0;
+    training_release(&t);
+    t = (struct training){.samples = BUF_INIT};
+    dict = rc == 0 ? raw_dict_find(db_raw_dicts(db), format) : NULL;
+    if (dict && raw_dict_id(dict)) {
+        rc = files_of(db->h, format, NOT_AGAINST, raw_dict_id(dict), &t);
+        if (rc == 0 && t.n)
+            rc = repack(db->h, dict, &t, r);
         r->files = t.n;
     }
-    free(bytes);
-    free(t.ids);
-    free(t.sizes);
-    buf_release(&t.samples);
+    training_release(&t);
     return rc;
 }
 
@@ -225,16 +314,18 @@ static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***
     *formats = NULL;
     if (!known)
         return 0;
+    /* each format's newest, the one used; known by its hash, as the import may have stored
+     * the shipped one it packed against meanwhile */
     sqlite3_stmt *st = sql_prepare(
         db->h, &rc,
-        "SELECT d.format, d.id FROM raw_dict d WHERE d.format IN (SELECT format FROM source_file "
-        "INDEXED BY source_undictionaried WHERE raw_dict IS NULL AND raw IS NOT NULL) ORDER BY "
-        "d.format, d.id");
+        "SELECT d.format, d.sha256 FROM raw_dict d WHERE d.format IN (SELECT format FROM "
+        "source_file INDEXED BY source_undictionaried WHERE raw_dict IS NULL AND raw IS NOT "
+        "NULL) AND d.id = (SELECT max(id) FROM raw_dict WHERE format = d.format) ORDER BY "
+        "d.format");
     while (sql_step(st, &rc)) {
         const char *format = (const char *)sqlite3_column_text(st, 0);
         const struct raw_dict *k = raw_dict_find(known, format);
-        if ((k && raw_dict_id(k) == sqlite3_column_int64(st, 1)) ||
-            (n && !strcmp((*formats)[n - 1], format)))
+        if (k && !strcmp(raw_dict_sha256(k), (const char *)sqlite3_column_text(st, 1)))
             continue;
         ALLOC_GROW(*formats, n + 1, alloc);
         (*formats)[n++] = xstrdup(format);
@@ -254,7 +345,7 @@ static int pack_late(struct db *db, const char *format, struct repack *r)
 {
     struct training t = {.samples = BUF_INIT};
     const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
-    int rc = dict ? undictionaried(db->h, format, &t) : 0;
+    int rc = dict ? files_of(db->h, format, UNDICTIONARIED, 0, &t) : 0;
     if (rc == 0 && dict && t.n)
         rc = repack(db->h, dict, &t, r);
     r->files = t.n;
@@ -320,46 +411,138 @@ static int train_late(struct db *db, struct diag *d)
     return failed;
 }
 
-int db_raw_train(struct db *db, struct diag *d)
+/* The formats in the first column of st's rows (prepared with *rc), in *formats (the caller
+ * frees it: formats_release); their count, or -1 when SQLite fails (nothing to free). keep:
+ * NULL, or which of them to keep. */
+static long formats_of(struct db *db, sqlite3_stmt *st, int rc,
+                       int (*keep)(struct db *, const char *), char ***formats)
 {
-    if (train_late(db, d))
-        return -1;
+    size_t n = 0, alloc = 0;
+    *formats = NULL;
+    while (sql_step(st, &rc)) {
+        const char *format = (const char *)sqlite3_column_text(st, 0);
+        int k = keep ? keep(db, format) : 1;
+        if (k < 0)
+            rc = SQLITE_ERROR;
+        if (k <= 0)
+            continue;
+        ALLOC_GROW(*formats, n + 1, alloc);
+        (*formats)[n++] = xstrdup(format);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK)
+        return (long)n;
+    formats_release(*formats, n);
+    *formats = NULL;
+    return -1;
+}
+
+/* 1 when format's dictionary is the one benchdb ships, stored, with RETRAIN_FILES files stored
+ * against it; 0 when not; -1 when SQLite fails. */
+static int due_for_retraining(struct db *db, const char *format)
+{
+    const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
+    if (!dict || !raw_dict_is_shipped(dict) || !raw_dict_id(dict))
+        return 0;
+    int64_t n = files_against(db->h, raw_dict_id(dict));
+    return n < 0 ? -1 : n >= RETRAIN_FILES;
+}
+
+/* The formats with DICT_MIN_FILES stored whole without a dictionary and none stored, trained
+ * and repacked; then the formats due_for_retraining, trained. 0, or -1 after a message. */
+static int train_new(struct db *db, struct diag *d)
+{
     int rc = SQLITE_OK;
     sqlite3_stmt *st = sql_prepare(
         db->h, &rc,
         "SELECT format FROM source_file INDEXED BY source_undictionaried WHERE raw_dict IS NULL "
         "AND raw IS NOT NULL GROUP BY format HAVING count(*) >= ?1 AND format NOT IN (SELECT "
         "format FROM raw_dict) ORDER BY format");
-    char **formats = NULL;
-    size_t n = 0, alloc = 0;
     if (st)
         sqlite3_bind_int(st, 1, DICT_MIN_FILES);
-    while (sql_step(st, &rc)) {
-        ALLOC_GROW(formats, n + 1, alloc);
-        formats[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+    char **formats, **due = NULL;
+    long n = formats_of(db, st, rc, NULL, &formats), n_due = 0;
+    if (n >= 0) {
+        rc = SQLITE_OK;
+        db_raw_dicts_release(db); /* read again: this import may have stored a shipped one */
+        n_due = formats_of(
+            db, sql_prepare(db->h, &rc, "SELECT DISTINCT format FROM raw_dict ORDER BY format"), rc,
+            due_for_retraining, &due);
     }
-    sqlite3_finalize(st);
-    struct repack *done = xcalloc(n ? n : 1, sizeof(*done));
-    int failed = rc != SQLITE_OK;
-    if (failed) {
+    if (n < 0 || n_due < 0) {
         db_raw_dicts_release(db);
-        diag_error(d, "database '%s': cannot train a dictionary for stored bytes: %s", db->path,
-                   sqlite3_errmsg(db->h));
-    } else {
-        failed = repack_formats(db, formats, n, train_format, done,
-                                "train a dictionary for stored bytes", d) != 0;
+        formats_release(formats, n < 0 ? 0 : (size_t)n);
+        return diag_error(d, "database '%s': cannot train a dictionary for stored bytes: %s",
+                          db->path, sqlite3_errmsg(db->h));
     }
+    struct repack *done = xcalloc((size_t)n + (size_t)n_due + 1, sizeof(*done));
+    int failed = repack_formats(db, formats, (size_t)n, train_format, done,
+                                "train a dictionary for stored bytes", d) ||
+                 repack_formats(db, due, (size_t)n_due, retrain_format, done + n,
+                                "train a dictionary for stored bytes", d);
     /* once per format and warehouse, and it makes this import take longer: said */
-    for (size_t i = 0; !failed && i < n; i++)
+    for (long i = 0; !failed && i < n; i++)
         if (done[i].dict_len)
             diag_note(d,
                       "%s: %zu stored files compressed against a dictionary trained on %zu of "
                       "them: %zu bytes, from %zu",
                       formats[i], done[i].files, done[i].samples, done[i].after, done[i].before);
-    formats_release(formats, n);
+    for (long i = 0; !failed && i < n_due; i++)
+        if (done[n + i].dict_len)
+            diag_note(d,
+                      "%s: the files that follow are compressed against a dictionary trained on "
+                      "%zu of the %zu stored against the one benchdb ships ('benchdb vacuum' "
+                      "repacks those)",
+                      due[i], done[n + i].samples, done[n + i].files);
+    formats_release(formats, (size_t)n);
+    formats_release(due, (size_t)n_due);
     free(done);
-    if (failed)
-        diag_note(d, "the files imported are stored, not compressed against a dictionary (the "
-                     "next import trains it)");
+    return failed ? -1 : 0;
+}
+
+int db_raw_train(struct db *db, struct diag *d)
+{
+    if (train_late(db, d))
+        return -1;
+    if (!train_new(db, d))
+        return 0;
+    diag_note(d, "the files imported are stored, not compressed against a dictionary (the "
+                 "next import trains it)");
+    return -1;
+}
+
+int db_raw_vacuum(struct db *db, struct diag *d)
+{
+    int rc = SQLITE_OK;
+    char **formats;
+    long n = formats_of(db,
+                        sql_prepare(db->h, &rc,
+                                    "SELECT DISTINCT format FROM source_file WHERE raw IS NOT "
+                                    "NULL ORDER BY format"),
+                        rc, NULL, &formats);
+    if (n < 0)
+        return diag_error(d, "database '%s': cannot repack stored bytes: %s", db->path,
+                          sqlite3_errmsg(db->h));
+    struct repack *done = xcalloc((size_t)n + 1, sizeof(*done));
+    int failed =
+        repack_formats(db, formats, (size_t)n, vacuum_format, done, "repack stored bytes", d);
+    for (long i = 0; !failed && i < n; i++) {
+        if (done[i].dict_len)
+            diag_note(d, "%s: a dictionary trained on %zu of its stored files", formats[i],
+                      done[i].samples);
+        if (done[i].files)
+            diag_note(d,
+                      "%s: %zu stored files repacked against its newest dictionary where that "
+                      "made them smaller: %zu bytes, from %zu",
+                      formats[i], done[i].files, done[i].after, done[i].before);
+    }
+    formats_release(formats, (size_t)n);
+    free(done);
+    db_raw_dicts_release(db);
+    if (!failed)
+        failed = db_exec(db,
+                         "DELETE FROM raw_dict WHERE id NOT IN (SELECT raw_dict FROM source_file "
+                         "INDEXED BY source_by_dict WHERE raw_dict IS NOT NULL)",
+                         d);
     return failed ? -1 : 0;
 }

@@ -107,6 +107,8 @@ int db_remove(struct db *db, const struct kv *where, size_t n_where, const struc
 
 int db_vacuum(struct db *db, struct diag *d)
 {
+    if (db_raw_vacuum(db, d))
+        return -1;
     if (sqlite3_exec(db->h, "VACUUM", NULL, NULL, NULL) != SQLITE_OK)
         return diag_error(d, "database '%s': cannot vacuum: %s", db->path, sqlite3_errmsg(db->h));
     return 0;

@@ -5,9 +5,10 @@ the import that ends with 256 of its files stored without one. The files an impo
 another trained the dictionary were left without it for good: the later import ended, saw that
 the format had a dictionary, and trained nothing. Now it packs them against it.
 
-Inputs: copies of a real fio run (tests/fixtures/fio_json/jsonplus_randrw.json), each with its
-own job name. Import B (-j 2, a batch per file) stores its first file, then waits on a FIFO;
-import A stores 300 files and trains fio-json's dictionary meanwhile (the one dictionary, its
+Inputs: copies of a real IOR JSON summary (tests/fixtures/ior/posix-fpp-np2-disk.json: a format
+benchdb ships no dictionary for), each with a key of its own. Import B (-j 2, a batch per file)
+stores its first file, then waits on a FIFO; import A stores 300 files and trains ior-json's
+dictionary meanwhile (the one dictionary, its
 training repacks B's first file too); then the FIFO is fed and B stores it and 41 more files.
 After B, every source is stored against that dictionary (python's sqlite3) and decodes, by the
 zstd program, to its file's bytes (python's sha256); B's note counts the 42 files it stored
@@ -26,8 +27,13 @@ import bdb  # noqa: E402
 from checks import Checks  # noqa: E402
 
 BENCHDB = os.environ.get("BENCHDB", "benchdb")
-FIXTURE = os.path.join(os.environ["FIXTURES"], "fio_json", "jsonplus_randrw.json")
+FIXTURE = os.path.join(os.environ["FIXTURES"], "ior", "posix-fpp-np2-disk.json")
 t = Checks("raw_dict_concurrent")
+
+
+def named(raw, name):
+    """raw with a key of its own: another file's content."""
+    return raw.replace(b'"Machine": ', b'"copy": "%s", "Machine": ' % name, 1)
 
 
 def copies(raw, d, prefix, n):
@@ -36,7 +42,7 @@ def copies(raw, d, prefix, n):
     for i in range(n):
         paths.append(os.path.join(d, "%s%03d.json" % (prefix, i)))
         with open(paths[-1], "wb") as f:
-            f.write(raw.replace(b'"jobname" : "', b'"jobname" : "%s%d' % (prefix.encode(), i), 1))
+            f.write(named(raw, b"%s%d" % (prefix.encode(), i)))
     return paths
 
 
@@ -56,10 +62,10 @@ def main():
         b = copies(raw, os.path.join(tmp, "b"), "b", 41)
         fifo = os.path.join(tmp, "b", "fed.json")
         os.mkfifo(fifo)
-        fed = raw.replace(b'"jobname" : "', b'"jobname" : "fed', 1)
+        fed = named(raw, b"fed")
         first = os.path.join(tmp, "b0.json")
         with open(first, "wb") as f:
-            f.write(raw.replace(b'"jobname" : "', b'"jobname" : "first', 1))
+            f.write(named(raw, b"first"))
         p = subprocess.run([BENCHDB, "--db", db, "import", os.path.join(tmp, "a", "a000.json")],
                            capture_output=True, text=True)  # the warehouse made
         t.eq(p.returncode, 0, "a000 imported: " + p.stderr)
@@ -73,7 +79,7 @@ def main():
         pa = subprocess.run([BENCHDB, "--db", db, "import"] + a[1:], capture_output=True,
                             text=True, timeout=300)
         t.eq(pa.returncode, 0, "A imported: " + pa.stderr[-300:])
-        want = ("note: fio-json: %d stored files compressed against a dictionary trained on"
+        want = ("note: ior-json: %d stored files compressed against a dictionary trained on"
                 % (len(a) + 1))  # A's and B's first
         t.ok(want in pa.stderr, "A trained the dictionary with B's first file: want %r, got %r"
              % (want, pa.stderr[-300:]))
@@ -82,12 +88,12 @@ def main():
             f.write(fed)
         out, err = pb.communicate(timeout=300)
         t.eq(pb.returncode, 0, "B imported: " + err[-300:])
-        want = ("note: fio-json: %d stored files compressed against the dictionary another "
+        want = ("note: ior-json: %d stored files compressed against the dictionary another "
                 "import trained meanwhile" % (len(b) + 1))
         t.ok(want in err, "B's note: want %r, got %r" % (want, err[-400:]))
 
         dicts = rows(db, "SELECT id, format FROM raw_dict")
-        t.eq([f for _, f in dicts], ["fio-json"], "one dictionary, fio-json's")
+        t.eq([f for _, f in dicts], ["ior-json"], "one dictionary, ior-json's")
         files = dict(rows(db, "SELECT path, id FROM source_file"))
         t.eq(len(files), len(a) + len(b) + 2, "every file stored once")
         undict = rows(db, "SELECT path FROM source_file WHERE raw_dict IS NULL")
