@@ -37,7 +37,7 @@ static const struct command {
     {"run", cmd_run, "run fio, dd or iperf3 and import the result with its context"},
     {"runs", cmd_runs, "list imported runs and their context"},
     {"trend", cmd_trend, "follow each series over time and find where its level changed"},
-    {"vacuum", cmd_vacuum, "give the space of removed results back to the file system"},
+    {"vacuum", cmd_vacuum, "recompress stored files and give free space back to the file system"},
 };
 
 static int help(FILE *f, int status)
