@@ -50,6 +50,9 @@ void checkpointer_stop(struct db *db);
 
 /* ---- migrate.c ---- */
 int db_migrate(sqlite3 *h, struct diag *d);
+/* The same by replaying each migration not applied yet, also for a new warehouse (the path
+ * every upgrade takes; test_migrate.c compares the two). */
+int db_migrate_each(sqlite3 *h, struct diag *d);
 /* PRAGMA schema.user_version: the schema version of the database open as schema ("main" or
  * an ATTACHed name, from benchdb's code); 0 when it has none or cannot be read. */
 int db_user_version(sqlite3 *h, const char *schema);
