@@ -137,7 +137,12 @@ void value_format(struct buf *out, const struct cell *c, enum unit u, const stru
     unit_format(out, c->value, u);
     if (cell_has_spread(c)) {
         buf_adds(out, m->sd_open);
-        unit_format(out, c->sd, u);
+        /* repeats that all gave one value (fio reports a percentile by its latency bin) have
+         * no spread, in no unit: "94.9 ms ± 0", not "± 0.00 ns" */
+        if (c->sd == 0)
+            buf_addc(out, '0');
+        else
+            unit_format(out, c->sd, u);
         buf_adds(out, m->sd_close);
     }
     if (cell_averaged(c))

@@ -106,6 +106,12 @@ static void spread_rule(void)
     value_format(&out, &c, UNIT_BYTES_S, &VALUE_MARKS_TEXT);
     STR_EQ(out.data, "4.00 KiB/s; 1 IOPS", "the second view after the value");
     buf_reset(&out);
+    /* 3 runs of one value (a p99 fio put in one latency bin each time): no spread, in no unit */
+    c = number(94.9e6, 0, 3, NAN);
+    value_format(&out, &c, UNIT_NS, &VALUE_MARKS_TEXT);
+    STR_EQ(out.data, "94.9 ms \xc2\xb1 0 (n=3)",
+           "repeats of one value: \"± 0\", not \"± 0.00 ns\"");
+    buf_reset(&out);
     static const struct value_marks no_alt = {"<", ">", "[", "]", NULL, NULL};
     c = number(4096, 1024, 2, 1);
     value_format(&out, &c, UNIT_BYTES_S, &no_alt);
