@@ -301,6 +301,41 @@ static void formats_release(char **formats, size_t n)
     free(formats);
 }
 
+/* The formats in the first column of st's rows (prepared with rc), in *formats (the caller
+ * frees it: formats_release); their count, or -1 when SQLite fails (nothing to free). keep:
+ * NULL, or which rows to keep (1), pass over (0) or fail on (-1), given ctx. */
+typedef int format_filter(struct db *db, sqlite3_stmt *row, const void *ctx);
+static long formats_of(struct db *db, sqlite3_stmt *st, int rc, format_filter *keep,
+                       const void *ctx, char ***formats)
+{
+    size_t n = 0, alloc = 0;
+    *formats = NULL;
+    while (sql_step(st, &rc)) {
+        int k = keep ? keep(db, st, ctx) : 1;
+        if (k < 0)
+            rc = SQLITE_ERROR;
+        if (k <= 0)
+            continue;
+        ALLOC_GROW(*formats, n + 1, alloc);
+        (*formats)[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK)
+        return (long)n;
+    formats_release(*formats, n);
+    *formats = NULL;
+    return -1;
+}
+
+/* A row (format, sha256) of a format's newest dictionary: 1 unless it is the one of the
+ * dictionaries known (ctx) for that format. */
+static int not_known(struct db *db, sqlite3_stmt *row, const void *known)
+{
+    (void)db;
+    const struct raw_dict *k = raw_dict_find(known, (const char *)sqlite3_column_text(row, 0));
+    return !k || strcmp(raw_dict_sha256(k), (const char *)sqlite3_column_text(row, 1));
+}
+
 /* The formats whose dictionary this import did not know: trained by another import while this
  * one ran (each packs against the dictionaries it read when it began), so that this import's
  * files of those formats were stored without it, and no training will look at them again (a
@@ -310,7 +345,6 @@ static void formats_release(char **formats, size_t n)
 static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***formats)
 {
     int rc = SQLITE_OK;
-    size_t n = 0, alloc = 0;
     *formats = NULL;
     if (!known)
         return 0;
@@ -322,20 +356,7 @@ static long unknown_dicts(struct db *db, const struct raw_dicts *known, char ***
         "source_file INDEXED BY source_undictionaried WHERE raw_dict IS NULL AND raw IS NOT "
         "NULL) AND d.id = (SELECT max(id) FROM raw_dict WHERE format = d.format) ORDER BY "
         "d.format");
-    while (sql_step(st, &rc)) {
-        const char *format = (const char *)sqlite3_column_text(st, 0);
-        const struct raw_dict *k = raw_dict_find(known, format);
-        if (k && !strcmp(raw_dict_sha256(k), (const char *)sqlite3_column_text(st, 1)))
-            continue;
-        ALLOC_GROW(*formats, n + 1, alloc);
-        (*formats)[n++] = xstrdup(format);
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK)
-        return (long)n;
-    formats_release(*formats, n);
-    *formats = NULL;
-    return -1;
+    return formats_of(db, st, rc, not_known, known, formats);
 }
 
 /* Repacks format's files stored whole without a dictionary against the warehouse's (read
@@ -411,36 +432,12 @@ static int train_late(struct db *db, struct diag *d)
     return failed;
 }
 
-/* The formats in the first column of st's rows (prepared with *rc), in *formats (the caller
- * frees it: formats_release); their count, or -1 when SQLite fails (nothing to free). keep:
- * NULL, or which of them to keep. */
-static long formats_of(struct db *db, sqlite3_stmt *st, int rc,
-                       int (*keep)(struct db *, const char *), char ***formats)
-{
-    size_t n = 0, alloc = 0;
-    *formats = NULL;
-    while (sql_step(st, &rc)) {
-        const char *format = (const char *)sqlite3_column_text(st, 0);
-        int k = keep ? keep(db, format) : 1;
-        if (k < 0)
-            rc = SQLITE_ERROR;
-        if (k <= 0)
-            continue;
-        ALLOC_GROW(*formats, n + 1, alloc);
-        (*formats)[n++] = xstrdup(format);
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK)
-        return (long)n;
-    formats_release(*formats, n);
-    *formats = NULL;
-    return -1;
-}
-
 /* 1 when format's dictionary is the one benchdb ships, stored, with RETRAIN_FILES files stored
  * against it; 0 when not; -1 when SQLite fails. */
-static int due_for_retraining(struct db *db, const char *format)
+static int due_for_retraining(struct db *db, sqlite3_stmt *row, const void *ctx)
 {
+    (void)ctx;
+    const char *format = (const char *)sqlite3_column_text(row, 0);
     const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
     if (!dict || !raw_dict_is_shipped(dict) || !raw_dict_id(dict))
         return 0;
@@ -461,13 +458,13 @@ static int train_new(struct db *db, struct diag *d)
     if (st)
         sqlite3_bind_int(st, 1, DICT_MIN_FILES);
     char **formats, **due = NULL;
-    long n = formats_of(db, st, rc, NULL, &formats), n_due = 0;
+    long n = formats_of(db, st, rc, NULL, NULL, &formats), n_due = 0;
     if (n >= 0) {
         rc = SQLITE_OK;
         db_raw_dicts_release(db); /* read again: this import may have stored a shipped one */
         n_due = formats_of(
             db, sql_prepare(db->h, &rc, "SELECT DISTINCT format FROM raw_dict ORDER BY format"), rc,
-            due_for_retraining, &due);
+            due_for_retraining, NULL, &due);
     }
     if (n < 0 || n_due < 0) {
         db_raw_dicts_release(db);
@@ -519,7 +516,7 @@ int db_raw_vacuum(struct db *db, struct diag *d)
                         sql_prepare(db->h, &rc,
                                     "SELECT DISTINCT format FROM source_file WHERE raw IS NOT "
                                     "NULL ORDER BY format"),
-                        rc, NULL, &formats);
+                        rc, NULL, NULL, &formats);
     if (n < 0)
         return diag_error(d, "database '%s': cannot repack stored bytes: %s", db->path,
                           sqlite3_errmsg(db->h));
