@@ -15,7 +15,10 @@
 #       cmp.sqlite and all.sqlite; the reports are checked identical byte for byte;
 #   (c) each host's push (once each, into a server that grows), and a read of the whole fleet
 #       (`export --format csv` from the server, which copies every row);
-#   (d) the server's database and largest tables on disk, their rows.
+#   (d) the server's database and largest tables on disk, their rows;
+#   (e) with an index on result (storage_class), which the server does not keep
+#       (schema/pg/0003_read_indexes.sql): the report from the server, and a push of 100k
+#       into a new database.
 # $BENCHDB (default build/benchdb) is the binary measured. Work files live in a directory
 # under $TMPDIR, removed on exit (the full size needs about 8 GB there).
 set -eu
@@ -80,7 +83,8 @@ def load():
 
 
 def timed(cmd):
-    """Wall s (finer than time's own), CPU s, peak RSS MiB, stdout and stderr of cmd under /usr/bin/time -v."""
+    """Wall s (finer than time's own), CPU s, peak RSS MiB, stdout and stderr of cmd under
+    /usr/bin/time -v."""
     start = time.monotonic()
     p = subprocess.run(["/usr/bin/time", "-v"] + cmd, check=True, capture_output=True,
                        text=True)
@@ -111,6 +115,8 @@ for _ in range(3):
     for name, db in sizes:
         for what, files in (("one", one), ("batch", batch)):
             shutil.copyfile(db, copy)
+            with open(copy, "rb+") as f:  # written out untimed, or the import's fsync pays
+                os.fsync(f.fileno())
             wall, cpu, rss, _, err = timed([benchdb, "--db", copy, "import", "--host", "hx",
                                             "--storage-class", "bulk"] + files)
             assert len(re.findall(r": imported \d+ results? \(", err)) == len(files), err[-300:]
@@ -193,9 +199,50 @@ with pg.server(55493) as srv:
     outs = {}
     for name, db in (("server", srv.url()), ("local, whole fleet", wheres[2][1])):
         path = os.path.join(work, "export-%s.csv" % name.split(",")[0])
-        wall, cpu, rss, _, _ = timed([benchdb, "--db", db, "export", "--format", "csv", "-o", path])
+        wall, cpu, rss, _, _ = timed([benchdb, "--db", db, "export", "--format", "csv", "-o",
+                                      path])
         outs[name] = open(path, "rb").read()
         print("| %s | %.2f s | %.2f s | %.0f MiB | %s | %.1f |" % (
             name, wall, cpu, rss, "reference" if name == "server" else
             outs[name] == outs["server"], load()))
+
+    # (e) the index schema/pg/0003_read_indexes.sql leaves out: what it gives the report, and
+    # what it costs a push
+    rep = {"with": [], "without": []}
+    for _ in range(3):
+        start = time.monotonic()
+        srv.psql("CREATE INDEX result_class ON result (storage_class); ANALYZE result")
+        build = time.monotonic() - start
+        rep["with"].append(timed([benchdb, "--db", srv.url()] + args)[:3] + (load(),))
+        size = int(q("SELECT pg_relation_size('result_class')"))
+        srv.psql("DROP INDEX result_class; ANALYZE result")
+        rep["without"].append(timed([benchdb, "--db", srv.url()] + args)[:3] + (load(),))
+    pushes, host = {"with": [], "without": []}, os.path.join(work, "h%d.sqlite" % min(1, hosts - 1))
+    for run in range(3):
+        for idx in ("with", "without"):
+            db = "idx_%s%d" % (idx, run)
+            srv.psql("CREATE DATABASE " + db)
+            subprocess.run([benchdb, "--db", os.path.join(work, "small.sqlite"), "push",
+                            srv.url(db=db)], check=True, capture_output=True)
+            if idx == "with":
+                srv.psql("CREATE INDEX result_class ON result (storage_class)", db=db)
+            srv.psql("VACUUM ANALYZE", db=db)
+            srv.psql("CHECKPOINT")
+            start = time.monotonic()
+            subprocess.run([benchdb, "--db", host, "push", srv.url(db=db)], check=True,
+                           capture_output=True)
+            pushes[idx].append((time.monotonic() - start, load()))
+            srv.psql("DROP DATABASE " + db)
+    print("\n(e) an index on result (storage_class) on the server (3 interleaved rounds, "
+          "medians): built in %.2f s (the last time), %.1f MiB\n" % (build, size / 2**20))
+    print("| index | report from the server: wall | CPU | peak RSS | push of %s (%s results) "
+          "into a server holding 1k | load |" % (os.path.basename(host)[:-7],
+                                                  format(results(host), ",")))
+    print("|---|---|---|---|---|---|")
+    for idx in ("without", "with"):
+        r, p = rep[idx], pushes[idx]
+        print("| %s | %.2f s | %.2f s | %.0f MiB | %.2f s | %s |" % (
+            idx, statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
+            statistics.median(x[2] for x in r), statistics.median(x[0] for x in p),
+            loads(r + p)))
 PY
