@@ -283,6 +283,26 @@ static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_t
     return failed;
 }
 
+/* Drops the local copy's indexes (not those of its keys and UNIQUE columns, which SQLite
+ * keeps for them) and puts their CREATE statements in *made, to be run once the rows are in:
+ * an index built over rows already there is sorted once, not updated row by row (a quarter of
+ * a 100k-result copy's time was SQLite's index inserts). */
+static void indexes_dropped(sqlite3 *h, int *rc, struct buf *made)
+{
+    struct buf drop = BUF_INIT;
+    sqlite3_stmt *st = sql_prepare(h, rc,
+                                   "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND "
+                                   "sql IS NOT NULL ORDER BY rowid");
+    while (sql_step(st, rc)) {
+        buf_addf(&drop, "DROP INDEX \"%s\";", sql_text(st, 0));
+        buf_addf(made, "%s;", sql_text(st, 1));
+    }
+    sql_finalize(st, rc);
+    if (drop.len)
+        sql_exec(h, rc, drop.data);
+    buf_release(&drop);
+}
+
 static void ignore_line(void *ctx, enum diag_level level, const char *line)
 {
     (void)ctx, (void)level, (void)line;
@@ -384,12 +404,17 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
         cut.ids = ids.data;
         cut.nparams = 0;
     }
+    struct buf indexes = BUF_INIT;
     sql_exec(h, &rc, "BEGIN");
+    indexes_dropped(h, &rc, &indexes);
     for (size_t i = 0; rc == SQLITE_OK && !failed && i < graph_n_tables; i++)
         if (!(graph_tables[i].flags & GRAPH_BYTES))
             failed = pull_table(c, db, h, &graph_tables[i], &cut, d);
+    if (!failed && indexes.len)
+        sql_exec(h, &rc, indexes.data);
     if (!failed)
         sql_exec(h, &rc, "COMMIT");
+    buf_release(&indexes);
     if (!failed && rc != SQLITE_OK)
         failed = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(h));
     PQclear(PQexec(c, "COMMIT"));
