@@ -6,7 +6,8 @@
 # bench/naive.py (python's json and sqlite3) and by bench/floor.c (cJSON and one prepared
 # insert). RUNS (default 3) interleaved rounds; prints each run (wall s, user+sys s, peak RSS
 # KiB), then the medians, the ratios to naive.py and floor.c, and each warehouse's bytes against
-# the input's, as a Markdown table. Work files live in a directory under $TMPDIR, removed on exit.
+# the input's, as a Markdown table. RETRAIN=1 adds the retraining's cost (below). Work files
+# live in a directory under $TMPDIR, removed on exit.
 set -eu
 cd "$(dirname "$0")/.."
 n=${1:-3000} runs=${2:-3}
@@ -64,3 +65,40 @@ for w in order:
         w, wall, cpu, rss // 1024, med["naive.py"][0] / wall, med["floor.c"][0] / wall,
         "%.2f" % (size / int(sys.argv[2])) if w.startswith(("benchdb, new", "before")) else "-"))
 PY
+
+# The retraining the shipped dictionary gives way to (rawstore_train.c's RETRAIN_FILES): 10,240
+# files into a new warehouse, whose import trains at its end, against 10,239, which does not;
+# then vacuum of the 10,240 (which repacks them against the trained one). RUNS rounds, medians.
+if [ "${RETRAIN:-0}" = 1 ]; then
+    GEN_SEED=9 /usr/bin/python3 bench/gen.py varied "$work/retrain" 10240 $bases
+    short=$(ls "$work/retrain" | head -n 10239 | sed "s|^|$work/retrain/|")
+    : >"$work/retrain.rows"
+    timed() { # WHO CMD...
+        local who=$1 t0 t1
+        shift
+        t0=$(date +%s%N)
+        "$@" >/dev/null 2>"$work/err"
+        t1=$(date +%s%N)
+        printf '%s\t%s\n' "$who" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" |
+            tee -a "$work/retrain.rows" >&2
+    }
+    for _ in $(seq "$runs"); do
+        rm -f "$work"/r.sqlite* "$work"/s.sqlite*
+        # shellcheck disable=SC2086 # one path a word
+        timed "10,239 files, no training" "$benchdb" --db "$work/s.sqlite" import -q $short
+        timed "10,240 files, trained at the end" "$benchdb" --db "$work/r.sqlite" import -q "$work/retrain"
+        before=$(stat -c %s "$work/r.sqlite")
+        timed "vacuum of the 10,240" "$benchdb" --db "$work/r.sqlite" vacuum
+    done
+    echo "warehouse of the 10,240: $before bytes before vacuum, $(stat -c %s "$work/r.sqlite") after"
+    /usr/bin/python3 - "$work/retrain.rows" <<'PY'
+import statistics, sys
+by = {}
+for line in open(sys.argv[1]):
+    who, wall = line.rstrip("\n").split("\t")
+    by.setdefault(who, []).append(float(wall))
+print("| step | wall (median) |\n|---|---|")
+for who, v in by.items():
+    print("| %s | %.3f s |" % (who, statistics.median(v)))
+PY
+fi
