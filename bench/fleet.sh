@@ -33,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 . bench/lib.sh
 
 fleet_size "$per_host"
-side=$(/usr/bin/python3 -c "import math; print(math.ceil($n * $pct / 200))")
+compared_side "$pct"
 echo "fleet.sh: $hosts hosts of $n files of $per results each, $side of each compared class" >&2
 machine
 import_class() { # DB HOST CLASS LIST: imports the files LIST names (in $work/json)

@@ -12,6 +12,12 @@ fleet_size() {
     n=$(/usr/bin/python3 -c "import math; print(math.ceil($1 / $per))")
 }
 
+# compared_side PCT: sets side, the files of each of the two compared classes when PCT % of
+# the $n files are compared (half each).
+compared_side() {
+    side=$(/usr/bin/python3 -c "import math; print(math.ceil($n * $1 / 200))")
+}
+
 # machine: one line naming the CPUs, the load average and the PostgreSQL client.
 machine() {
     echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 |

@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 . bench/lib.sh
 
 fleet_size "$want"
-side=$(/usr/bin/python3 -c "import math; print(math.ceil($n * $pct / 200))")
+compared_side "$pct"
 echo "pushdown.sh: $n files of $per results each, $side of each compared class" >&2
 /usr/bin/python3 bench/gen.py varied "$work/json" "$n" $bases
 ls "$work/json" | sort >"$work/all"
