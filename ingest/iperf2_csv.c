@@ -195,7 +195,8 @@ static int parse(const struct source *src, struct arena *a, struct record_sink *
     struct conn *conns = NULL;
     size_t nconn = 0, cap = 0;
     struct facts file = {0, 0, 0};
-    line_iter_init(&it, src->data, src->len, 0);
+    size_t bom = bom_len(src->data, src->len); /* a CSV saved by an editor that writes one */
+    line_iter_init(&it, src->data + bom, src->len - bom, 0);
     while (line_iter_next(&it, &s, &n)) {
         struct csv_row r;
         int bad;
@@ -291,7 +292,8 @@ static int probe(const struct source *src)
     const char *s;
     size_t n;
     int rows = 0, other = 0;
-    line_iter_init(&it, src->data, src->len > 65536 ? 65536 : src->len, 0);
+    size_t bom = bom_len(src->data, src->len), n_probe = src->len > 65536 ? 65536 : src->len;
+    line_iter_init(&it, src->data + bom, n_probe - bom, 0);
     while (line_iter_next(&it, &s, &n) && it.lineno < 200) {
         struct csv_row r;
         int bad;

@@ -239,6 +239,16 @@ def csv_expect(path):
 
 for f in ["iperf2_tcp.csv", "iperf2_tcp_P2.csv", "iperf2_udp.csv", "iperf2_server.csv"]:
     check_import(f, csv_expect(os.path.join(FIX, f)))
+# a CSV saved by an editor that starts it with a UTF-8 byte order mark (Windows' Notepad does):
+# the same records as the file without one (an older benchdb detected it and refused line 1)
+with tempfile.TemporaryDirectory() as tmp:
+    bom = os.path.join(tmp, "iperf2_udp_bom.csv")
+    with open(bom, "wb") as out:
+        out.write(b"\xef\xbb\xbf" + open(os.path.join(FIX, "iperf2_udp.csv"), "rb").read())
+    p, recs = bdb.import_export(bom)
+    t.ok(p.returncode == 0, "a CSV with a BOM: import exit %d: %s" % (p.returncode, p.stderr))
+    expect_records("iperf2_udp.csv with a BOM", csv_expect(os.path.join(FIX, "iperf2_udp.csv")),
+                   recs)
 # iperf 2.1's CSV has no sum row for -P, and a client's streams look like a server's tests:
 # a file of several connections says that each is a result of its own, at its last row
 for f in ["iperf2_tcp_P2.csv", "iperf2_tcp.csv"]:
