@@ -25,9 +25,10 @@ int line_iter_next(struct line_iter *it, const char **line, size_t *len)
         q = memchr(s, '\n', (size_t)(it->end - s));
         if (!q)
             q = it->end;
+    } else {
+        while (q < it->end && *q != '\n' && *q != '\r')
+            q++;
     }
-    while (q < it->end && *q != '\n' && !(it->cr_is_newline && *q == '\r'))
-        q++;
     size_t n = (size_t)(q - s);
     if (q < it->end) {
         if (*q == '\r' && q + 1 < it->end && q[1] == '\n')

@@ -264,8 +264,9 @@ static int64_t files_against(sqlite3 *h, int64_t id)
 static int retrain_format(struct db *db, const char *format, struct repack *r)
 {
     struct training t = {.samples = BUF_INIT};
-    const struct raw_dict *shipped = raw_dict_find(db_raw_dicts(db), format);
-    int rc = shipped ? train_on(db, format, AGAINST, raw_dict_id(shipped), 0, &t, r) : 0;
+    /* its row's id: the dictionaries were read before this import stored it */
+    int64_t shipped = db_raw_dict_stored(db, raw_dict_find(db_raw_dicts(db), format));
+    int rc = shipped < 0 ? -1 : shipped ? train_on(db, format, AGAINST, shipped, 0, &t, r) : 0;
     training_release(&t);
     return rc;
 }
@@ -432,16 +433,19 @@ static int train_late(struct db *db, struct diag *d)
     return failed;
 }
 
-/* 1 when format's dictionary is the one benchdb ships, stored, with RETRAIN_FILES files stored
- * against it; 0 when not; -1 when SQLite fails. */
+/* A row (format, sha256, id) of a format's newest dictionary: 1 when it is the one benchdb
+ * ships, with RETRAIN_FILES files stored against it; 0 when not; -1 when SQLite fails. The
+ * shipped one is known by its hash: this import may have stored it after reading the
+ * dictionaries. */
 static int due_for_retraining(struct db *db, sqlite3_stmt *row, const void *ctx)
 {
     (void)ctx;
-    const char *format = (const char *)sqlite3_column_text(row, 0);
-    const struct raw_dict *dict = raw_dict_find(db_raw_dicts(db), format);
-    if (!dict || !raw_dict_is_shipped(dict) || !raw_dict_id(dict))
+    const struct raw_dict *dict =
+        raw_dict_find(db_raw_dicts(db), (const char *)sqlite3_column_text(row, 0));
+    if (!dict || !raw_dict_is_shipped(dict) ||
+        strcmp(raw_dict_sha256(dict), (const char *)sqlite3_column_text(row, 1)))
         return 0;
-    int64_t n = files_against(db->h, raw_dict_id(dict));
+    int64_t n = files_against(db->h, sqlite3_column_int64(row, 2));
     return n < 0 ? -1 : n >= RETRAIN_FILES;
 }
 
@@ -461,10 +465,12 @@ static int train_new(struct db *db, struct diag *d)
     long n = formats_of(db, st, rc, NULL, NULL, &formats), n_due = 0;
     if (n >= 0) {
         rc = SQLITE_OK;
-        db_raw_dicts_release(db); /* read again: this import may have stored a shipped one */
-        n_due = formats_of(
-            db, sql_prepare(db->h, &rc, "SELECT DISTINCT format FROM raw_dict ORDER BY format"), rc,
-            due_for_retraining, NULL, &due);
+        n_due = formats_of(db,
+                           sql_prepare(db->h, &rc,
+                                       "SELECT d.format, d.sha256, d.id FROM raw_dict d WHERE "
+                                       "d.id = (SELECT max(id) FROM raw_dict WHERE format = "
+                                       "d.format) ORDER BY d.format"),
+                           rc, due_for_retraining, NULL, &due);
     }
     if (n < 0 || n_due < 0) {
         db_raw_dicts_release(db);
