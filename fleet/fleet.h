@@ -47,7 +47,7 @@ int fleet_push(struct db *db, const char *url, unsigned jobs, const struct fleet
 struct compare_opts;
 /* Opens the warehouse at url as a private in-memory SQLite warehouse of the current schema
  * holding the server's rows (the sources' stored bytes left out), for the read commands.
- * With o (a comparison: report, check), only the results it reads (query_read_ids_sql, run on
+ * With o (a comparison: report, check), only the results it reads (query_read_rows_sql, run on
  * the server) with their runs, sources and rows, when each of its sides has results there;
  * else with dates bounded, only the runs started in range, with their rows (the commands'
  * queries select within the range themselves). 0, or -1 after a message. */

@@ -171,6 +171,115 @@ int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct d
     return ok ? 0 : -1;
 }
 
+/* v from size bytes at p, most significant first. */
+static uint64_t get_be(const char *p, int size)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < size; i++)
+        v = v << 8 | (unsigned char)p[i];
+    return v;
+}
+
+int64_t pg_field_int(const struct pg_field *f)
+{
+    uint64_t v = get_be(f->data, f->len);
+    int bits = 8 * f->len;
+    if (bits < 64 && v >> (bits - 1)) /* two's complement of a smallint or an integer */
+        v |= ~(uint64_t)0 << bits;
+    return (int64_t)v;
+}
+
+double pg_field_float8(const struct pg_field *f)
+{
+    uint64_t bits = get_be(f->data, 8);
+    double v;
+    memcpy(&v, &bits, sizeof(v));
+    return v;
+}
+
+/* The fields of the tuple at *p (before end) into f[0..n): 1, or 0 at the trailer (-1 fields),
+ * -1 when it is not a tuple of n fields whole. *p moves past it. */
+static int copy_tuple(const char **p, const char *end, struct pg_field *f, size_t n)
+{
+    if (end - *p < 2)
+        return -1;
+    int16_t fields = (int16_t)get_be(*p, 2);
+    *p += 2;
+    if (fields == -1)
+        return 0;
+    if ((size_t)fields != n)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (end - *p < 4)
+            return -1;
+        int32_t len = (int32_t)get_be(*p, 4);
+        *p += 4;
+        if (len < -1 || end - *p < len)
+            return -1;
+        f[i] = (struct pg_field){len == -1 ? NULL : *p, len};
+        *p += len < 0 ? 0 : len;
+    }
+    return 1;
+}
+
+/* The header of COPY's binary format at the start of *p's data: 0 with *p past it, else -1. */
+static int copy_header(const char **p, const char *end)
+{
+    if (end - *p < 19 || memcmp(*p, "PGCOPY\n\377\r\n\0", 11))
+        return -1;
+    uint32_t extension = (uint32_t)get_be(*p + 15, 4);
+    if ((uint64_t)(end - *p) < 19 + (uint64_t)extension)
+        return -1;
+    *p += 19 + extension;
+    return 0;
+}
+
+int pg_copy_out(PGconn *c, const char *select, size_t nfields, pg_row_fn *row, void *ctx,
+                const char *who, const char *what, struct diag *d)
+{
+    struct buf sql = BUF_INIT;
+    buf_addf(&sql, "COPY (%s) TO STDOUT (FORMAT binary)", select);
+    PGresult *r = PQexec(c, sql.data);
+    buf_release(&sql);
+    int failed = 0, header = 0, ended = 0;
+    if (PQresultStatus(r) != PGRES_COPY_OUT)
+        failed = pg_result_error(c, r, who, what, d);
+    PQclear(r);
+    struct pg_field *f = xcalloc(nfields ? nfields : 1, sizeof(*f));
+    char *data;
+    int len = -1;
+    /* the server sends a tuple a message, the header with the first, the trailer alone */
+    while (!failed && (len = PQgetCopyData(c, &data, 0)) > 0) {
+        const char *p = data, *end = data + len;
+        int got = 1;
+        if (!header)
+            got = copy_header(&p, end) ? -1 : 1, header = 1;
+        while (!failed && got > 0 && p < end && !ended)
+            if ((got = copy_tuple(&p, end, f, nfields)) > 0)
+                failed = row(ctx, f);
+            else if (got == 0)
+                ended = 1;
+        PQfreemem(data);
+        if (got < 0 || (ended && p < end))
+            failed = diag_error_path(d, who, "%s: the server's COPY is not of %zu columns", what,
+                                     nfields);
+    }
+    free(f);
+    if (!failed && len == -2)
+        failed = pg_error(c, who, what, d);
+    if (failed) /* what is left of the copy is read and dropped: the connection goes on */
+        while (PQgetCopyData(c, &data, 0) > 0)
+            PQfreemem(data);
+    while ((r = PQgetResult(c))) {
+        if (!failed && PQresultStatus(r) != PGRES_COMMAND_OK)
+            failed = pg_result_error(c, r, who, what, d);
+        PQclear(r);
+    }
+    if (!failed && !ended) /* a copy the server said was whole: never seen */
+        failed = diag_error_path(d, who, "%s: the server's COPY ended early", what);
+    return failed ? -1 : 0;
+}
+
 /* The first value of the one-row result of sql as an integer; 0 or -1 (no message). */
 static int pg_query_int(PGconn *c, const char *sql, int64_t *v)
 {

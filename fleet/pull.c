@@ -19,19 +19,6 @@
 
 #define WHO "benchdb"
 
-/* What the server sends for a column of t, or a stand-in for one not pulled: the stored bytes,
- * and the foreign keys to the tables that hold them. */
-static const char *select_expr(const struct graph_table *t, const char *column)
-{
-    const struct graph_fk *fk = graph_fk(t, column);
-    const struct graph_table *parent = fk ? graph_find(fk->parent) : NULL;
-    if (t->bytes && !strcmp(t->bytes, column))
-        return "NULL::bytea";
-    if (parent && (parent->flags & GRAPH_BYTES))
-        return "NULL::bigint";
-    return column;
-}
-
 /* What a read copies: every row of every table, or the rows of root whose ids cut selects
  * ($n parameters params[0..nparams)), the rows that hang off them (down the owners), the rows
  * they hang off (up to the root of the graph) and the rows of other tables that point at any of
@@ -105,82 +92,30 @@ static void add_cut(struct buf *sql, const struct graph_table *t, const struct c
     buf_adds(sql, ")");
 }
 
-/* Appends sql with SQLite's parameters (?) numbered as PostgreSQL's ($1, $2, ...), those in
- * quoted literals and names left; how many. */
-static size_t add_pg_params(struct buf *out, const char *sql)
+/* Appends sql with SQLite's parameters (?) replaced by params[0], params[1], ... as quoted
+ * literals (COPY takes no parameters; a literal is of unknown type until its context types it,
+ * as a parameter sent without a type is), those in quoted literals and names left. 0, or -1
+ * when libpq cannot quote one (its message in c). */
+static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const char *const *params)
 {
-    size_t n = 0;
     char quote = 0;
     for (const char *p = sql; *p; p++) {
         if (quote && *p == quote)
             quote = 0;
         else if (!quote && (*p == '\'' || *p == '"'))
             quote = *p;
-        if (!quote && *p == '?')
-            buf_addf(out, "$%zu", ++n);
-        else
-            buf_addf(out, "%c", *p);
+        if (quote || *p != '?') {
+            buf_addc(out, *p);
+            continue;
+        }
+        char *literal = PQescapeLiteral(c, *params, strlen(*params));
+        if (!literal)
+            return -1;
+        buf_adds(out, literal);
+        PQfreemem(literal);
+        params++;
     }
-    return n;
-}
-
-/* A column of the local table: its name and declared type. */
-struct local_column {
-    char *name;
-    char type; /* 'I'nteger, 'R'eal, 'T'ext, 'B'lob */
-};
-
-/* The columns of a table of the in-memory warehouse, with the server's SELECT and the local
- * INSERT of them; how many, 0 when *rc failed. */
-static size_t table_columns(struct db *db, int *rc, const struct graph_table *t,
-                            struct local_column **cols, struct buf *select, struct buf *insert)
-{
-    size_t n = 0;
-    *cols = NULL;
-    sqlite3_stmt *st =
-        sql_cached(db, rc, "SELECT name, type FROM pragma_table_info(:table) ORDER BY cid");
-    sql_bind_text(st, rc, ":table", t->name);
-    struct buf names = BUF_INIT, params = BUF_INIT;
-    while (sql_step(st, rc)) {
-        const char *name = sql_text(st, 0);
-        *cols = xrealloc(*cols, (n + 1) * sizeof(**cols));
-        (*cols)[n].name = xstrdup(name);
-        (*cols)[n].type = sql_text(st, 1)[0];
-        buf_addf(select, "%s%s", n ? ", " : "SELECT ", select_expr(t, name));
-        buf_addf(&names, "%s%s", n ? ", " : "", name);
-        buf_addf(&params, "%s?", n ? ", " : "");
-        n++;
-    }
-    sql_release(st);
-    buf_addf(select, " FROM %s", t->name);
-    buf_addf(insert, "INSERT INTO %s (%s) VALUES (%s)", t->name, names.data, params.data);
-    buf_release(&names);
-    buf_release(&params);
-    return n;
-}
-
-/* sqlite3_bind_double in the toolkit's manner (sql.h has none): unless *rc failed, its
- * failure kept in *rc. */
-static void bind_double_at(sqlite3_stmt *st, int *rc, int i, double v)
-{
-    if (*rc == SQLITE_OK)
-        *rc = sqlite3_bind_double(st, i, v);
-}
-
-/* Binds the server's text of each value of row r as its column's type. */
-static void bind_row(sqlite3_stmt *st, int *rc, const struct local_column *cols, size_t n,
-                     const PGresult *r)
-{
-    for (size_t k = 0; k < n; k++) {
-        int i = (int)k;
-        const char *v = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
-        if (v && cols[k].type == 'I')
-            sql_bind_int_at(st, rc, i + 1, strtoll(v, NULL, 10));
-        else if (v && cols[k].type == 'R') /* the server sends the shortest digits that read back */
-            bind_double_at(st, rc, i + 1, strtod(v, NULL));
-        else /* text (the server's has no NUL), or NULL */
-            sql_bind_text_at(st, rc, i + 1, v);
-    }
+    return 0;
 }
 
 /* The tables whose text column holds a JSON array of number pairs, as push sends them (the read
@@ -192,13 +127,6 @@ static const struct pairs_column {
     {"histogram", "bins", "[value_ns, count]"},
 };
 
-/* Whether :text is a JSON array of pairs of numbers (json_each only once it is valid JSON). */
-static const char pairs_sql[] =
-    "SELECT CASE WHEN json_valid(:text) AND json_type(:text) = 'array' THEN NOT EXISTS (SELECT 1 "
-    "FROM json_each(:text) j WHERE j.type != 'array' OR json_array_length(j.value) != 2 OR "
-    "json_type(j.value, '$[0]') NOT IN ('integer', 'real') OR json_type(j.value, '$[1]') NOT "
-    "IN ('integer', 'real')) ELSE 0 END";
-
 static const struct pairs_column *pairs_column(const char *table)
 {
     for (size_t i = 0; i < ARRAY_SIZE(pairs_columns); i++)
@@ -207,78 +135,232 @@ static const struct pairs_column *pairs_column(const char *table)
     return NULL;
 }
 
-/* 1 when the row r of a table of pairs (its result_id and metric first) holds pairs in its
+/* A column of the local table: its name and declared type. */
+struct local_column {
+    char *name;
+    char type; /* 'I'nteger, 'R'eal, 'T'ext, 'B'lob */
+};
+
+/* A local table filled from the columns first.. of each row the server sends. */
+struct target {
+    const struct graph_table *t;
+    struct local_column *cols;
+    size_t n, first;
+    sqlite3_stmt *insert;
+    const struct pairs_column *pc;
+    /* joined: the rows of several tables come in one, a run's and a source's once for each of
+     * their results: the row of the same id as the row before is skipped, any other stored
+     * unless its id is there already */
+    int joined, has_last;
+    int64_t last;
+    size_t copied;
+};
+
+/* What the server sends for a column of t (alias.column), as the binary form store() reads
+ * for the local type, or a stand-in for one not pulled: the stored bytes, and the foreign keys
+ * to the tables that hold them. */
+static void add_select_expr(struct buf *select, const struct graph_table *t, const char *alias,
+                            const struct local_column *col)
+{
+    const struct graph_fk *fk = graph_fk(t, col->name);
+    const struct graph_table *parent = fk ? graph_find(fk->parent) : NULL;
+    if (t->bytes && !strcmp(t->bytes, col->name))
+        buf_adds(select, "NULL::bytea");
+    else if (parent && (parent->flags & GRAPH_BYTES))
+        buf_adds(select, "NULL::bigint");
+    else
+        buf_addf(select, "%s.%s::%s", alias, col->name,
+                 col->type == 'I'   ? "bigint"
+                 : col->type == 'R' ? "float8"
+                 : col->type == 'B' ? "bytea"
+                                    : "text");
+}
+
+/* The columns of t in the in-memory warehouse into tg (they come at column first of the
+ * server's rows), their SELECT expressions (alias names t there) appended to the list select
+ * (", " between them), and the local INSERT prepared on h. */
+static void target_open(struct db *db, sqlite3 *h, int *rc, struct target *tg,
+                        const struct graph_table *t, const char *alias, size_t first, int joined,
+                        struct buf *select)
+{
+    *tg = (struct target){.t = t, .first = first, .pc = pairs_column(t->name), .joined = joined};
+    sqlite3_stmt *st =
+        sql_cached(db, rc, "SELECT name, type FROM pragma_table_info(:table) ORDER BY cid");
+    sql_bind_text(st, rc, ":table", t->name);
+    struct buf names = BUF_INIT, params = BUF_INIT, insert = BUF_INIT;
+    while (sql_step(st, rc)) {
+        tg->cols = xrealloc(tg->cols, (tg->n + 1) * sizeof(*tg->cols));
+        struct local_column *col = &tg->cols[tg->n];
+        col->name = xstrdup(sql_text(st, 0));
+        col->type = sql_text(st, 1)[0];
+        buf_adds(select, select->len ? ", " : "");
+        add_select_expr(select, t, alias, col);
+        buf_addf(&names, "%s%s", tg->n ? ", " : "", col->name);
+        buf_addf(&params, "%s?", tg->n ? ", " : "");
+        tg->n++;
+    }
+    sql_release(st);
+    buf_addf(&insert, "INSERT INTO %s (%s) VALUES (%s)%s", t->name, names.data, params.data,
+             joined ? " ON CONFLICT (id) DO NOTHING" : "");
+    tg->insert = sql_prepare(h, rc, insert.data);
+    buf_release(&names);
+    buf_release(&params);
+    buf_release(&insert);
+}
+
+static void target_close(struct target *tg)
+{
+    sqlite3_finalize(tg->insert);
+    for (size_t i = 0; i < tg->n; i++)
+        free(tg->cols[i].name);
+    free(tg->cols);
+}
+
+/* Binds field f (the binary form of its column's type, add_select_expr's cast) to parameter i
+ * of st, borrowed until st is reset; unless *rc failed, its failure kept in *rc. */
+static void bind_field(sqlite3_stmt *st, int *rc, int i, char type, const struct pg_field *f)
+{
+    if (*rc != SQLITE_OK)
+        return;
+    if (!f->data)
+        *rc = sqlite3_bind_null(st, i);
+    else if (type == 'I')
+        *rc = sqlite3_bind_int64(st, i, pg_field_int(f));
+    else if (type == 'R')
+        *rc = sqlite3_bind_double(st, i, pg_field_float8(f));
+    else if (type == 'B')
+        *rc = sqlite3_bind_blob(st, i, f->data, f->len, SQLITE_STATIC);
+    else /* text (the server's has no NUL) */
+        *rc = sqlite3_bind_text(st, i, f->data, f->len, SQLITE_STATIC);
+}
+
+/* Whether :text is a JSON array of pairs of numbers (json_each only once it is valid JSON). */
+static const char pairs_sql[] =
+    "SELECT CASE WHEN json_valid(:text) AND json_type(:text) = 'array' THEN NOT EXISTS (SELECT 1 "
+    "FROM json_each(:text) j WHERE j.type != 'array' OR json_array_length(j.value) != 2 OR "
+    "json_type(j.value, '$[0]') NOT IN ('integer', 'real') OR json_type(j.value, '$[1]') NOT "
+    "IN ('integer', 'real')) ELSE 0 END";
+
+/* 1 when the row f of a table of pairs (its result_id and metric first) holds pairs in its
  * column, else 0 with a warning: the row is left out. 0 too once *rc failed. */
-static int pairs_ok(struct db *db, int *rc, const struct pairs_column *pc, const char *table,
-                    const struct local_column *cols, size_t n, const PGresult *r, struct diag *d)
+static int pairs_ok(struct db *db, int *rc, const struct target *tg, const struct pg_field *f,
+                    struct diag *d)
 {
     size_t i = 0;
-    while (i < n && strcmp(cols[i].name, pc->column))
+    while (i < tg->n && strcmp(tg->cols[i].name, tg->pc->column))
         i++;
-    if (i == n || PQgetisnull(r, 0, (int)i))
+    if (i == tg->n || !f[i].data)
         return 1;
     sqlite3_stmt *check = sql_cached(db, rc, pairs_sql);
-    sql_bind_text_borrowed(check, rc, ":text", PQgetvalue(r, 0, (int)i),
-                           (size_t)PQgetlength(r, 0, (int)i));
+    sql_bind_text_borrowed(check, rc, ":text", f[i].data, (size_t)f[i].len);
     int ok = sql_step(check, rc) && sqlite3_column_int(check, 0);
     sql_release(check);
     if (!ok && *rc == SQLITE_OK)
         diag_warn(d,
-                  "the server's %s '%s' of result %s is not a JSON array of %s pairs: left "
+                  "the server's %s '%.*s' of result %lld is not a JSON array of %s pairs: left "
                   "out",
-                  table, PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 0), pc->pair);
+                  tg->t->name, f[1].len, f[1].data, (long long)pg_field_int(&f[0]), tg->pc->pair);
     return ok;
 }
 
-/* Streams one table's rows (in range) from the server into the local table (the server's ids
- * kept). h is db's handle. */
-static int pull_table(PGconn *c, struct db *db, sqlite3 *h, const struct graph_table *t,
-                      const struct cut *cut, struct diag *d)
+/* What a pull fills: the in-memory warehouse, the tables a row of the server's goes to, and
+ * for a comparison's rows (pull_compared) the sides found and the results copied. */
+struct pull {
+    struct db *db;
+    sqlite3 *h;
+    int rc;
+    struct diag *d;
+    struct target *targets;
+    size_t ntargets;
+    char *found; /* a side's '1' once a result of it came */
+    size_t nsides;
+    int64_t *results;
+    size_t nresults, aresults;
+};
+
+/* Stores the row f of the server's into tg; 0, or -1 after a message. */
+static int store(struct pull *p, struct target *tg, const struct pg_field *row)
 {
-    struct local_column *cols;
-    struct buf select = BUF_INIT, insert = BUF_INIT, where = BUF_INIT;
-    int rc = SQLITE_OK;
-    size_t n = table_columns(db, &rc, t, &cols, &select, &insert), nparams = 0, copied = 0;
+    const struct pg_field *f = row + tg->first;
+    if (tg->joined) {
+        int64_t id = pg_field_int(&f[0]);
+        if (tg->has_last && id == tg->last)
+            return 0;
+        tg->has_last = 1, tg->last = id;
+    }
+    if (!tg->pc || pairs_ok(p->db, &p->rc, tg, f, p->d)) {
+        for (size_t k = 0; k < tg->n; k++)
+            bind_field(tg->insert, &p->rc, (int)k + 1, tg->cols[k].type, &f[k]);
+        sql_step(tg->insert, &p->rc);
+        sqlite3_reset(tg->insert);
+        if (p->rc == SQLITE_OK && sqlite3_changes(p->h)) {
+            tg->copied++;
+            if (tg->joined && !strcmp(tg->t->name, "result")) {
+                ALLOC_GROW(p->results, p->nresults, p->aresults);
+                p->results[p->nresults++] = pg_field_int(&f[0]);
+            }
+        }
+    }
+    if (p->rc != SQLITE_OK)
+        return diag_error(p->d, "cannot copy the server's table '%s': %s", tg->t->name,
+                          sqlite3_errmsg(p->h));
+    return 0;
+}
+
+static int store_row(void *ctx, const struct pg_field *row)
+{
+    struct pull *p = ctx;
+    for (size_t i = 0; i < p->ntargets; i++)
+        if (store(p, &p->targets[i], row))
+            return -1;
+    return 0;
+}
+
+/* A comparison's row: the sides it meets first (query_read_rows_sql's found), then the
+ * tables'. */
+static int store_compared(void *ctx, const struct pg_field *row)
+{
+    struct pull *p = ctx;
+    for (int i = 0; row[0].data && i < row[0].len && (size_t)i < p->nsides; i++)
+        if (row[0].data[i] == '1')
+            p->found[i] = '1';
+    return store_row(ctx, row);
+}
+
+static void note_copied(const struct pull *p, const struct target *tg)
+{
+    if (getenv("BENCHDB_DEBUG_PULL")) /* what a test counts (fleet_pushdown.py) */
+        diag_note(p->d, "copied %zu rows of the server's table '%s'", tg->copied, tg->t->name);
+}
+
+/* Copies one table's rows (in range) from the server into the local table (the server's ids
+ * kept). */
+static int pull_table(PGconn *c, struct pull *p, const struct graph_table *t, const struct cut *cut)
+{
+    struct target tg;
+    struct buf columns = BUF_INIT, select = BUF_INIT, where = BUF_INIT;
+    target_open(p->db, p->h, &p->rc, &tg, t, t->name, 0, 0, &columns);
+    buf_addf(&select, "SELECT %s FROM %s", columns.data, t->name);
+    int failed = 0;
     if (has_cut(t, cut)) {
         add_cut(&where, t, cut);
         buf_adds(&select, " WHERE ");
-        nparams = add_pg_params(&select, where.data);
+        if (add_pg_literals(c, &select, where.data, cut->params))
+            failed = pg_error(c, WHO, "cannot read the server's warehouse", p->d);
     }
-    const struct pairs_column *pc = pairs_column(t->name);
-    sqlite3_stmt *st = sql_prepare(h, &rc, insert.data);
-    int failed = 0;
-    if (rc != SQLITE_OK)
-        failed =
-            diag_error(d, "cannot copy the server's table '%s': %s", t->name, sqlite3_errmsg(h));
-    else if (!PQsendQueryParams(c, select.data, (int)nparams, NULL, nparams ? cut->params : NULL,
-                                NULL, NULL, 0) ||
-             !PQsetSingleRowMode(c))
-        failed = pg_error(c, WHO, "cannot read the server's warehouse", d);
-    PGresult *r;
-    while ((r = PQgetResult(c))) {
-        ExecStatusType status = PQresultStatus(r);
-        if (!failed && status == PGRES_SINGLE_TUPLE &&
-            (!pc || pairs_ok(db, &rc, pc, t->name, cols, n, r, d))) {
-            bind_row(st, &rc, cols, n, r);
-            sql_step(st, &rc);
-            sql_release(st);
-            copied++;
-        }
-        if (!failed && rc != SQLITE_OK) /* said before any other statement is reset */
-            failed = diag_error(d, "cannot copy the server's table '%s': %s", t->name,
-                                sqlite3_errmsg(h));
-        else if (!failed && status != PGRES_SINGLE_TUPLE && status != PGRES_TUPLES_OK)
-            failed = pg_error(c, WHO, "cannot read the server's warehouse", d);
-        PQclear(r);
-    }
-    sqlite3_finalize(st);
-    if (!failed && getenv("BENCHDB_DEBUG_PULL")) /* what a test counts (fleet_pushdown.py) */
-        diag_note(d, "copied %zu rows of the server's table '%s'", copied, t->name);
-    for (size_t i = 0; i < n; i++)
-        free(cols[i].name);
-    free(cols);
+    if (!failed && p->rc != SQLITE_OK)
+        failed = diag_error(p->d, "cannot copy the server's table '%s': %s", t->name,
+                            sqlite3_errmsg(p->h));
+    p->targets = &tg;
+    p->ntargets = 1;
+    if (!failed)
+        failed = pg_copy_out(c, select.data, tg.n, store_row, p, WHO,
+                             "cannot read the server's warehouse", p->d);
+    if (!failed)
+        note_copied(p, &tg);
+    target_close(&tg);
+    buf_release(&columns);
     buf_release(&select);
-    buf_release(&insert);
     buf_release(&where);
     return failed;
 }
@@ -308,62 +390,80 @@ static void ignore_line(void *ctx, enum diag_level level, const char *line)
     (void)ctx, (void)level, (void)line;
 }
 
-/* Whether every compared side of o has a result the selection finds on the server: 1, else 0
- * (the comparison fails then, and says so with the values and counts of the whole warehouse,
- * which the copy must then hold), 0 too when the server refuses the selection (a --where value
- * that the column's type cannot read, which SQLite compares and finds unequal). */
-static int sides_found(PGconn *c, const struct compare_opts *o, struct arena *a, struct diag *d)
+/* The tables a comparison's rows fill at once, and their names in its SELECT. */
+static const char *const joined[][2] = {{"source_file", "s"}, {"run", "run"}, {"result", "r"}};
+
+static int is_joined(const struct graph_table *t)
 {
-    if (!o->nvalues || pg_exec(c, "SAVEPOINT sides", WHO, "cannot read the server's warehouse", d))
-        return 0;
-    struct diag quiet = DIAG_INIT; /* query_compare names an unknown key */
-    quiet.emit = ignore_line;
-    int found = 1, failed = 0;
-    for (size_t i = 0; found && !failed && i < o->nvalues; i++) {
-        struct compare_opts side = *o;
-        side.values = &o->values[i];
-        side.nvalues = 1;
-        side.keys = o->keys ? &o->keys[i] : NULL;
-        struct buf ids = BUF_INIT, sql = BUF_INIT;
-        const char **params = NULL;
-        size_t nparams = 0;
-        failed = query_read_ids_sql(&side, 0, a, &ids, &params, &nparams, &quiet);
-        buf_adds(&sql, "SELECT EXISTS (");
-        add_pg_params(&sql, ids.data);
-        buf_adds(&sql, ")");
-        PGresult *r =
-            failed ? NULL : PQexecParams(c, sql.data, (int)nparams, NULL, params, NULL, NULL, 0);
-        if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-            found = !strcmp(PQgetvalue(r, 0, 0), "t");
-        else
-            failed = 1;
-        PQclear(r);
-        free(params);
-        buf_release(&ids);
-        buf_release(&sql);
-    }
-    PQclear(PQexec(c, failed ? "ROLLBACK TO SAVEPOINT sides" : "RELEASE SAVEPOINT sides"));
-    return found && !failed;
+    for (size_t i = 0; i < ARRAY_SIZE(joined); i++)
+        if (!strcmp(joined[i][0], t->name))
+            return 1;
+    return 0;
 }
 
-/* The ids the SELECT ids (with its ? parameters) finds on the server, as an array literal
- * ("{1,2,3}") into out; 0, or -1 after a message. */
-static int select_ids(PGconn *c, const char *ids, const char *const *params, size_t nparams,
-                      struct buf *out, struct diag *d)
+/* Copies the results the comparison o reads (query_read_rows_sql, run on the server: one scan
+ * of the fleet, no round trip of ids) with their runs and sources, when every side of o has
+ * results there; their ids into p->results. 1 then; else 0 with nothing copied: a side without
+ * results (the comparison fails then, and says so with the values and counts of the whole
+ * warehouse, which the copy must then hold), or a selection the server refuses (a --where value
+ * that the column's type cannot read, which SQLite compares and finds unequal). */
+static int pull_compared(PGconn *c, struct pull *p, const struct compare_opts *o, struct arena *a)
 {
-    struct buf sql = BUF_INIT;
-    buf_adds(&sql, "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (");
-    add_pg_params(&sql, ids);
-    buf_adds(&sql, ") AS selected (id)");
-    PGresult *r = PQexecParams(c, sql.data, (int)nparams, NULL, params, NULL, NULL, 0);
-    int failed = 0;
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
-        failed = pg_result_error(c, r, WHO, "cannot read the server's warehouse", d);
-    else
-        buf_adds(out, PQgetvalue(r, 0, 0));
-    PQclear(r);
+    if (!o->nvalues ||
+        pg_exec(c, "SAVEPOINT sides", WHO, "cannot read the server's warehouse", p->d))
+        return 0;
+    sql_exec(p->h, &p->rc, "SAVEPOINT compared");
+    struct diag quiet = DIAG_INIT; /* query_compare names an unknown key */
+    quiet.emit = ignore_line;
+    struct diag *d = p->d;
+    p->d = &quiet;
+    struct target tg[ARRAY_SIZE(joined)];
+    struct buf columns = BUF_INIT, sql = BUF_INIT, select = BUF_INIT;
+    size_t ncolumns = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(joined); i++) {
+        target_open(p->db, p->h, &p->rc, &tg[i], graph_find(joined[i][0]), joined[i][1],
+                    1 + ncolumns, 1, &columns);
+        ncolumns += tg[i].n;
+    }
+    const char **params = NULL;
+    size_t nparams = 0;
+    p->found = xcalloc(o->nvalues, 1);
+    p->nsides = o->nvalues;
+    p->targets = tg;
+    p->ntargets = ARRAY_SIZE(tg);
+    int failed = p->rc != SQLITE_OK ||
+                 query_read_rows_sql(o, columns.data, a, &sql, &params, &nparams, &quiet) ||
+                 add_pg_literals(c, &select, sql.data, params) ||
+                 pg_copy_out(c, select.data, 1 + ncolumns, store_compared, p, WHO,
+                             "cannot read the server's warehouse", &quiet);
+    int found = !failed && memchr(p->found, 0, o->nvalues) == NULL;
+    p->d = d;
+    PQclear(PQexec(c, failed ? "ROLLBACK TO SAVEPOINT sides" : "RELEASE SAVEPOINT sides"));
+    if (!found) {
+        p->rc = SQLITE_OK; /* a local failure shows again in the copy of everything */
+        sql_exec(p->h, &p->rc, "ROLLBACK TO compared");
+        p->nresults = 0;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(joined); i++) {
+        if (found)
+            note_copied(p, &tg[i]);
+        target_close(&tg[i]);
+    }
+    free(params);
+    free(p->found);
+    buf_release(&columns);
     buf_release(&sql);
-    return failed;
+    buf_release(&select);
+    return found;
+}
+
+/* The ids as an array literal ("{1,2,3}") into out. */
+static void add_array(struct buf *out, const int64_t *ids, size_t n)
+{
+    buf_adds(out, "{");
+    for (size_t i = 0; i < n; i++)
+        buf_addf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
+    buf_adds(out, "}");
 }
 
 /* Every table in one snapshot of the server (one repeatable-read transaction), into one local
@@ -375,52 +475,49 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
     /* The raw handle: the INSERTs are built from the schema's columns at run time, which
      * sql_prepare compiles on a handle (sql_cached keeps only statements whose text lives as
      * long as the connection), and a failure is read from it (sqlite3_errmsg). */
-    sqlite3 *h = db_handle(db);
+    struct pull p = {.db = db, .h = db_handle(db), .rc = SQLITE_OK, .d = d};
     if (pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", WHO,
                 "cannot read the server's warehouse", d))
         return -1;
     struct cut cut = {NULL, NULL, NULL, 0};
     struct arena a = ARENA_INIT;
-    struct buf ids = BUF_INIT, selected = BUF_INIT;
-    const char **params = NULL, *array = NULL;
-    size_t nparams = 0;
-    int rc = SQLITE_OK, failed = 0;
-    if (o && sides_found(c, o, &a, d)) {
-        failed = query_read_ids_sql(o, 1, &a, &ids, &params, &nparams, d) ||
-                 select_ids(c, ids.data, params, nparams, &selected, d);
-        /* the ids found once, not the selection once a table: the server's result table has no
-         * index on the keys (schema/pg/0003_read_indexes.sql), each table's rows are found
-         * by result_id, the first column of their primary keys */
-        array = selected.data;
+    struct buf ids = BUF_INIT, indexes = BUF_INIT;
+    const char *array = NULL;
+    int failed = 0, compared = 0;
+    /* the rows of a comparison come joined, a result before the mount it points at */
+    sql_exec(p.h, &p.rc, "BEGIN; PRAGMA defer_foreign_keys = ON");
+    indexes_dropped(p.h, &p.rc, &indexes);
+    if (p.rc == SQLITE_OK && o && pull_compared(c, &p, o, &a)) {
+        /* the tables below the results by their ids: each table's rows are found by
+         * result_id, the first column of their primary keys */
+        compared = 1;
+        add_array(&ids, p.results, p.nresults);
+        array = ids.data;
         cut.root = graph_find("result");
         cut.ids = "SELECT unnest(?::bigint[])";
         cut.params = &array;
         cut.nparams = 1;
     } else if (dates && time_range_bounded(dates)) {
-        buf_reset(&ids);
         buf_addf(&ids, "SELECT id FROM run WHERE started_at BETWEEN %lld AND %lld",
                  (long long)dates->since, (long long)dates->until);
         cut.root = graph_find("run");
         cut.ids = ids.data;
-        cut.nparams = 0;
     }
-    struct buf indexes = BUF_INIT;
-    sql_exec(h, &rc, "BEGIN");
-    indexes_dropped(h, &rc, &indexes);
-    for (size_t i = 0; rc == SQLITE_OK && !failed && i < graph_n_tables; i++)
-        if (!(graph_tables[i].flags & GRAPH_BYTES))
-            failed = pull_table(c, db, h, &graph_tables[i], &cut, d);
+    for (size_t i = 0; p.rc == SQLITE_OK && !failed && i < graph_n_tables; i++) {
+        const struct graph_table *t = &graph_tables[i];
+        if (!(t->flags & GRAPH_BYTES) && !(compared && is_joined(t)))
+            failed = pull_table(c, &p, t, &cut);
+    }
     if (!failed && indexes.len)
-        sql_exec(h, &rc, indexes.data);
+        sql_exec(p.h, &p.rc, indexes.data);
     if (!failed)
-        sql_exec(h, &rc, "COMMIT");
+        sql_exec(p.h, &p.rc, "COMMIT");
     buf_release(&indexes);
-    if (!failed && rc != SQLITE_OK)
-        failed = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(h));
+    if (!failed && p.rc != SQLITE_OK)
+        failed = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(p.h));
     PQclear(PQexec(c, "COMMIT"));
-    free(params);
+    free(p.results);
     buf_release(&ids);
-    buf_release(&selected);
     arena_release(&a);
     return failed;
 }

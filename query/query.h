@@ -80,13 +80,16 @@ int query_appendix(struct db *db, const struct compare_opts *o, int all, struct 
                    struct diag *d);
 
 struct arena;
-/* Appends the SELECT of the ids of the results a comparison report or check reads: those it
- * compares (query_selection_sql: the sides', with the --where filters, in the dates), and with
- * links every network test (suspect.c reads each host's fastest, whatever is compared). Its
- * parameters, in order, into *params (*nparams of them; free() the array, the strings live as
- * long as o and a). The fleet's read pushes it down to the server (fleet/pull.c). 0, or -1
- * after a message. */
-int query_read_ids_sql(const struct compare_opts *o, int links, struct arena *a, struct buf *sql,
-                       const char ***params, size_t *nparams, struct diag *d);
+/* Appends the SELECT of the results a comparison report or check reads, as rows of the join
+ * of result r, run, source_file s and mount m: "SELECT found, COLUMNS FROM ...". Those it
+ * compares (query_selection_sql: the sides', with the --where filters, in the dates), found a
+ * text of one '1' or '0' per compared side (whether the result meets that side's condition),
+ * then in a second branch every network test (suspect.c reads each host's fastest, whatever is
+ * compared), found ''; a result both compared and a network test comes twice. Its parameters,
+ * in order, into *params (*nparams of them; free() the array, the strings live as long as o
+ * and a). The fleet's read pushes it down to the server (fleet/pull.c). 0, or -1 after a
+ * message. */
+int query_read_rows_sql(const struct compare_opts *o, const char *columns, struct arena *a,
+                        struct buf *sql, const char ***params, size_t *nparams, struct diag *d);
 
 #endif

@@ -172,16 +172,23 @@ int query_selection_sql(const struct compare_opts *o, int in_order, struct arena
     return 0;
 }
 
-int query_read_ids_sql(const struct compare_opts *o, int links, struct arena *a, struct buf *sql,
-                       const char ***params, size_t *nparams, struct diag *d)
+int query_read_rows_sql(const struct compare_opts *o, const char *columns, struct arena *a,
+                        struct buf *sql, const char ***params, size_t *nparams, struct diag *d)
 {
     struct binds b = {NULL, 0, 0};
-    buf_adds(sql, "SELECT r.id");
+    buf_adds(sql, "SELECT ''");
+    for (size_t i = 0; i < o->nvalues; i++) {
+        buf_adds(sql, " || CASE WHEN ");
+        add_side(sql, &b, o, i);
+        buf_adds(sql, " THEN '1' ELSE '0' END");
+    }
+    buf_addf(sql, ", %s", columns);
     int rc = query_selection_sql(o, 0, a, sql, &b, d);
-    if (links)
-        buf_adds(
-            sql,
-            " UNION SELECT r.id FROM result r JOIN run ON run.id = r.run_id WHERE " QUERY_LINKS_WHERE);
+    buf_addf(sql,
+             " UNION ALL SELECT '', %s FROM result r JOIN run ON run.id = r.run_id JOIN "
+             "source_file s ON s.id = run.source_id LEFT JOIN mount m ON m.id = r.mount_id WHERE "
+             "" QUERY_LINKS_WHERE,
+             columns);
     *params = b.v;
     *nparams = b.n;
     return rc;
