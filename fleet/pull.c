@@ -513,6 +513,12 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
     if (!failed)
         sql_exec(p.h, &p.rc, "COMMIT");
     buf_release(&indexes);
+    const char *into = getenv("BENCHDB_DEBUG_PULL_INTO"); /* the copy, for a test to read */
+    if (!failed && into) {
+        char *vacuum = sqlite3_mprintf("VACUUM INTO %Q", into);
+        sql_exec(p.h, &p.rc, vacuum);
+        sqlite3_free(vacuum);
+    }
     if (!failed && p.rc != SQLITE_OK)
         failed = diag_error(d, "cannot copy the server's warehouse: %s", sqlite3_errmsg(p.h));
     PQclear(PQexec(c, "COMMIT"));
