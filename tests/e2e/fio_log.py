@@ -321,6 +321,18 @@ def error_cases():
                  ":2:%d: error: expected an integer below 2^63, got '%s'" %
                  (len(bad[0]) + 3, "9" * 32))
 
+    # the widest values: 18 digits (all a line read in one pass may hold) and 19 below 2^63
+    # (read the slower way): both are the direction's maximum, as written
+    for digits in (b"123456789012345678", b"9223372036854775807"):
+        wide = lines[1].split(b", ")
+        wide[1] = digits
+        data = b"\n".join(lines[:1] + [b", ".join(wide)] + lines[2:]) + b"\n"
+        rc, err, recs = run(write("wide%d_clat.1.log" % len(digits), data))
+        t.ok(rc == 0, "%d digits: exit %d: %s" % (len(digits), rc, err.strip()))
+        got = by_dir(recs).get(DIRS[int(wide[2])], {}).get("clat_max_ns")
+        t.ok(got == float(int(digits)), "%d digits: max %r, expected %s" % (len(digits), got,
+                                                                          digits.decode()))
+
     # a histogram log cut inside its second line
     hl = raw("hist_clat_hist.1.log").split(b"\n")
     cut = hl[1][:len(hl[1]) // 2]
