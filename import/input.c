@@ -65,25 +65,31 @@ int read_regular(int fd, size_t size, struct buf *b)
     return 0;
 }
 
-/* The chunk being parsed is hashed and packed at the same time by a thread of its own (a
- * fio log of 1 GiB spent a third of its import in SHA-256 and zstd): the stream's chunk is
- * read-only until the next one is read, which first waits for the thread. */
+/* The chunks read are hashed as they are read and packed by a thread of their own, in order,
+ * while the parser reads the next: a fio log of 1 GiB spends about 0.6 s of CPU in SHA-256,
+ * 1 s in zstd and 1 s in its parse, which three threads share best on two CPUs. The packer's
+ * queue holds STREAM_BUFFERS chunks, so that neither waits for the other's chunk unless it is
+ * full. A chunk's buffer is read into again once its packed form is stored (by the calling
+ * thread: the warehouse's connection is its own). */
+struct pack_job {
+    const char *data;
+    size_t len;
+    struct raw_packer *packer; /* one per job: its output lives until the job is stored */
+    struct raw_blob packed;    /* data NULL: nothing to store */
+};
+
 struct chunk_packer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    int busy, stop, started;
-    struct import_stream *in;
-    struct raw_packer *packer;
-    struct raw_blob packed; /* of the chunk hashed last, to store; data NULL: none */
+    int stop, started;
+    uint64_t queued, packed, stored; /* chunks given to the thread, done by it, stored */
+    struct pack_job job[STREAM_BUFFERS];
 };
 
-static void pack_chunk(struct chunk_packer *p)
+static void pack_job_run(struct pack_job *j)
 {
-    struct import_stream *in = p->in;
-    sha256_update(&in->sha, in->chunk, in->len);
-    if (in->di)
-        p->packed = raw_pack(&p->packer, NULL, in->chunk, in->len);
+    j->packed = raw_pack(&j->packer, NULL, j->data, j->len);
 }
 
 static void *pack_chunks(void *arg)
@@ -91,59 +97,84 @@ static void *pack_chunks(void *arg)
     struct chunk_packer *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->busy && !p->stop)
+        while (p->packed == p->queued && !p->stop)
             pthread_cond_wait(&p->changed, &p->lock);
-        if (p->stop)
+        if (p->packed == p->queued)
             break;
+        struct pack_job *j = &p->job[p->packed % STREAM_BUFFERS];
         pthread_mutex_unlock(&p->lock);
-        pack_chunk(p);
+        pack_job_run(j);
         pthread_mutex_lock(&p->lock);
-        p->busy = 0;
+        p->packed++;
         pthread_cond_broadcast(&p->changed);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-/* Hashes (and packs) in->chunk on the thread, or here when it cannot be started. */
-static void pack_start(struct import_stream *in)
+static struct chunk_packer *packer_get(struct import_stream *in)
 {
     struct chunk_packer *p = in->packer;
     if (!p) {
         p = in->packer = xcalloc(1, sizeof(*p));
-        p->in = in;
         pthread_mutex_init(&p->lock, NULL);
         pthread_cond_init(&p->changed, NULL);
         p->started = pthread_create(&p->thread, NULL, pack_chunks, p) == 0;
     }
+    return p;
+}
+
+/* Packs len bytes of data after the chunks queued before, on the thread, or here when it
+ * cannot be started. */
+static void pack_queue(struct import_stream *in, const char *data, size_t len)
+{
+    struct chunk_packer *p = packer_get(in);
+    struct pack_job *j = &p->job[p->queued % STREAM_BUFFERS];
+    j->data = data;
+    j->len = len;
     if (!p->started) {
-        pack_chunk(p);
+        pack_job_run(j);
+        p->queued++;
+        p->packed++;
         return;
     }
     pthread_mutex_lock(&p->lock);
-    p->busy = 1;
+    p->queued++;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
 }
 
-int import_stream_drain(struct import_stream *in)
+/* Waits until at most pending chunks are left to the thread, and stores the packed ones in
+ * their order. 0 or -1. */
+static int pack_wait(struct import_stream *in, uint64_t pending)
 {
     struct chunk_packer *p = in->packer;
     if (!p)
         return 0;
     pthread_mutex_lock(&p->lock);
-    while (p->busy)
+    while (p->queued - p->packed > pending)
         pthread_cond_wait(&p->changed, &p->lock);
+    uint64_t packed = p->packed;
     pthread_mutex_unlock(&p->lock);
-    struct raw_blob b = p->packed;
-    p->packed.data = NULL;
-    return b.data && in->di ? db_import_add_packed_chunk(in->di, &b, in->len) : 0;
+    for (; p->stored < packed; p->stored++) {
+        struct pack_job *j = &p->job[p->stored % STREAM_BUFFERS];
+        if (j->packed.data && db_import_add_packed_chunk(in->di, &j->packed, j->len))
+            return -1;
+    }
+    return 0;
+}
+
+int import_stream_drain(struct import_stream *in)
+{
+    return pack_wait(in, 0);
 }
 
 static int next_chunk(struct import_stream *s)
 {
-    if (import_stream_drain(s))
+    /* the buffer read into now is the one of STREAM_BUFFERS chunks before */
+    if (pack_wait(s, STREAM_BUFFERS - 1))
         return -1;
+    s->chunk = s->buffer[s->chunks++ % STREAM_BUFFERS];
     size_t n =
         s->head->len - s->head_used < DB_CHUNK_BYTES ? s->head->len - s->head_used : DB_CHUNK_BYTES;
     memcpy(s->chunk, s->head->data + s->head_used, n);
@@ -154,8 +185,9 @@ static int next_chunk(struct import_stream *s)
         return diag_error(s->d, "cannot read '%s': %s", s->stream.path, strerror(errno));
     s->len = n;
     s->served = 0;
-    if (n)
-        pack_start(s);
+    sha256_update(&s->sha, s->chunk, n);
+    if (n && s->di)
+        pack_queue(s, s->chunk, n);
     return 0;
 }
 
@@ -173,11 +205,9 @@ static int stream_read(void *ctx, char *buf, size_t cap, size_t *n)
 void import_stream_init(struct import_stream *in, const char *name, FILE *f, const struct buf *head,
                         struct diag *d)
 {
-    *in = (struct import_stream){.stream = {name, stream_read, in},
-                                 .f = f,
-                                 .head = head,
-                                 .chunk = xmalloc(DB_CHUNK_BYTES),
-                                 .d = d};
+    *in = (struct import_stream){.stream = {name, stream_read, in}, .f = f, .head = head, .d = d};
+    for (int i = 0; i < STREAM_BUFFERS; i++)
+        in->buffer[i] = xmalloc(DB_CHUNK_BYTES);
     sha256_init(&in->sha);
 }
 
@@ -186,8 +216,6 @@ void import_stream_release(struct import_stream *in)
     struct chunk_packer *p = in->packer;
     if (p && p->started) {
         pthread_mutex_lock(&p->lock);
-        while (p->busy)
-            pthread_cond_wait(&p->changed, &p->lock);
         p->stop = 1;
         pthread_cond_broadcast(&p->changed);
         pthread_mutex_unlock(&p->lock);
@@ -196,10 +224,12 @@ void import_stream_release(struct import_stream *in)
     if (p) {
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->changed);
-        raw_packer_free(p->packer);
+        for (int i = 0; i < STREAM_BUFFERS; i++)
+            raw_packer_free(p->job[i].packer);
         free(p);
     }
-    free(in->chunk);
+    for (int i = 0; i < STREAM_BUFFERS; i++)
+        free(in->buffer[i]);
 }
 
 const struct importer *import_choose(const struct import_options *o, const struct source *src,

@@ -32,14 +32,19 @@ int read_regular(int fd, size_t size, struct buf *b);
 /* A file being read piece by piece: the head already read, then the rest, one chunk of
  * DB_CHUNK_BYTES at a time, each hashed and (unless a dry run) stored as it is read. */
 struct chunk_packer; /* a thread hashing and packing each chunk while it is parsed */
+/* A streamed input's chunks in memory at once: being parsed, and hashed and packed behind. */
+enum { STREAM_BUFFERS = 2 };
+
 struct import_stream {
     struct stream stream;
     FILE *f;
     const struct buf *head;
     size_t head_used;
-    char *chunk;
+    char *buffer[STREAM_BUFFERS];
+    uint64_t chunks;      /* read so far */
+    char *chunk;          /* the last read: one of buffer */
     size_t len, served;   /* bytes in chunk, of them given to the parser */
-    struct sha256 sha;    /* of the chunks given so far, once import_stream_drain returned */
+    struct sha256 sha;    /* of the chunks read so far */
     struct db_import *di; /* NULL: a dry run */
     struct diag *d;
     struct chunk_packer *packer; /* NULL until the first chunk */
@@ -48,7 +53,7 @@ struct import_stream {
 void import_stream_init(struct import_stream *in, const char *name, FILE *f, const struct buf *head,
                         struct diag *d);
 void import_stream_release(struct import_stream *in);
-/* Waits for the last chunk's hash and stores it: before reading in->sha. 0 or -1. */
+/* Waits for the last chunks' packed forms and stores them. 0 or -1. */
 int import_stream_drain(struct import_stream *in);
 
 /* The importer for src: the given format, else the detected one; NULL after an error. */
