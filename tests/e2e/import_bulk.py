@@ -7,8 +7,8 @@ count=N`), and from them 60,000 copies, each with its own N (records, bytes and 
 parentheses for N, dd's time of the real run it copies, the rate those give), so that no two
 contents are the same: one result each, of io_bytes N * 1024. They sit in 60 folders of 1,000,
 beside hidden files and folders (with dd outputs of N of their own, which must not be
-imported), a benchdb.meta (storage class 'sidecar-dir') in one folder and a FILE.meta
-(storage class 'sidecar-file') beside one file.
+imported), a link to a folder and a FIFO (neither read), a benchdb.meta (storage class
+'sidecar-dir') in one folder and a FILE.meta (storage class 'sidecar-file') beside one file.
 - `import -q DIR`: every file below DIR but the hidden ones and the sidecars, in sorted order
   (source ids follow the sorted paths), one result each with its N's bytes, the sidecars'
   classes on their files, and stderr only the storage-class note and the totals line (the
@@ -97,6 +97,10 @@ def make_tree(root):
         n += 1
         with open(hidden, "w") as out:
             out.write(dd_text(n, 0.001))
+    # a link to a folder (not followed: g00's files would be found twice) and a FIFO (not a
+    # file: opening it would wait for a writer forever)
+    os.symlink(os.path.join(root, "g00"), os.path.join(root, "g03", "again"))
+    os.mkfifo(os.path.join(root, "g04", "pipe.txt"))
     with open(os.path.join(root, "g01", "benchdb.meta"), "w") as out:
         out.write("storage_class=sidecar-dir\n")
     with open(os.path.join(root, "g02", "dd-0007.txt.meta"), "w") as out:
