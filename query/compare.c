@@ -1113,11 +1113,25 @@ static int recommend(struct db *db, const struct compare_opts *o, const struct s
     return query_recommend(db, o, res, "built-in tiers.rules", text, r, d);
 }
 
-/* Each result's context (identity.h), before the grouping reads it. */
+/* Whether a and b have the same fields that every context key's value is made of. */
+static int same_context(const struct side_result *a, const struct side_result *b)
+{
+    for (int k = 0; k < N_CONTEXT; k++)
+        if (!same_context_fields(a, b, (enum context_key)k))
+            return 0;
+    return 1;
+}
+
+/* Each result's context (identity.h), before the grouping reads it; a result with the fields
+ * of the one before it (a million are mostly repeats) shares its context unwritten. */
 static void set_contexts(struct side_results *res, const char *by)
 {
     struct buf key = BUF_INIT;
     for (size_t i = 0; i < res->n; i++) {
+        if (i && same_context(&res->v[i], &res->v[i - 1])) {
+            res->v[i].context = res->v[i - 1].context;
+            continue;
+        }
         buf_reset(&key);
         context_key(&key, &res->v[i], by);
         res->v[i].context = side_results_intern(res, key.data);
