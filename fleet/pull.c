@@ -19,10 +19,11 @@
 
 #define WHO "benchdb"
 
-/* What a read copies: every row of every table, or the rows of root whose ids cut selects
- * ($n parameters params[0..nparams)), the rows that hang off them (down the owners), the rows
- * they hang off (up to the root of the graph) and the rows of other tables that point at any of
- * those (a saved baseline's members); the tables outside (mounts, baselines) whole. */
+/* What a read copies: every row of every table, or the rows of root whose ids cut selects (its
+ * ? parameters params[0..nparams), add_pg_literals), the rows that hang off them (down the
+ * owners), the rows they hang off (up to the root of the graph) and the rows of other tables
+ * that point at any of those (a saved baseline's members); the tables outside (mounts,
+ * baselines) whole. */
 struct cut {
     const struct graph_table *root; /* NULL: everything */
     const char *ids;                /* SELECT id ... of root's rows */
@@ -92,12 +93,14 @@ static void add_cut(struct buf *sql, const struct graph_table *t, const struct c
     buf_adds(sql, ")");
 }
 
-/* Appends sql with SQLite's parameters (?) replaced by params[0], params[1], ... as quoted
- * literals (COPY takes no parameters; a literal is of unknown type until its context types it,
- * as a parameter sent without a type is), those in quoted literals and names left. 0, or -1
- * when libpq cannot quote one (its message in c). */
-static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const char *const *params)
+/* Appends sql with SQLite's parameters (?) replaced by params[0..nparams) as quoted literals
+ * (COPY takes no parameters; a literal is of unknown type until its context types it, as a
+ * parameter sent without a type is), those in quoted literals and names left. 0, or -1 when
+ * libpq cannot quote one (its message in c) or sql has more parameters. */
+static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const char *const *params,
+                           size_t nparams)
 {
+    size_t n = 0;
     char quote = 0;
     for (const char *p = sql; *p; p++) {
         if (quote && *p == quote)
@@ -108,12 +111,12 @@ static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const ch
             buf_addc(out, *p);
             continue;
         }
-        char *literal = PQescapeLiteral(c, *params, strlen(*params));
+        char *literal = n < nparams ? PQescapeLiteral(c, params[n], strlen(params[n])) : NULL;
         if (!literal)
             return -1;
         buf_adds(out, literal);
         PQfreemem(literal);
-        params++;
+        n++;
     }
     return 0;
 }
@@ -345,7 +348,7 @@ static int pull_table(PGconn *c, struct pull *p, const struct graph_table *t, co
     if (has_cut(t, cut)) {
         add_cut(&where, t, cut);
         buf_adds(&select, " WHERE ");
-        if (add_pg_literals(c, &select, where.data, cut->params))
+        if (add_pg_literals(c, &select, where.data, cut->params, cut->nparams))
             failed = pg_error(c, WHO, "cannot read the server's warehouse", p->d);
     }
     if (!failed && p->rc != SQLITE_OK)
@@ -433,7 +436,7 @@ static int pull_compared(PGconn *c, struct pull *p, const struct compare_opts *o
     p->ntargets = ARRAY_SIZE(tg);
     int failed = p->rc != SQLITE_OK ||
                  query_read_rows_sql(o, columns.data, a, &sql, &params, &nparams, &quiet) ||
-                 add_pg_literals(c, &select, sql.data, params) ||
+                 add_pg_literals(c, &select, sql.data, params, nparams) ||
                  pg_copy_out(c, select.data, 1 + ncolumns, store_compared, p, WHO,
                              "cannot read the server's warehouse", &quiet);
     int found = !failed && memchr(p->found, 0, o->nvalues) == NULL;
