@@ -182,6 +182,8 @@ static uint64_t get_be(const char *p, int size)
 
 int64_t pg_field_int(const struct pg_field *f)
 {
+    if (f->len != 2 && f->len != 4 && f->len != 8)
+        return 0;
     uint64_t v = get_be(f->data, f->len);
     int bits = 8 * f->len;
     if (bits < 64 && v >> (bits - 1)) /* two's complement of a smallint or an integer */

@@ -227,6 +227,8 @@ static void bind_field(sqlite3_stmt *st, int *rc, int i, char type, const struct
         return;
     if (!f->data)
         *rc = sqlite3_bind_null(st, i);
+    else if ((type == 'I' && f->len != 8) || (type == 'R' && f->len != 8))
+        *rc = SQLITE_MISMATCH; /* not the cast's binary form: a server of another schema */
     else if (type == 'I')
         *rc = sqlite3_bind_int64(st, i, pg_field_int(f));
     else if (type == 'R')
