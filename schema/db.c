@@ -12,12 +12,10 @@
 #include "../core/xalloc.h"
 #include "sql.h"
 
-/* A report reads the warehouse through a memory map: a million results read page by page
- * with pread cost a fifth of its time. Only for reading commands: a mapped file that an I/O
- * error or another process cuts short kills the process (SIGBUS) instead of failing a
- * statement, which a writer must not risk. 2 GiB is the most Debian's SQLite maps; the rest
- * of a bigger file is read as before. */
-#define READ_MMAP_PRAGMA "PRAGMA mmap_size = 2147418112"
+/* No command maps the warehouse (SQLite's mmap_size stays 0): every mapped page counts in the
+ * process's RSS (a 1M-result report: 1.2 GB with the file mapped, 0.64 GB without), and on
+ * the 2-CPU VMs benchdb is measured on, faulting the pages in cost more than SQLite's pread
+ * into its 2 MiB cache (bench/RESULTS.md). */
 
 /* How long a writer waits for another process's transaction before giving up. */
 enum { BUSY_TIMEOUT_MS = 30000 };
@@ -222,8 +220,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     if (db_schema_check(db, "main", path, &version, d) ||
         db_exec(db, "PRAGMA foreign_keys = ON", d) ||
         db_exec(db, "PRAGMA temp_store = MEMORY", d) || (mode != DB_READ_ONLY && set_wal(db, d)) ||
-        (mode != DB_READ_ONLY && db_migrate(db->h, d)) ||
-        (mode == DB_READ_ONLY && db_exec(db, READ_MMAP_PRAGMA, d))) {
+        (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
         db_close(db);
         return -1;
     }
