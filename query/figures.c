@@ -338,6 +338,30 @@ static int sweep_curves(sqlite3 *h, struct sweep_ctx *c, const struct items *it,
     return rc;
 }
 
+/* Whether r can be a point of sweep sw: a synchronous engine's iodepth is no setting. */
+static int sweepable(const struct side_result *r, enum sweep sw)
+{
+    return usable(r) && swept(r, sw) > 0 && !(sw == SWEEP_IODEPTH && result_engine_is_sync(r));
+}
+
+/* Whether the results take MIN_SWEEP_POINTS swept values at all: else no sweep has that many
+ * points, and a million results at one queue depth need not be sorted into sweeps. */
+static int enough_swept_values(const struct side_results *res, enum sweep sw)
+{
+    int64_t seen[MIN_SWEEP_POINTS];
+    size_t n = 0;
+    for (size_t i = 0; i < res->n && n < MIN_SWEEP_POINTS; i++) {
+        if (!sweepable(&res->v[i], sw))
+            continue;
+        size_t j = 0;
+        while (j < n && seen[j] != swept(&res->v[i], sw))
+            j++;
+        if (j == n)
+            seen[n++] = swept(&res->v[i], sw);
+    }
+    return n == MIN_SWEEP_POINTS;
+}
+
 static int scaling(struct db *db, const struct compare_opts *o, const struct side_results *res,
                    const struct id_set *binned, struct report *r, struct diag *d)
 {
@@ -346,9 +370,10 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
     for (int sw = SWEEP_IODEPTH; sw <= SWEEP_NUMJOBS && rc == 0; sw++) {
         struct items it = {0};
         c.sw = (enum sweep)sw;
+        if (!enough_swept_values(res, c.sw))
+            continue;
         for (size_t i = 0; i < res->n; i++)
-            if (usable(&res->v[i]) && swept(&res->v[i], c.sw) > 0 &&
-                !(c.sw == SWEEP_IODEPTH && result_engine_is_sync(&res->v[i])))
+            if (sweepable(&res->v[i], c.sw))
                 items_add(&it, sweep_key(&res->v[i], c.sw), &res->v[i], swept(&res->v[i], c.sw),
                           binned);
         items_sort(&it);
