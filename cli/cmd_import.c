@@ -43,8 +43,8 @@ static const char usage[] =
     "  -n, --dry-run         show what would be imported; store nothing\n"
     "  -v, --verbose         with -n: list the lines that look like results but were not used\n"
     "  -j, --jobs N          parse N files at a time (default: the number of CPUs), and a log\n"
-    "                        read as a stream on N threads (default: one fewer); output and\n"
-    "                        results are the same for any N\n"
+    "                        read as a stream on N threads; output and results are the same\n"
+    "                        for any N\n"
     "  -h, --help            show this help\n"
     "\n"
     "Examples:\n"
@@ -359,12 +359,8 @@ int cmd_import(int argc, char **argv, struct app *app)
 {
     struct import_opts o = {.options = {.now = now_iso}};
     int status = parse(app, &argc, argv, &o);
-    if (!o.options.jobs) { /* not given (-j takes 1 or more) */
+    if (!o.options.jobs) /* not given (-j takes 1 or more) */
         o.options.jobs = cpu_count();
-        /* a streamed log's bytes are hashed and compressed on a thread of their own, which
-         * needs a CPU too: on 2 CPUs a 1 GiB log took 2.33 s with one parser, 2.59 s with two */
-        o.options.stream_jobs = o.options.jobs > 1 ? o.options.jobs - 1 : 1;
-    }
     if (status != BDB_EXIT_OK) {
         kv_list_release(&o.tags);
         return status < 0 ? BDB_EXIT_OK : status;

@@ -24,7 +24,6 @@ struct import_options {
     int dry_run, verbose;        /* dry run: db is NULL, records are printed */
     int quiet;                   /* no line for each file stored or skipped (errors stay) */
     unsigned jobs;               /* parser threads; 1: parse in the calling thread */
-    unsigned stream_jobs;        /* threads parsing a log read as a stream; 0: jobs */
     void (*now)(char out[32]);   /* the import time, ISO 8601 UTC */
 };
 

@@ -450,7 +450,7 @@ static int import_streamed(struct import_session *s, const char *path, const cha
 {
     struct import_stream in;
     import_stream_init(&in, name, f, head, s->d);
-    in.stream.jobs = s->o->stream_jobs ? s->o->stream_jobs : s->o->jobs;
+    in.stream.jobs = s->o->jobs;
     struct source src = {name, NULL, 0};
     int rc = import_parse(s, path, imp, &src, &in);
     import_stream_release(&in);
