@@ -43,7 +43,7 @@ void pg_copy_trailer(struct buf *out);
 
 /* A field of a row read in COPY's binary format: the type's binary form (data NULL for an SQL
  * NULL), and its length. pg_field_int: a smallint's, an integer's or a bigint's (len 2, 4, 8;
- * 0 for any other length); pg_field_float8: a double precision's (len 8 only). */
+ * 0 for any other length); pg_field_float8: a double precision's (len 8; NaN for any other). */
 struct pg_field {
     const char *data;
     int len;

@@ -3,6 +3,7 @@
 #include "fleet_private.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,8 @@ int64_t pg_field_int(const struct pg_field *f)
 
 double pg_field_float8(const struct pg_field *f)
 {
+    if (f->len != 8 || !f->data)
+        return NAN;
     uint64_t bits = get_be(f->data, 8);
     double v;
     memcpy(&v, &bits, sizeof(v));
@@ -227,7 +230,9 @@ static int copy_tuple(const char **p, const char *end, struct pg_field *f, size_
 /* The header of COPY's binary format at the start of *p's data: 0 with *p past it, else -1. */
 static int copy_header(const char **p, const char *end)
 {
-    if (end - *p < 19 || memcmp(*p, "PGCOPY\n\377\r\n\0", 11))
+    /* then the flags: bit 16 says each tuple starts with an OID, and a reader must stop at any
+     * of bits 17-31; benchdb asks for neither */
+    if (end - *p < 19 || memcmp(*p, "PGCOPY\n\377\r\n\0", 11) || get_be(*p + 11, 4))
         return -1;
     uint32_t extension = (uint32_t)get_be(*p + 15, 4);
     if ((uint64_t)(end - *p) < 19 + (uint64_t)extension)

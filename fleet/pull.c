@@ -95,10 +95,10 @@ static void add_cut(struct buf *sql, const struct graph_table *t, const struct c
 
 /* Appends sql with SQLite's parameters (?) replaced by params[0..nparams) as quoted literals
  * (COPY takes no parameters; a literal is of unknown type until its context types it, as a
- * parameter sent without a type is), those in quoted literals and names left. 0, or -1 when
- * libpq cannot quote one (its message in c) or sql has more parameters. */
+ * parameter sent without a type is), those in quoted literals and names left. 0, or -1 after
+ * a message when libpq cannot quote one or sql has more parameters. */
 static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const char *const *params,
-                           size_t nparams)
+                           size_t nparams, struct diag *d)
 {
     size_t n = 0;
     char quote = 0;
@@ -111,9 +111,13 @@ static int add_pg_literals(PGconn *c, struct buf *out, const char *sql, const ch
             buf_addc(out, *p);
             continue;
         }
-        char *literal = n < nparams ? PQescapeLiteral(c, params[n], strlen(params[n])) : NULL;
+        if (n == nparams)
+            return diag_error_path(d, WHO,
+                                   "cannot read the server's warehouse: the selection "
+                                   "has more parameters than values");
+        char *literal = PQescapeLiteral(c, params[n], strlen(params[n]));
         if (!literal)
-            return -1;
+            return pg_error(c, WHO, "cannot read the server's warehouse", d);
         buf_adds(out, literal);
         PQfreemem(literal);
         n++;
@@ -264,7 +268,8 @@ static int pairs_ok(struct db *db, int *rc, const struct target *tg, const struc
         diag_warn(d,
                   "the server's %s '%.*s' of result %lld is not a JSON array of %s pairs: left "
                   "out",
-                  tg->t->name, f[1].len, f[1].data, (long long)pg_field_int(&f[0]), tg->pc->pair);
+                  tg->t->name, f[1].data ? f[1].len : 0, f[1].data ? f[1].data : "",
+                  (long long)pg_field_int(&f[0]), tg->pc->pair);
     return ok;
 }
 
@@ -306,9 +311,12 @@ static int store(struct pull *p, struct target *tg, const struct pg_field *row)
             }
         }
     }
-    if (p->rc != SQLITE_OK)
+    if (p->rc != SQLITE_OK) /* bind_field's mismatch is no failure of SQLite's */
         return diag_error(p->d, "cannot copy the server's table '%s': %s", tg->t->name,
-                          sqlite3_errmsg(p->h));
+                          p->rc == SQLITE_MISMATCH
+                              ? "a column not in the binary form of its type here (a server "
+                                "of another schema?)"
+                              : sqlite3_errmsg(p->h));
     return 0;
 }
 
@@ -350,8 +358,7 @@ static int pull_table(PGconn *c, struct pull *p, const struct graph_table *t, co
     if (has_cut(t, cut)) {
         add_cut(&where, t, cut);
         buf_adds(&select, " WHERE ");
-        if (add_pg_literals(c, &select, where.data, cut->params, cut->nparams))
-            failed = pg_error(c, WHO, "cannot read the server's warehouse", p->d);
+        failed = add_pg_literals(c, &select, where.data, cut->params, cut->nparams, p->d);
     }
     if (!failed && p->rc != SQLITE_OK)
         failed = diag_error(p->d, "cannot copy the server's table '%s': %s", t->name,
@@ -438,7 +445,7 @@ static int pull_compared(PGconn *c, struct pull *p, const struct compare_opts *o
     p->ntargets = ARRAY_SIZE(tg);
     int failed = p->rc != SQLITE_OK ||
                  query_read_rows_sql(o, columns.data, a, &sql, &params, &nparams, &quiet) ||
-                 add_pg_literals(c, &select, sql.data, params, nparams) ||
+                 add_pg_literals(c, &select, sql.data, params, nparams, &quiet) ||
                  pg_copy_out(c, select.data, 1 + ncolumns, store_compared, p, WHO,
                              "cannot read the server's warehouse", &quiet);
     int found = !failed && memchr(p->found, 0, o->nvalues) == NULL;

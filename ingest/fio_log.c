@@ -297,9 +297,9 @@ static uint64_t swar_value(uint64_t v)
     return (v * 10000 + (v >> 32)) & 0xffffffffu;
 }
 
-/* Reads the digits at p (at most 19: one more than a value may have) eight bytes at a time
- * while eight are left before end: the lines of a big log are most of its parse. Sets *v
- * and returns how many digits were read. */
+/* Reads the digits at p eight bytes at a time while eight are left before end: the lines of a
+ * big log are most of its parse. Sets *v and returns how many digits were read: all of them up
+ * to 18, more than 18 when there are more (*v is then of no use; a value here has at most 18). */
 static int scan_digits(const char *p, const char *end, uint64_t *v)
 {
     static const uint64_t pow10[9] = {1,      10,      100,      1000,     10000,
