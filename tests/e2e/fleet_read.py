@@ -78,13 +78,7 @@ def test_errors(srv, tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
-        a, b = fleet.make_hosts(tmp, t)
-        for db in (a, b):
-            p = bdb.run(db, "push", srv.url())
-            t.eq(p.returncode, 0, "push: " + p.stderr)
-        merged = os.path.join(tmp, "merged.sqlite")
-        p = bdb.run(merged, "merge", a, b)
-        t.eq(p.returncode, 0, "merge: " + p.stderr)
+        a, b, merged = fleet.pushed_hosts(tmp, srv, t)
         test_same_output(srv, merged)
         test_range(srv, merged)
         test_union(srv, a, b)

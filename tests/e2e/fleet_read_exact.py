@@ -117,13 +117,7 @@ def check_copy(srv, merged, tmp, args, where):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-exact-") as tmp, pg.server(PORT) as srv:
-        a, b = fleet.make_hosts(tmp, t)
-        for db in (a, b):
-            p = bdb.run(db, "push", srv.url())
-            t.eq(p.returncode, 0, "push: " + p.stderr)
-        merged = os.path.join(tmp, "merged.sqlite")
-        p = bdb.run(merged, "merge", a, b)
-        t.eq(p.returncode, 0, "merge: " + p.stderr)
+        _, _, merged = fleet.pushed_hosts(tmp, srv, t)
         edit(srv, merged)
         copies = os.path.join(tmp, "copies")
         os.mkdir(copies)

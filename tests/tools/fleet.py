@@ -34,6 +34,19 @@ def make_hosts(tmp, checks):
     return a, b
 
 
+def pushed_hosts(tmp, srv, checks):
+    """Both hosts' warehouses (make_hosts) pushed to srv and merged into one local warehouse,
+    which holds what the server does: (a's path, b's path, the merged one's)."""
+    a, b = make_hosts(tmp, checks)
+    for db in (a, b):
+        p = bdb.run(db, "push", srv.url())
+        checks.eq(p.returncode, 0, "push: " + p.stderr)
+    merged = os.path.join(tmp, "merged.sqlite")
+    p = bdb.run(merged, "merge", a, b)
+    checks.eq(p.returncode, 0, "merge: " + p.stderr)
+    return a, b, merged
+
+
 def apply_migrations(srv, db, count=None):
     """Creates the warehouse schema in db as a push would, from the first count (all by
     default) of schema/pg/'s migrations applied in order with psql, and records that version;
