@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "../core/xalloc.h"
 #include "../ingest/importer.h"
 #include "progress.h"
@@ -26,8 +27,8 @@ static const char usage[] =
     "notes);\n"
     "the format is detected from the content. '-' reads standard input. A directory is read\n"
     "whole: the files below it, in sorted order, but for hidden ones and sidecars. fio logs\n"
-    "are read as a stream; any other input is held in memory, up to 256 MiB. Ctrl-C stops\n"
-    "after the file being stored; the files stored before it are kept.\n"
+    "are read as a stream; any other input is held in memory, up to 256 MiB. Ctrl-C (or\n"
+    "SIGTERM, SIGHUP) stops after the file being stored; the files stored before it are kept.\n"
     "\n"
     "  --host H              host the benchmark ran on (wins over the content)\n"
     "  --storage-class S     storage class, e.g. nfs-csi or local-nvme-retain\n"
@@ -252,13 +253,35 @@ static int read_list(struct inputs *in, const char *list, int sep, struct diag *
     return rc;
 }
 
-/* Set by SIGINT: the import stops between two files. */
+/* The signal that asked the import to stop between two files (0: none): Ctrl-C, or the
+ * SIGTERM of a service manager or a CI job's timeout, or the SIGHUP of a closed terminal. Each
+ * ends the import as its default action would, but with the files stored so far said. */
 static volatile sig_atomic_t interrupted;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_interrupt(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
+}
+
+/* Catches the stop signals not ignored (nohup ignores SIGHUP: it stays ignored); the same
+ * signal again ends benchdb at once (SA_RESETHAND). */
+static void catch_stop_signals(struct sigaction *old)
+{
+    struct sigaction act = {.sa_handler = on_interrupt, .sa_flags = SA_RESTART | SA_RESETHAND};
+    sigemptyset(&act.sa_mask);
+    interrupted = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
+        sigaction(stop_signals[i], NULL, &old[i]);
+        if (old[i].sa_handler != SIG_IGN)
+            sigaction(stop_signals[i], &act, NULL);
+    }
+}
+
+static void restore_stop_signals(const struct sigaction *old)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+        sigaction(stop_signals[i], &old[i], NULL);
 }
 
 static const char *plural(size_t n)
@@ -312,17 +335,15 @@ static void say_totals(struct app *app, const struct import_opts *o, const struc
                    t->stored, plural(t->stored), in->n - done, in->n);
 }
 
-/* Imports the inputs in order, stopping between two files at SIGINT: the exit status. */
+/* Imports the inputs in order, stopping between two files at a stop signal: the exit status. */
 static int import_all(struct app *app, struct db *db, const struct import_opts *o,
                       const struct inputs *in, int status)
 {
     size_t n = in->n, done = 0, rejected = 0;
     struct import_session *s = import_session_start(db, &o->options, &app->diag, in->v, n);
     struct progress pg;
-    struct sigaction act = {.sa_handler = on_interrupt, .sa_flags = SA_RESTART | SA_RESETHAND}, old;
-    interrupted = 0;
-    sigemptyset(&act.sa_mask);
-    sigaction(SIGINT, &act, &old); /* a second Ctrl-C ends benchdb at once */
+    struct sigaction old[ARRAY_SIZE(stop_signals)];
+    catch_stop_signals(old);
     progress_start(&pg, n, "files");
     struct diag saved = app->diag;
     if (pg.on) { /* messages erase the status line first */
@@ -350,8 +371,8 @@ static int import_all(struct app *app, struct db *db, const struct import_opts *
     app->diag.emit = saved.emit;
     app->diag.ctx = saved.ctx;
     if (interrupted)
-        status = 128 + SIGINT;
-    sigaction(SIGINT, &old, NULL);
+        status = 128 + interrupted;
+    restore_stop_signals(old);
     return status;
 }
 

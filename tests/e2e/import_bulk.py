@@ -17,7 +17,8 @@ imported), a link to a folder and a FIFO (neither read), a benchdb.meta (storage
   files named, one note for the rest, the totals; nothing stored twice;
 - --files-from LIST (newline-separated) and -0 with a NUL-separated list from stdin (names
   with a space and a newline among them), each into a new warehouse: the same counts;
-- SIGINT during an import of the directory: exit status 130, the message with the files
+- SIGINT during an import of the directory, then SIGTERM during another (a service manager's
+  stop, a CI job's timeout): exit status 128 + the signal, the message with the files
   stored, which is what the warehouse holds (python's sqlite3): integrity_check ok, each
   stored file whole (one result, its bytes' sha256, its N's io_bytes), every result in a
   stored file.
@@ -220,10 +221,15 @@ INTERRUPTED = re.compile(r"^benchdb: error: interrupted: (\d+) files? stored, th
 
 
 def interrupted(tmp, root, want):
-    db = os.path.join(tmp, "int.sqlite")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        stopped_by(sig, tmp, root, want)
+
+
+def stopped_by(sig, tmp, root, want):
+    db = os.path.join(tmp, "int-%s.sqlite" % sig.name)
     p = subprocess.Popen([bdb.BENCHDB, "--db", db, "import", "-q", "--storage-class", "c", root],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    # wait until some files are in the warehouse (a batch committed), then Ctrl-C
+    # wait until some files are in the warehouse (a batch committed), then signal
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         time.sleep(0.1)
@@ -235,11 +241,11 @@ def interrupted(tmp, root, want):
             continue
         if n >= 1000:
             break
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     start = time.monotonic()
     err = p.communicate(timeout=120)[1]
-    print("SIGINT after %d files stored: ended %.1f s later" % (n, time.monotonic() - start))
-    t.eq(p.returncode, 130, "SIGINT: exit status 130 (" + err[-300:] + ")")
+    print("%s after %d files stored: ended %.1f s later" % (sig.name, n, time.monotonic() - start))
+    t.eq(p.returncode, 128 + sig, "%s: exit status %d (%s)" % (sig.name, 128 + sig, err[-300:]))
     lines = err.splitlines()
     m = INTERRUPTED.match(lines[-1] if lines else "")
     if not t.ok(m, "the last line says what was kept: %r" % lines[-3:]):
