@@ -22,7 +22,9 @@ struct attach_entry {
     const char *dir, *prefix, *kind, *direction, *path;
     int64_t result_id, numjobs;
     int is_log, paired;
-    size_t next; /* the next entry of its bucket, in insertion order; NONE at the end */
+    int attached;     /* a log whose series moved to its job's result */
+    int awaits_class; /* a log of a file stored unlabeled: counted so if it stays alone */
+    size_t next;      /* the next entry of its bucket, in insertion order; NONE at the end */
 };
 
 #define NONE SIZE_MAX
@@ -147,6 +149,8 @@ static void add_job(struct attach_registry *reg, const char *path, const struct 
                                  r->wl.numjobs,
                                  0,
                                  0,
+                                 0,
+                                 0,
                                  NONE};
         add(reg, &e);
     }
@@ -170,6 +174,8 @@ static void add_log(struct attach_registry *reg, const char *path, const struct 
                              id,
                              WL_UNKNOWN,
                              1,
+                             0,
+                             0,
                              0,
                              NONE};
     add(reg, &e);
@@ -212,6 +218,7 @@ static int pair(struct attach_registry *reg, struct attach_entry *e, struct db *
             return 0;
         }
         job->paired = 1;
+        log->attached = 1;
         return db_series_attach(db, log->result_id, job->result_id, d);
     }
     return 0;
@@ -234,4 +241,29 @@ void attach_file_drop(struct attach_registry *reg)
      * the import: only the file's own entries are left to forget */
     if (reg)
         drop_from(reg, reg->first_new);
+}
+
+int attach_file_awaits_class(struct attach_registry *reg, size_t n)
+{
+    size_t logs = 0;
+    for (size_t i = reg ? reg->first_new : 0; reg && i < reg->n; i++)
+        logs += reg->v[i].is_log;
+    if (!n || logs != n)
+        return 0;
+    for (size_t i = reg->first_new; i < reg->n; i++)
+        reg->v[i].awaits_class = 1;
+    return 1;
+}
+
+size_t attach_unlabeled_alone(const struct attach_registry *reg)
+{
+    size_t files = 0;
+    /* a file's entries are next to one another, with its path */
+    for (size_t i = 0, end; reg && i < reg->n; i = end) {
+        int alone = 0;
+        for (end = i; end < reg->n && !strcmp(reg->v[end].path, reg->v[i].path); end++)
+            alone |= reg->v[end].awaits_class && !reg->v[end].attached;
+        files += alone;
+    }
+    return files;
 }

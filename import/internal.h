@@ -112,6 +112,13 @@ void attach_collect(struct attach_registry *reg, const char *path, const char *f
 int attach_file_end(struct attach_registry *reg, struct db *db, struct diag *d);
 /* The file was not stored: forgets what was collected from it. */
 void attach_file_drop(struct attach_registry *reg);
+/* The current file (collected since the last attach_file_end) is stored without a storage
+ * class and its unclassed results are n: 1 when they are all logs that may still be attached
+ * to a job (that file's class then becomes theirs); the file is then counted by
+ * attach_unlabeled_alone, not now. Else 0. */
+int attach_file_awaits_class(struct attach_registry *reg, size_t n);
+/* The files attach_file_awaits_class deferred with a log that stayed alone. */
+size_t attach_unlabeled_alone(const struct attach_registry *reg);
 
 struct workers;
 /* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files, and packing

@@ -299,9 +299,15 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         }
         if (rc == 0 && db_import_count(di) == 0)
             rc = diag_error_line(s->d, src, 1, "no results found in %s output", imp->name);
+        unclassed = collect.unclassed;
+        /* a class given wins over the content's; without one, the content may name it
+         * (notes typed per storage class), or the job a fio log is attached to */
+        if (labels->storage_class && *labels->storage_class)
+            unclassed = 0;
+        else if (rc == 0 && attach_file_awaits_class(s->attach, unclassed))
+            unclassed = 0;
         if (rc == 0 && attach_file_end(s->attach, s->db, s->d))
             rc = -2;
-        unclassed = collect.unclassed;
     }
     if (rc)
         attach_file_drop(s->attach);
@@ -318,9 +324,7 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         }
         s->batch_results += db_import_count(di);
         s->batch_files++;
-        /* a class given wins over the content's; without one, the content may name it
-         * (notes typed per storage class) */
-        s->batch_unlabeled += (!labels->storage_class || !*labels->storage_class) && unclassed;
+        s->batch_unlabeled += unclassed > 0;
     } else if (rc == -1 && s->d->errors == errors) {
         diag_error(s->d, "%s: import failed", src->path);
     }
@@ -578,6 +582,8 @@ enum import_outcome import_session_end(struct import_session *s, int failed)
     s->workers = NULL;
     if (s->db && !failed)
         rc = end_batches(s);
+    if (!rc && !failed)
+        s->totals.unlabeled += attach_unlabeled_alone(s->attach);
     return rc ? IMPORT_FAILED_DB : IMPORT_STORED;
 }
 

@@ -152,7 +152,8 @@ size_t db_import_count(const struct db_import *imp);
 int64_t db_import_last_result(const struct db_import *imp);
 /* Moves the series of result `from` (a fio log's own result) to result `to` (the job that
  * wrote the log) and tags `from` part=fio log, so that comparisons leave it out while its
- * summary stays with its source. Inside the caller's transaction; 0 or -1 after a message. */
+ * summary stays with its source; `from` stored without a storage class takes `to`'s labels
+ * (class, host, sec, mount). Inside the caller's transaction; 0 or -1 after a message. */
 int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d);
 void db_import_free(struct db_import *imp);
 

@@ -513,6 +513,17 @@ int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
                     "'fio log')");
     sql_bind_int(st, &rc, ":from", from);
     sql_step_done(st, &rc);
+    /* a log stored without a class (its sidecar is its JSON's, FILE.meta) is its job's part:
+     * it takes the job's labels, so that listing or removing by them finds it with its job */
+    st = sql_cached(
+        db, &rc,
+        "UPDATE result SET storage_class = j.storage_class, host = coalesce(result.host, "
+        "j.host), sec = coalesce(result.sec, j.sec), mount_id = "
+        "coalesce(result.mount_id, j.mount_id) FROM result j WHERE j.id = :to AND "
+        "result.id = :from AND result.storage_class IS NULL");
+    sql_bind_int(st, &rc, ":to", to);
+    sql_bind_int(st, &rc, ":from", from);
+    sql_step_done(st, &rc);
     if (rc != SQLITE_OK)
         return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
                           db->path, sqlite3_errmsg(db->h));

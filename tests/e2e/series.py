@@ -119,6 +119,41 @@ def check_threads():
             t.eq(sorted(res[(n, "threads")]["series"]), ["bw_bytes_s"], n + " keeps its series")
 
 
+UNLABELED = "stored without a storage class"
+
+
+def check_sidecar_labels():
+    """The labels of a JSON's sidecar (FILE.meta, which names one file) are its attached logs'
+    too, logs before or after it: no note calls them unclassed. A log left alone (another
+    folder, a job of two threads) is still counted."""
+    with tempfile.TemporaryDirectory(prefix="bdb-series-") as tmp:
+        os.mkdir(os.path.join(tmp, "logs"))
+        names = ["steady_bw.1.log", "steady_clat.1.log", "steady.json", "cliff.json",
+                 "cliff_bw.1.log", "threads.json", "threads_bw.1.log", "threads_bw.2.log"]
+        for n in names:
+            shutil.copy(os.path.join(FIX, n), tmp)
+        shutil.copy(os.path.join(FIX, "cached_bw.1.log"), os.path.join(tmp, "logs"))
+        labels = {"steady": ("nvme", "h1"), "cliff": ("disk", "h2"), "threads": ("nvme", "h1")}
+        for run, (cls, host) in labels.items():
+            with open(os.path.join(tmp, run + ".json.meta"), "w") as f:
+                f.write("storage_class=%s\nhost=%s\n" % (cls, host))
+        db = os.path.join(tmp, "t.sqlite")
+        paths = [os.path.join(tmp, n) for n in names[:5]]
+        rc, _, err = bdb.call(db, "import", *paths)
+        t.eq(rc, 0, "import with sidecars: " + err)
+        t.ok(UNLABELED not in err, "no file called unclassed: " + err)
+        rows = bdb.sql_rows(db, "SELECT s.path, r.storage_class, r.host FROM result r JOIN run "
+                                "ON run.id = r.run_id JOIN source_file s ON s.id = run.source_id")
+        for path, cls, host in rows:
+            run = os.path.basename(path).split("_")[0].split(".")[0]
+            t.eq((cls, host), labels[run], "%s: its job's labels" % os.path.basename(path))
+        rc, _, err = bdb.call(db, "import", *[os.path.join(tmp, n) for n in names[5:]],
+                              os.path.join(tmp, "logs", "cached_bw.1.log"))
+        t.eq(rc, 0, "import of logs left alone: " + err)
+        t.ok("3 files %s" % UNLABELED in err,
+             "the two threads' logs and the log of another folder counted: " + err)
+
+
 def check_verdicts(db):
     rows = report_table(db, "steady_state", "tmpfs", "disk")
     got = {os.path.basename(r["Result"].split(":")[0]): r for r in rows}
@@ -192,6 +227,7 @@ def main():
         check_malformed(dbs[1])
     check_other_folder()
     check_threads()
+    check_sidecar_labels()
     return t.done()
 
 
