@@ -492,38 +492,40 @@ int64_t db_import_last_result(const struct db_import *imp)
     return imp->last_result;
 }
 
+/* Runs one statement of db_series_attach: sql names the log's result :from and may name the
+ * job's :to. */
+static void attach_step(struct db *db, int *rc, const char *sql, int64_t from, int64_t to)
+{
+    sqlite3_stmt *st = sql_cached(db, rc, sql);
+    sql_bind_int(st, rc, ":from", from);
+    if (st && sqlite3_bind_parameter_index(st, ":to"))
+        sql_bind_int(st, rc, ":to", to);
+    sql_step_done(st, rc);
+}
+
 int db_series_attach(struct db *db, int64_t from, int64_t to, struct diag *d)
 {
     int rc = SQLITE_OK;
     /* tag series:<metric> on the job names the log the series came from (and tells reparse) */
-    sqlite3_stmt *st = sql_cached(
-        db, &rc,
-        "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT :to, 'series:' || se.metric, "
-        "sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run ON run.id = "
-        "r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE se.result_id = :from");
-    sql_bind_int(st, &rc, ":to", to);
-    sql_bind_int(st, &rc, ":from", from);
-    sql_step_done(st, &rc);
-    st = sql_cached(db, &rc, "UPDATE series SET result_id = :to WHERE result_id = :from");
-    sql_bind_int(st, &rc, ":to", to);
-    sql_bind_int(st, &rc, ":from", from);
-    sql_step_done(st, &rc);
-    st = sql_cached(db, &rc,
-                    "INSERT OR REPLACE INTO tag(result_id, key, value) VALUES (:from, 'part', "
-                    "'fio log')");
-    sql_bind_int(st, &rc, ":from", from);
-    sql_step_done(st, &rc);
+    attach_step(db, &rc,
+                "INSERT OR REPLACE INTO tag(result_id, key, value) SELECT :to, 'series:' || "
+                "se.metric, sf.path FROM series se JOIN result r ON r.id = se.result_id JOIN run "
+                "ON run.id = r.run_id JOIN source_file sf ON sf.id = run.source_id WHERE "
+                "se.result_id = :from",
+                from, to);
+    attach_step(db, &rc, "UPDATE series SET result_id = :to WHERE result_id = :from", from, to);
+    attach_step(db, &rc,
+                "INSERT OR REPLACE INTO tag(result_id, key, value) VALUES (:from, 'part', "
+                "'fio log')",
+                from, to);
     /* a log stored without a class (its sidecar is its JSON's, FILE.meta) is its job's part:
      * it takes the job's labels, so that listing or removing by them finds it with its job */
-    st = sql_cached(
-        db, &rc,
-        "UPDATE result SET storage_class = j.storage_class, host = coalesce(result.host, "
-        "j.host), sec = coalesce(result.sec, j.sec), mount_id = "
-        "coalesce(result.mount_id, j.mount_id) FROM result j WHERE j.id = :to AND "
-        "result.id = :from AND result.storage_class IS NULL");
-    sql_bind_int(st, &rc, ":to", to);
-    sql_bind_int(st, &rc, ":from", from);
-    sql_step_done(st, &rc);
+    attach_step(db, &rc,
+                "UPDATE result SET storage_class = j.storage_class, host = coalesce(result.host, "
+                "j.host), sec = coalesce(result.sec, j.sec), mount_id = coalesce(result.mount_id, "
+                "j.mount_id) FROM result j WHERE j.id = :to AND result.id = :from AND "
+                "result.storage_class IS NULL",
+                from, to);
     if (rc != SQLITE_OK)
         return diag_error(d, "database '%s': cannot attach a fio log's series to its job: %s",
                           db->path, sqlite3_errmsg(db->h));
