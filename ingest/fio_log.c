@@ -1128,8 +1128,12 @@ static int fio_log_parse(const struct source *src, struct arena *a, struct recor
  * (its line numbers counted from its first line), then merged in file order by the calling
  * thread, which also reads the input. The merge gives what one pass gives (exact sums; a
  * histogram log's series points replayed in order) and reports the error of the first
- * failing chunk at its line in the file. Memory: 2 chunks per thread. */
+ * failing chunk at its line in the file. Memory: CHUNKS_PER_THREAD chunks per thread: the
+ * reading thread also hashes each DB_CHUNK_BYTES it reads (import/input.c), and while it does,
+ * the parsers live on the chunks queued before; with 2 a thread (one DB_CHUNK_BYTES of lines
+ * for 2 threads) they ran dry there, and a 1 GiB log took 10-15 % longer (bench/RESULTS.md). */
 #define CHUNK_BYTES       (1 << 20)
+#define CHUNKS_PER_THREAD 4
 #define CHUNK_THREADS_MAX 8
 
 struct chunk {
@@ -1309,7 +1313,7 @@ static int merge_chunk(struct parser *ps, struct chunk *ch)
 /* Parses the rest of the input (p, then in) on threads; 0, or -1 after an error. */
 static int parse_chunked(struct parser *ps, struct stream *in, struct pending *p, unsigned threads)
 {
-    struct chunker c = {.n_chunks = 2 * threads};
+    struct chunker c = {.n_chunks = CHUNKS_PER_THREAD * threads};
     size_t want = (size_t)scan_env_int64("BENCHDB_LOG_CHUNK_BYTES", CHUNK_BYTES);
     pthread_t tid[CHUNK_THREADS_MAX];
     unsigned started = 0;
