@@ -1,7 +1,8 @@
 /* notes_text.c: results read line by line: fio lines pasted without the rest of fio's
  * output (one-line direction summaries, "Run status group" lines), and results a person
  * typed: Markdown "- **Throughput:** 70.2 MiB/s" lists under a heading, and result tables
- * (pipe or tab separated). A table whose figures restate results already read, or that
+ * (pipe or tab separated), whose columns are storage classes when they are headed by storage
+ * names ("CephFS", "NFS"). A table whose figures restate results already read, or that
  * holds ratios, is a derived comparison and gives no results. */
 #include "notes.h"
 
@@ -12,6 +13,15 @@
 
 #include "../core/array.h"
 #include "../core/scan.h"
+
+/* s[0..n) in lower case, copied into a. */
+static char *lower_copy(struct arena *a, const char *s, size_t n)
+{
+    char *t = arena_strndup(a, s, n);
+    for (char *c = t; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return t;
+}
 
 /* ---- values ---- */
 
@@ -143,9 +153,7 @@ static void words_workload(struct arena *a, const char *text, struct workload *w
                {"randwrite", "randwrite"},
                {"seqread", "read"},
                {"seqwrite", "write"}};
-    char *t = arena_strdup(a, text);
-    for (char *c = t; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
+    const char *t = lower_copy(a, text, strlen(text));
     int rnd = strstr(t, "random") || strstr(t, "rand "), rd = strstr(t, "read") != NULL,
         wr = strstr(t, "write") != NULL, mixed = strstr(t, "mixed") || (rd && wr);
     for (size_t i = 0; i < ARRAY_SIZE(rws); i++)
@@ -333,10 +341,7 @@ static int kv_line(struct notes *nt, const char *t, struct kv_line *kv)
 /* The metric a key names and the kind of value it needs; NULL when it names none. */
 static const char *key_metric(struct notes *nt, const char *key, char *kind)
 {
-    char *k = arena_strdup(nt->a, key);
-    for (char *c = k; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
-    const char *p = k;
+    const char *k = lower_copy(nt->a, key, strlen(key)), *p = k;
     double pct;
     *kind = 't';
     if (strstr(k, "median"))
@@ -434,10 +439,7 @@ static const char *tool_named(struct notes *nt, size_t i)
     for (size_t k = i + 1; k-- > 0;) {
         struct kv_line kv;
         if (kv_line(nt, nt->l[k].t, &kv) && !strcasecmp(kv.key, "tool")) {
-            char *w = arena_strndup(nt->a, kv.val, strcspn(kv.val, " "));
-            for (char *c = w; *c; c++)
-                *c = (char)tolower((unsigned char)*c);
-            return w;
+            return lower_copy(nt->a, kv.val, strcspn(kv.val, " "));
         }
     }
     return "unknown";
@@ -630,19 +632,6 @@ static size_t split_cells(struct notes *nt, const char *t, char sep, const char 
     return n;
 }
 
-/* A header typed with spaces above tab-separated rows: the first ncols-1 words, then the
- * rest. */
-static size_t split_words(struct notes *nt, const char *t, size_t ncols, const char **cell)
-{
-    size_t n = 0;
-    while (*(t = skip_ws(t)) && n < ncols && n < MAX_COLS) {
-        size_t k = n + 1 == ncols ? strlen(t) : strcspn(t, " \t");
-        cell[n++] = notes_trim(nt->a, t, k);
-        t += k;
-    }
-    return n;
-}
-
 struct cell_val {
     size_t col, line;
     const char *dir, *metric;
@@ -668,17 +657,23 @@ static int derived_header(const char *h)
     return 0;
 }
 
+/* The direction the row's label names ("READ BW", "Random Write IOPS"); NULL when none. */
+static const char *row_direction(struct notes *nt, const struct row *row)
+{
+    struct workload ignore;
+    const char *dir = NULL;
+    workload_init(&ignore);
+    if (row->n) /* a row of bare pipes ("|") has no label cell */
+        words_workload(nt->a, row->cell[0], &ignore, &dir);
+    return dir;
+}
+
 static size_t table_cells(struct notes *nt, const struct row *rows, size_t n_rows,
                           const struct row *hdr, struct cell_val *out)
 {
     size_t n = 0;
     for (size_t r = 0; r < n_rows; r++) {
-        struct workload ignore;
-        const char *dir = NULL;
-        if (!rows[r].n) /* a row of bare pipes ("|") has no label cell */
-            continue;
-        workload_init(&ignore);
-        words_workload(nt->a, rows[r].cell[0], &ignore, &dir);
+        const char *dir = row_direction(nt, &rows[r]);
         for (size_t c = 1; c < rows[r].n && dir && n < 256; c++) {
             struct cell_val *cv = &out[n];
             char kind;
@@ -701,6 +696,42 @@ static size_t table_cells(struct notes *nt, const struct row *rows, size_t n_row
     return n;
 }
 
+/* Whether a column header names a storage: one word, a file system or a kind of storage
+ * ("CephFS", "NFS", "NFSv4", "NVMe"), or a storage class's name with one as a part between
+ * '-' or '_' ("nfs-csi", "local-nvme-retain"). */
+static int names_storage(const char *h)
+{
+    static const char *const kinds[] = {
+        "nfs",  "cephfs", "ceph",   "rbd",  "xfs",       "ext4",  "ext3", "zfs", "btrfs", "tmpfs",
+        "cifs", "smb",    "lustre", "gpfs", "glusterfs", "iscsi", "nvme", "ssd", "hdd",   "pmem"};
+    for (const char *c = h; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+            return 0;
+    for (const char *p = h; *p; p += strcspn(p, "-_")) {
+        p += strspn(p, "-_");
+        size_t k = strcspn(p, "-_");
+        for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+            if (k == strlen(kinds[i]) && !strncasecmp(p, kinds[i], k))
+                return 1;
+        /* "nfs4", "NFSv4.1": the protocol's version */
+        size_t v = k > 3 ? 3 + (size_t)(p[3] == 'v' || p[3] == 'V') : k;
+        if (k > v && !strncasecmp(p, "nfs", 3) && isdigit((unsigned char)p[v]) &&
+            strspn(p + v, "0123456789.") == k - v)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether every column that holds a figure is headed by a storage's name: the table compares
+ * storage, its columns are storage classes. */
+static int columns_are_classes(const struct row *hdr, const struct cell_val *cv, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cv[i].col >= hdr->n || !names_storage(hdr->cell[cv[i].col]))
+            return 0;
+    return n > 0;
+}
+
 static int emit_table(struct notes *nt, const struct row *hdr, const struct cell_val *cv, size_t n,
                       size_t first, size_t last)
 {
@@ -715,6 +746,7 @@ static int emit_table(struct notes *nt, const struct row *hdr, const struct cell
     }
     if (!n || restates * 2 >= n)
         return 0;
+    int classes = columns_are_classes(hdr, cv, n);
     for (size_t c = 1; c < MAX_COLS; c++) {
         for (int d = 0; d < 2; d++) {
             const char *dir = d ? "write" : "read";
@@ -736,6 +768,8 @@ static int emit_table(struct notes *nt, const struct row *hdr, const struct cell
             const char *col = c < hdr->n ? hdr->cell[c] : NULL;
             if (col)
                 record_tag(nt->a, r, "column", col);
+            if (col && classes)
+                r->storage_class = lower_copy(nt->a, col, strlen(col));
             notes_context(nt, first, last, r, both ? 'm' : dir[0], col);
             if (notes_emit(nt, r))
                 return -1;
@@ -772,6 +806,71 @@ static size_t table_rows(struct notes *nt, size_t i, char sep, struct row *rows,
     return last;
 }
 
+/* The line a tab-separated table's header is typed on: the text line just above its rows (up
+ * to three blank lines between), no heading, prompt or pasted output; nt->n when none. */
+static size_t header_line(const struct notes *nt, size_t i)
+{
+    size_t h = i;
+    while (h > 0 && i - h < 3 && nt->l[h - 1].kind == NK_BLANK)
+        h--;
+    if (!h || (nt->l[h - 1].kind != NK_TEXT && nt->l[h - 1].kind != NK_LABEL) ||
+        strchr(nt->l[h - 1].t, '\t'))
+        return nt->n;
+    return h - 1;
+}
+
+/* The number of the rows' columns a header must name one by one: the label column and the
+ * columns up to the last that holds a figure in a row naming a direction (0: none does). */
+static size_t leading_columns(struct notes *nt, const struct row *rows, size_t n_rows)
+{
+    size_t lead = 0;
+    for (size_t r = 0; r < n_rows; r++) {
+        if (!row_direction(nt, &rows[r]))
+            continue;
+        for (size_t c = lead; c < rows[r].n; c++) {
+            double v, ulp;
+            char kind;
+            if (c && notes_value(rows[r].cell[c], strlen(rows[r].cell[c]), &v, &kind, &ulp))
+                lead = c + 1;
+        }
+    }
+    return lead;
+}
+
+/* A header typed with blanks between its cells above tab-separated rows, as a table pasted
+ * from a wiki or a spreadsheet often is (seed 003: "<item> CephFS NFS <difference>( ... )"
+ * above "READ BW<TAB>2.35 MiB/s<TAB>16.1 MiB/s<TAB><comment>"). Its words name the label
+ * and value columns one by one, and the rest of the line heads the text columns after them
+ * (a comment, its words one cell). Only a count tells whether it names them: it must have
+ * as many words as those columns, or more when the rows have text columns after them. A
+ * header that does not is warned about and names no column; a cell of several words among
+ * the first ones would shift the names, which no count sees (a column is then a storage
+ * class only when every value column's name is a storage's). */
+static int spaced_header(struct notes *nt, size_t at, const struct row *rows, size_t n_rows,
+                         struct row *hdr)
+{
+    size_t lead = leading_columns(nt, rows, n_rows), width = 0, words = 0;
+    for (size_t r = 0; r < n_rows; r++)
+        width = rows[r].n > width ? rows[r].n : width;
+    const char *t = nt->l[at].t;
+    hdr->n = 0;
+    for (t = skip_ws(t); lead && *t; t = skip_ws(t), words++) {
+        size_t k = strcspn(t, " \t"), n = hdr->n;
+        if (n < lead || (n == lead && width > lead)) /* width > lead: cell[lead] exists */
+            hdr->cell[hdr->n++] = notes_trim(nt->a, t, n < lead ? k : strlen(t));
+        t += k;
+    }
+    if (!lead || words == lead || (width > lead && words > lead))
+        return lead > 0;
+    diag_warn_line(nt->d, nt->src, nt->l[at].no,
+                   "table header '%s' does not match the %zu columns of its rows (%zu words for a "
+                   "label and %zu value column%s%s): its columns are not named",
+                   nt->l[at].t, width, words, lead - 1, lead == 2 ? "" : "s",
+                   width > lead ? ", then text" : "");
+    hdr->n = 0;
+    return 0;
+}
+
 int notes_tables(struct notes *nt)
 {
     struct row *rows = arena_alloc(nt->a, 64 * sizeof(*rows));
@@ -790,16 +889,12 @@ int notes_tables(struct notes *nt)
         const struct row *body = rows + 1;
         size_t n_body = n_rows - 1;
         if (sep == '\t') {
-            size_t h = i;
-            while (h > 0 && i - h < 3 && nt->l[h - 1].kind == NK_BLANK)
-                h--;
+            size_t h = header_line(nt, i);
             body = rows;
             n_body = n_rows;
             hdr.n = 0;
-            if (h > 0 && !strchr(nt->l[h - 1].t, '\t')) {
-                first = h - 1;
-                hdr.n = split_words(nt, nt->l[first].t, rows[0].n, hdr.cell);
-            }
+            if (h < nt->n && spaced_header(nt, h, rows, n_rows, &hdr))
+                first = h;
         }
         size_t n = table_cells(nt, body, n_body, &hdr, cells);
         if (emit_table(nt, &hdr, cells, n, first, last))
