@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/buf.h"
 #include "../core/distance.h"
@@ -275,6 +276,15 @@ static int missing_baseline(struct check *c, const char *name, int64_t all)
     return 1;
 }
 
+/* The known value that is value but for its letters' case, or NULL. */
+static const char *known_ignoring_case(const struct check *c, const char *value)
+{
+    for (size_t i = 0; i < c->known.n; i++)
+        if (!strcasecmp(c->known.v[i], value))
+            return c->known.v[i];
+    return NULL;
+}
+
 /* 0 when value has results, 1 after saying why it has none, -1 on failure. */
 static int check_value(struct check *c, const char *value)
 {
@@ -304,9 +314,19 @@ static int check_value(struct check *c, const char *value)
         strs_release(&keys);
         return -1;
     }
-    /* a misspelling of a known value: within max(2, length / 3) edits */
-    const char *near = str_nearest(value, (const char *const *)c->known.v, c->known.n, 2);
-    if (keys.n && (!near || !strcmp(spelling, value))) {
+    /* the value in another case (a note's "CephFS" is stored as the class cephfs), else a
+     * misspelling of a known value: within max(2, length / 3) edits */
+    const char *cased = known_ignoring_case(c, value);
+    const char *near =
+        cased ? NULL : str_nearest(value, (const char *const *)c->known.v, c->known.n, 2);
+    if (cased) {
+        buf_addf(&msg, "; did you mean '%s'?", cased);
+        if (keys.n) {
+            buf_adds(&msg, " (");
+            add_other_keys(&msg, spelling, &keys);
+            buf_adds(&msg, ")");
+        }
+    } else if (keys.n && (!near || !strcmp(spelling, value))) {
         buf_adds(&msg, "; ");
         add_other_keys(&msg, spelling, &keys);
     } else if (near) {

@@ -120,6 +120,14 @@ def check_other_key():
         rc, _, err = bdb.call(db, "report", "--by", "colour", "--compare", "a", "b")
         t.eq(rc, 2, "unknown --by: a usage error")
         t.ok("unknown comparison key 'colour'" in err, "unknown --by named: " + err)
+        # a class that is the value but for its case comes first, beyond the edits a typo
+        # may take (CephFS -> cephfs: 3), the other key's exact spelling after it
+        rc, _, err = bdb.call(db, "relabel", "--where", "tag:column=CephFS", "--set",
+                              "storage_class=cephfs")
+        t.eq(rc, 0, "relabel to cephfs: " + err)
+        err = refused(db, "--compare CephFS", "--compare", "CephFS", "tmpfs")
+        t.ok("no results with storage-class 'CephFS'; did you mean 'cephfs'? ('CephFS' is a "
+             "value of tag:column: try --by tag:column)" in err, "the class in its case: " + err)
 
 
 def check_seed():
@@ -132,9 +140,14 @@ def check_seed():
     with bdb.temp_db() as db:
         rc, _, err = bdb.call(db, "import", os.path.join(SEED, seeds[0]))
         t.eq(rc, 0, "import seed 003: " + err)
+        # the note's columns are its classes, stored in lower case: its own spelling is
+        # pointed to them first, and to the column tag that keeps it
         err = refused(db, "seed: --compare CephFS NFS", "--compare", "CephFS", "NFS")
-        t.ok(re.search(r"'CephFS' is a value of tag:column: try --by tag:column", err),
-             "seed: --by tag:column suggested: " + err)
+        t.eq(errors(err), [
+            "benchdb: error: no results with storage-class '%s'; did you mean '%s'? ('%s' is a "
+            "value of tag:column: try --by tag:column)" % (v, v.lower(), v)
+            for v in ("CephFS", "NFS")], "seed: the class in lower case suggested")
+        works(db, "seed: --compare cephfs nfs", "--compare", "cephfs", "nfs")
         works(db, "seed: --by tag:column", "--by", "tag:column", "--compare", "CephFS", "NFS")
 
 
