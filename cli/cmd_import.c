@@ -378,7 +378,7 @@ static int import_all(struct app *app, struct db *db, const struct import_opts *
 
 int cmd_import(int argc, char **argv, struct app *app)
 {
-    struct import_opts o = {.options = {.now = now_iso}};
+    struct import_opts o = {.options = {.now = now_iso, .stop = &interrupted}};
     int status = parse(app, &argc, argv, &o);
     if (!o.options.jobs) /* not given (-j takes 1 or more) */
         o.options.jobs = cpu_count();

@@ -92,18 +92,21 @@ static int keep_record(void *ctx, const struct bench_record *r)
 }
 
 /* Reads path whole into p when the writer would: a regular file that cannot stream;
- * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. One open, fstat
- * and read (stat by name then stdio made twice the system calls); O_NONBLOCK so that a FIFO
- * is not waited for here (the writer reads it). */
+ * anything else (or a failure, reported by the writer) stays PARSED_SERIAL. One stat, open
+ * and read (stdio made twice the system calls). A FIFO is not opened here: opening it lets
+ * the open of the program writing into it return, and closing it then ends that program's
+ * writes with EPIPE before the storing thread opens it to read. O_NONBLOCK for a path that
+ * became a FIFO since the stat. */
 static int read_whole(struct parsed *p, const char *path)
 {
     struct stat st;
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+        st.st_size > stream_threshold())
+        return -1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int rc = fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > stream_threshold()
-                 ? -1
-                 : read_regular(fd, (size_t)st.st_size, &p->data);
+    int rc = read_regular(fd, (size_t)st.st_size, &p->data);
     close(fd);
     p->src = (struct source){path, p->data.data, p->data.len};
     return rc ? -1 : 0;

@@ -453,7 +453,7 @@ static int import_streamed(struct import_session *s, const char *path, const cha
                            const struct importer *imp, FILE *f, const struct buf *head)
 {
     struct import_stream in;
-    import_stream_init(&in, name, f, head, s->d);
+    import_stream_init(&in, name, f, head, s->o->stop, s->d);
     in.stream.jobs = s->o->jobs;
     struct source src = {name, NULL, 0};
     int rc = import_parse(s, path, imp, &src, &in);

@@ -175,7 +175,41 @@ def big_json():
         check_stored(db, path, data, "big json")
 
 
+def stopped_mid_stream():
+    """SIGTERM while a log is read as a stream (a FIFO the test holds open, so that the file
+    cannot end first): the log is given up at its next chunk, not stored, and the file stored
+    before it is kept; exit status 143."""
+    import signal
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="bdb-stop-") as tmp:
+        db = os.path.join(tmp, "t.sqlite")
+        first = os.path.join(tmp, "a_clat.1.log")
+        make_log(first, 1000)
+        fifo = os.path.join(tmp, "b_clat.1.log")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([bdb.BENCHDB, "--db", db, "import", first, fifo],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        data = make_log(os.path.join(tmp, "data"), 2 << 20)
+        with open(fifo, "wb") as w:
+            # more than the 1 MiB head: once written, benchdb is reading the rest as a stream
+            w.write(data)
+            p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=60)[1].decode()
+        t.eq(p.returncode, 143, "SIGTERM mid-stream: exit status 143: " + err)
+        t.ok("'%s': stopped while being read, not stored" % fifo in err,
+             "the log given up is named: " + err)
+        t.ok(err.rstrip().endswith("interrupted: 1 file stored, the rest not imported (0 of 2 "
+                                   "files not read)"), "the file before it kept: " + err)
+        con = sqlite3.connect(db)
+        paths = [r[0] for r in con.execute("SELECT path FROM source_file")]
+        chunks = con.execute("SELECT count(*) FROM source_chunk").fetchone()[0]
+        con.close()
+        t.eq(paths, [first], "only the first file in the warehouse")
+        t.eq(chunks, 0, "no chunk of the log given up")
+
+
 streamed_log()
 memory()
 big_json()
+stopped_mid_stream()
 sys.exit(t.done())
