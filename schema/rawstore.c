@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_forceAttachDict: raw_packer_new */
 #include <zstd.h>
 
 #include "../core/array.h"
@@ -79,14 +80,38 @@ struct raw_packer {
     size_t cap;
 };
 
+/* A packer whose context refers to a dictionary's tables rather than copying them into its own
+ * for each input. zstd copies them (32 KiB at level 1) for an input over 8 KiB; referred to, a
+ * fio JSON file of 8 KiB took a fifth fewer instructions to compress, and compressed a little
+ * smaller (300 files: 0.1053 -> 0.1039 of their bytes, 147,000 -> 115,000 instructions each).
+ * The parameter is zstd's experimental API: a libzstd that no longer knows it refuses it, and
+ * the packer copies the tables again, which is no fault. */
+static struct raw_packer *raw_packer_new(void)
+{
+    struct raw_packer *p = xcalloc(1, sizeof(*p));
+    p->cctx = ZSTD_createCCtx();
+    if (p->cctx) {
+        ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_forceAttachDict, ZSTD_dictForceAttach);
+    }
+    return p;
+}
+
+/* Compresses data against dict with p's context, in the frame ZSTD_compress_usingCDict writes
+ * (the content size and the dictionary's id, no checksum). */
+static size_t compress_with_dict(struct raw_packer *p, const struct raw_dict *dict,
+                                 const void *data, size_t len)
+{
+    size_t rc = ZSTD_CCtx_refCDict(p->cctx, dict->cdict);
+    return ZSTD_isError(rc) ? rc : ZSTD_compress2(p->cctx, p->out, p->cap, data, len);
+}
+
 struct raw_blob raw_pack(struct raw_packer **pp, const struct raw_dict *dict, const void *data,
                          size_t len)
 {
     struct raw_blob as_is = {data, len, NULL, 0};
-    if (!*pp) {
-        *pp = xcalloc(1, sizeof(**pp));
-        (*pp)->cctx = ZSTD_createCCtx();
-    }
+    if (!*pp)
+        *pp = raw_packer_new();
     struct raw_packer *p = *pp;
     size_t bound = ZSTD_compressBound(len);
     if (bound > p->cap) {
@@ -95,7 +120,7 @@ struct raw_blob raw_pack(struct raw_packer **pp, const struct raw_dict *dict, co
         p->cap = bound;
     }
     size_t n = !p->cctx ? 0
-               : dict   ? ZSTD_compress_usingCDict(p->cctx, p->out, p->cap, data, len, dict->cdict)
+               : dict   ? compress_with_dict(p, dict, data, len)
                         : ZSTD_compressCCtx(p->cctx, p->out, p->cap, data, len, ZSTD_LEVEL);
     /* incompressible bytes (or a failure to compress them) are stored as they are */
     if (!p->cctx || ZSTD_isError(n) || n >= len)
