@@ -69,6 +69,9 @@ static void test_values(void)
         "{\"dup\": 1, \"dup\": 2}",
         "{\"a\": 0.1, \"b\": 123.456, \"c\": -0.0, \"d\": 99999999999999.9, \"e\": 1.}",
         "{\"a\": 0.123456789012345, \"b\": 1.7976931348623157, \"c\": -.5, \"d\": 0.000}",
+        /* strings and indentation over eight bytes (read a word at a time) */
+        "{\"a key of 17 bytes\":               \"and a value of 24 bytes.\",\n"
+        "                 \"b\": [1.25,         2e3]}",
     };
     expect_all(parsed, ARRAY_SIZE(parsed), 1);
     static const char *const left_to_cjson[] = {
@@ -82,6 +85,9 @@ static void test_values(void)
         "{1:2}",
         "[1]",
         "{\"a\":\"unterminated}",
+        "{\"a\":\"an escape after 16 \\\" bytes\"}",
+        "{\"a\":\"a line end after 17\n bytes\"}",
+        "{\"a\":\"unterminated after 16 bytes",
         "{\"a\":1234567890123456789012345678901234567890123456789012345678901234}",
     };
     expect_all(left_to_cjson, ARRAY_SIZE(left_to_cjson), 0);
