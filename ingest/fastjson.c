@@ -159,6 +159,12 @@ static size_t exact_decimal(const unsigned char *s, const unsigned char *end, do
     return (size_t)(p - s);
 }
 
+int fastjson_decimal(const char *s, size_t len, double *v)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    return len && exact_decimal(u, u + len, v) == len;
+}
+
 /* cJSON's parse_number: the run of number characters read by strtod (in the C locale, which
  * benchdb never changes, cJSON's decimal point is '.'), valueint saturated. */
 static cJSON *number(struct cursor *c)

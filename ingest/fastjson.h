@@ -44,6 +44,10 @@ struct fastjson_spans {
 cJSON *fastjson_parse(struct arena *a, const char *s, size_t len, const char **end,
                       struct fastjson_spans *spans);
 
+/* 1 with *v set when s[0..len) is all one plain decimal ("-12", "0.25": at most 15 digits, no
+ * exponent), to the double strtod gives it, read without strtod; else 0 (then strtod's). */
+int fastjson_decimal(const char *s, size_t len, double *v);
+
 /* 1 when the object or array opened at s[0] is still open at s[len] (brackets outside strings
  * counted): a document cut short, which cJSON reports at its last token rather than at the end.
  * The importers say "truncated" then, at the end of the input. */

@@ -295,7 +295,9 @@ static void put_percentiles(struct fio_doc *doc, struct bench_record *r, const c
     {
         const char *p = it->string;
         double pct;
-        if (!p || !scan_number(&p, &pct) || *p || pct <= 0 || pct > 100 || !cJSON_IsNumber(it))
+        /* fio's keys ("99.500000") are plain decimals, read without strtod */
+        if (!p || !(fastjson_decimal(p, strlen(p), &pct) || (scan_number(&p, &pct) && !*p)) ||
+            pct <= 0 || pct > 100 || !cJSON_IsNumber(it))
             continue; /* fio 2.x pads with duplicate "0.00" : 0 slots */
         record_metric(doc->a, r, record_percentile_name(doc->a, kind, pct),
                       it->valuedouble * scale);

@@ -115,6 +115,23 @@ static void test_random_decimals(void)
     INT_EQ(differ, 0, "random decimals: parsed, as cJSON parses them");
 }
 
+/* fastjson_decimal: strtod's double for a whole plain decimal, else 0 */
+static void test_decimal(void)
+{
+    static const char *const plain[] = {"99.500000", "5", "0.010000", "-12.25", "100.000000"};
+    for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
+        double v = -1, want = strtod(plain[i], NULL);
+        INT_EQ(fastjson_decimal(plain[i], strlen(plain[i]), &v), 1, plain[i]);
+        OK(!memcmp(&v, &want, sizeof(v)), plain[i]);
+    }
+    static const char *const other[] = {"",    "-",     "1.",    ".5",
+                                        "1e2", "99.5x", "1.2.3", "1234567890123456"};
+    for (size_t i = 0; i < ARRAY_SIZE(other); i++) {
+        double v;
+        INT_EQ(fastjson_decimal(other[i], strlen(other[i]), &v), 0, other[i]);
+    }
+}
+
 static void test_end(void)
 {
     const char *s = "{\"a\": [1, 2]}\n{\"b\": 2}";
@@ -188,6 +205,7 @@ int main(void)
 {
     test_values();
     test_random_decimals();
+    test_decimal();
     test_end();
     int fast = 0, docs = 0;
     test_tree(getenv("FIXTURES"), &fast, &docs);
