@@ -149,9 +149,16 @@ static char *string(struct cursor *c)
     if (q == c->end || *q != '"')
         return NULL;
     c->p = q + 1;
-    char *copy = take(c, (size_t)(q - s) + 1);
-    memcpy(copy, s, (size_t)(q - s));
-    copy[q - s] = '\0';
+    size_t n = (size_t)(q - s);
+    char *copy;
+    if (n < 16 && c->end - s >= 16) { /* most keys: copied as 16 bytes, a size with no call */
+        copy = take(c, 16);
+        memcpy(copy, s, 16);
+    } else {
+        copy = take(c, n + 1);
+        memcpy(copy, s, n);
+    }
+    copy[n] = '\0';
     return copy;
 }
 
