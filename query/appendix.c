@@ -5,6 +5,7 @@
 #include "rows.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/array.h"
 #include "results.h"
@@ -14,6 +15,14 @@ static const char *const result_metrics[] = {
     "bw_bytes_s",  "iops",          "lat_mean_ns", "clat_mean_ns", "clat_p50_ns",
     "clat_p99_ns", "clat_p99_9_ns", "lat_max_ns",  "io_bytes",     "runtime_ms",
 };
+
+int appendix_reads_metric(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(result_metrics); i++)
+        if (!strcmp(result_metrics[i], name))
+            return 1;
+    return 0;
+}
 
 /* The results (a condition on result r; NULL: all) with their context and main metrics. */
 static void results_sql(struct buf *sql, const char *results)

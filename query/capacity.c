@@ -85,28 +85,48 @@ struct point {
 static const double STORED_PCTS[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                      80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
 
+/* The columns of stored percentile pct, clat's then lat's ("clat_p99_9_ns", "lat_p99_9_ns");
+ * 0 when fio never stores that percentile. */
+static int stored_names(double pct, char clat[32], char lat[32])
+{
+    size_t i = 0;
+    while (i < ARRAY_SIZE(STORED_PCTS) && STORED_PCTS[i] != pct)
+        i++;
+    if (i == ARRAY_SIZE(STORED_PCTS))
+        return 0;
+    char digits[16];
+    snprintf(digits, sizeof(digits), "%g", pct);
+    char *dot = strchr(digits, '.');
+    if (dot)
+        *dot = '_';
+    snprintf(clat, 32, "clat_p%s_ns", digits);
+    snprintf(lat, 32, "lat_p%s_ns", digits);
+    return 1;
+}
+
+int capacity_reads_metric(const struct compare_opts *o, const char *name)
+{
+    char clat[32], lat[32];
+    for (size_t i = 0; i < o->nslos; i++)
+        if (o->slos[i].stat != SLO_MEAN && stored_names(o->slos[i].pct, clat, lat) &&
+            (!strcmp(name, clat) || !strcmp(name, lat)))
+            return 1;
+    return 0;
+}
+
 /* The stored percentile pct of each result (clat's, else lat's; NAN unknown), in res order;
  * NULL when fio never stores that percentile. */
 static int stored_percentiles(struct db *db, const struct side_results *res, double pct,
                               double **out, struct diag *d)
 {
     *out = NULL;
-    size_t i = 0;
-    while (i < ARRAY_SIZE(STORED_PCTS) && STORED_PCTS[i] != pct)
-        i++;
-    if (i == ARRAY_SIZE(STORED_PCTS) || !res->n)
+    char clat_name[32], lat_name[32];
+    if (!stored_names(pct, clat_name, lat_name) || !res->n)
         return 0;
-    char digits[16], name[32];
-    snprintf(digits, sizeof(digits), "%g", pct);
-    char *dot = strchr(digits, '.');
-    if (dot)
-        *dot = '_';
     double *clat = xcalloc(res->n, sizeof(*clat)), *lat = xcalloc(res->n, sizeof(*lat));
-    snprintf(name, sizeof(name), "clat_p%s_ns", digits);
-    int rc = query_metric_values(db, res, name, clat, d);
-    snprintf(name, sizeof(name), "lat_p%s_ns", digits);
+    int rc = query_metric_values(db, res, clat_name, clat, d);
     if (rc == 0)
-        rc = query_metric_values(db, res, name, lat, d);
+        rc = query_metric_values(db, res, lat_name, lat, d);
     for (size_t k = 0; k < res->n; k++)
         if (isnan(clat[k]))
             clat[k] = lat[k];

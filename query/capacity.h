@@ -28,6 +28,9 @@ struct compare_opts;
 struct side_results;
 struct id_set;
 struct report;
+/* Whether the capacity section of o reads the stored metric name (a percentile column of a
+ * target's, query_reads_metric). */
+int capacity_reads_metric(const struct compare_opts *o, const char *name);
 /* Adds the section "Capacity" for the targets o->slos: a row per target, side and sweep, and a
  * latency-throughput curve per sweep and target; binned: the results with latency bins
  * (groups.h). 0, or -1 after a message. */

@@ -96,6 +96,10 @@ void query_insights(const struct compare_opts *o, const struct side_results *res
 
 /* ---- recommendations (recommend.c) ---- */
 
+/* Whether the recommendations of the rules text read the stored metric name: a superset,
+ * every metric the text names as a word (query_reads_metric). */
+int recommend_reads_metric(const char *rules, const char *name);
+
 /* Tier recommendations per workload class from a rules text (templates/tiers.rules format);
  * rules_path names it in error messages. Rules may name any metric stored in db. */
 int query_recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,

@@ -92,4 +92,11 @@ struct arena;
 int query_read_rows_sql(const struct compare_opts *o, const char *columns, struct arena *a,
                         struct buf *sql, const char ***params, size_t *nparams, struct diag *d);
 
+/* Whether a comparison report or check of o may read the stored metric name of a result (a
+ * REAL column of result; the other columns every read takes): the metrics it loads (results.c),
+ * those of the appendix, of the capacity targets' percentiles and of the recommendations'
+ * rules (every metric with a --rules file). The fleet's read copies only these (fleet/pull.c)
+ * and refuses a statement that reads another. */
+int query_reads_metric(const struct compare_opts *o, const char *name);
+
 #endif

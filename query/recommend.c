@@ -3,6 +3,7 @@
  * workload's mean: each workload (the comparison's group, identity.h) is averaged over its repeats,
  * never pooled with another, and a tier must meet the threshold on every workload of the class it
  * ran. Suspect results are left out and named. Deterministic: ties go to the side named first. */
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -651,6 +652,28 @@ static int recommend_class(struct db *db, struct report *r, struct table *tb, co
     free(flags);
     free(v);
     return rc;
+}
+
+/* Whether word appears in text as a whole word (letters, digits and '_' around it). */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+int recommend_reads_metric(const char *rules, const char *name)
+{
+    /* a rule on sync_lat_X reads clat_X too (rule_values) */
+    char sync[64];
+    int stands_in = !strncmp(name, "clat_", 5) &&
+                    (size_t)snprintf(sync, sizeof(sync), "sync_%s", name + 1) < sizeof(sync);
+    return has_word(rules, name) || (stands_in && has_word(rules, sync));
 }
 
 int query_recommend(struct db *db, const struct compare_opts *o, const struct side_results *res,

@@ -14,6 +14,8 @@
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
+#include "capacity.h"
+#include "insights.h"
 #include "query.h"
 #include "side_expr.h"
 
@@ -192,6 +194,19 @@ int query_read_rows_sql(const struct compare_opts *o, const char *columns, struc
     *params = b.v;
     *nparams = b.n;
     return rc;
+}
+
+int query_reads_metric(const struct compare_opts *o, const char *name)
+{
+    for (size_t i = 0; i < RM_COUNT; i++)
+        for (size_t k = 0; k < 2; k++)
+            if (pivot[i][k] && !strcmp(pivot[i][k], name))
+                return 1;
+    if (o->rules) /* a rules file may name any metric, and its slo lines any percentile */
+        return 1;
+    size_t len;
+    return appendix_reads_metric(name) || capacity_reads_metric(o, name) ||
+           recommend_reads_metric(report_builtin_file("tiers.rules", &len), name);
 }
 
 /* The strings already stored, so a million results from a few files keep one copy of each

@@ -88,6 +88,9 @@ void side_results_release(struct side_results *res);
 /* The index in res->v of the result with id, or -1: for rows read by result_id. */
 long side_results_find(const struct side_results *res, int64_t id);
 
+/* Whether the appendix (appendix.c) reads the stored metric name (query_reads_metric). */
+int appendix_reads_metric(const char *name);
+
 /* A sync-write test: a write (or the write half of a mix) with fsync/fdatasync or O_SYNC.
  * Reads are never sync writes, whatever sync= says. */
 int result_is_sync(const struct side_result *r);
