@@ -1131,7 +1131,8 @@ static int fio_log_parse(const struct source *src, struct arena *a, struct recor
  * failing chunk at its line in the file. Memory: CHUNKS_PER_THREAD chunks per thread: the
  * reading thread also hashes each DB_CHUNK_BYTES it reads (import/input.c), and while it does,
  * the parsers live on the chunks queued before; with 2 a thread (one DB_CHUNK_BYTES of lines
- * for 2 threads) they ran dry there, and a 1 GiB log took 10-15 % longer (bench/RESULTS.md). */
+ * for 2 threads) they ran dry there when other programs took the CPUs: a 1 GiB log took 10-15 %
+ * longer on a loaded machine, 2-3 % on a quiet one (bench/RESULTS.md). */
 #define CHUNK_BYTES       (1 << 20)
 #define CHUNKS_PER_THREAD 4
 #define CHUNK_THREADS_MAX 8
