@@ -4,7 +4,8 @@
 # which PCT % (default 2) are the two compared storage classes (nfs, nvme: half each), the rest
 # storage class bulk, imported into one SQLite warehouse and pushed to a throwaway PostgreSQL
 # server (tests/tools/pg.py). Then `report --compare nfs nvme` is timed with /usr/bin/time -v
-# (wall time, peak RSS) from the local warehouse and from the server, with each binary given
+# (wall time, peak RSS) from the local warehouse, from a local warehouse of the compared rows
+# alone (the reference) and from the server, with each binary given
 # ($BENCHDB, default build/benchdb; $BEFORE, a build of the commit before, if set), 3 times
 # interleaved, medians; the reports are checked identical. Work files live in a directory
 # under $TMPDIR, removed on exit.
@@ -60,10 +61,16 @@ with pg.server(55492) as srv:
     total = srv.psql("SELECT count(*) FROM result").stdout.strip()
     side = srv.psql("SELECT count(*) FROM result WHERE storage_class IN ('nfs', 'nvme')")
     print("fleet: %s results, %s compared" % (total, side.stdout.strip()))
+    # the target's reference: a local warehouse of the compared rows alone (the copy the
+    # report reads from the server, saved once), beside the whole fleet's warehouse
+    compared = os.path.join(work, "compared.sqlite")
+    subprocess.run([bins[-1][1], "--db", srv.url()] + args, check=True, capture_output=True,
+                   env=dict(os.environ, BENCHDB_DEBUG_PULL_INTO=compared))
     runs = {}
     for _ in range(3):
         for name, binary in bins:
-            for where, db in (("local", host), ("fleet", srv.url())):
+            for where, db in (("local", host), ("local, compared rows only", compared),
+                              ("fleet", srv.url())):
                 runs.setdefault((name, where), []).append(timed(db, binary))
     local_out = runs[(bins[-1][0], "local")][0][2]
     print("| binary | warehouse | wall (median of 3) | peak RSS | same report as local |")
