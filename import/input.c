@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/array.h"
 #include "../core/scan.h"
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -235,6 +236,32 @@ void import_stream_release(struct import_stream *in)
         free(in->buffer[i]);
 }
 
+/* What src is when it is one of benchdb's own outputs, which a whole results folder often
+ * holds beside the runs (a report written into it), with what to do instead; else NULL. Asked
+ * only of a file no importer recognized. */
+static const char *own_output(const struct source *src)
+{
+    static const struct {
+        const char *start, *says;
+    } own[] = {
+        /* report/render_json.c's first line and key (docs/report.schema.json) */
+        {"{\n  \"schema\": ",
+         "a benchdb report (JSON), not benchmark output; import the results it was made from"},
+        /* query/export.c's rows, JSON lines and CSV */
+        {"{\"result_id\":", "results exported by 'benchdb export' (JSON lines), not benchmark "
+                            "output; import the files they name, or combine warehouses with "
+                            "'benchdb merge'"},
+        {"result_id,source,sha256,format,",
+         "results exported by 'benchdb export' (CSV), not benchmark output; import the files "
+         "they name, or combine warehouses with 'benchdb merge'"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+        if (src->len >= strlen(own[i].start) &&
+            !memcmp(src->data, own[i].start, strlen(own[i].start)))
+            return own[i].says;
+    return NULL;
+}
+
 const struct importer *import_choose(const struct import_options *o, const struct source *src,
                                      struct diag *d)
 {
@@ -249,7 +276,10 @@ const struct importer *import_choose(const struct import_options *o, const struc
     }
     struct buf tried = BUF_INIT;
     const struct importer *imp = importer_detect(src, &tried);
-    if (!imp)
+    const char *own = imp ? NULL : own_output(src);
+    if (own)
+        diag_error_line(d, src, 1, "%s", own);
+    else if (!imp)
         diag_error_line(d, src, 1, "unrecognized format (tried %s)", tried.data);
     buf_release(&tried);
     return imp;
