@@ -218,8 +218,10 @@ static int pair(struct attach_registry *reg, struct attach_entry *e, struct db *
             return 0;
         }
         job->paired = 1;
+        if (db_series_attach(db, log->result_id, job->result_id, d))
+            return -1;
         log->attached = 1;
-        return db_series_attach(db, log->result_id, job->result_id, d);
+        return 0;
     }
     return 0;
 }

@@ -27,8 +27,9 @@ struct import_options {
     int quiet;                   /* no line for each file stored or skipped (errors stay) */
     unsigned jobs;               /* parser threads; 1: parse in the calling thread */
     void (*now)(char out[32]);   /* the import time, ISO 8601 UTC */
-    /* set (non-zero) by a signal's handler: a file being read as a stream is given up at its
-     * next chunk, not stored (a log of many GiB would otherwise hold the stop for minutes);
+    /* set (non-zero) by a signal's handler: a file being read as a stream is given up once
+     * its next chunk is read (4 MiB more, or its end: a pipe whose writer stalls holds it
+     * until then), not stored; a log of many GiB would otherwise hold the stop for minutes.
      * NULL: none */
     const volatile sig_atomic_t *stop;
 };

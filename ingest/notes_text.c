@@ -768,9 +768,11 @@ static int emit_table(struct notes *nt, const struct row *hdr, const struct cell
             const char *col = c < hdr->n ? hdr->cell[c] : NULL;
             if (col)
                 record_tag(nt->a, r, "column", col);
-            if (col && classes)
-                r->storage_class = lower_copy(nt->a, col, strlen(col));
             notes_context(nt, first, last, r, both ? 'm' : dir[0], col);
+            /* a "Storage Class:" line of the note wins: the columns then compare something
+             * else on that class (file systems, say) */
+            if (col && classes && !r->storage_class)
+                r->storage_class = lower_copy(nt->a, col, strlen(col));
             if (notes_emit(nt, r))
                 return -1;
         }
@@ -841,11 +843,12 @@ static size_t leading_columns(struct notes *nt, const struct row *rows, size_t n
  * from a wiki or a spreadsheet often is (seed 003: "<item> CephFS NFS <difference>( ... )"
  * above "READ BW<TAB>2.35 MiB/s<TAB>16.1 MiB/s<TAB><comment>"). Its words name the label
  * and value columns one by one, and the rest of the line heads the text columns after them
- * (a comment, its words one cell). Only a count tells whether it names them: it must have
- * as many words as those columns, or more when the rows have text columns after them. A
- * header that does not is warned about and names no column; a cell of several words among
- * the first ones would shift the names, which no count sees (a column is then a storage
- * class only when every value column's name is a storage's). */
+ * (a comment, its words one cell), or, when the rows have none, the last value column
+ * ("Metric Baseline New config"). Only a count tells whether it names them: it must have at
+ * least a word for each of those columns. A header that has fewer is warned about and names
+ * no column; a cell of several words among the first ones would shift the names, which no
+ * count sees (a column is then a storage class only when every value column's name is a
+ * storage's, one word). */
 static int spaced_header(struct notes *nt, size_t at, const struct row *rows, size_t n_rows,
                          struct row *hdr)
 {
@@ -856,11 +859,14 @@ static int spaced_header(struct notes *nt, size_t at, const struct row *rows, si
     hdr->n = 0;
     for (t = skip_ws(t); lead && *t; t = skip_ws(t), words++) {
         size_t k = strcspn(t, " \t"), n = hdr->n;
+        /* the rest of the line: the text columns' heading, or without any ("Metric Baseline
+         * New config") the last value column's, several words (so never a storage class) */
+        int rest = n == lead || (n + 1 == lead && width == lead);
         if (n < lead || (n == lead && width > lead)) /* width > lead: cell[lead] exists */
-            hdr->cell[hdr->n++] = notes_trim(nt->a, t, n < lead ? k : strlen(t));
+            hdr->cell[hdr->n++] = notes_trim(nt->a, t, rest ? strlen(t) : k);
         t += k;
     }
-    if (!lead || words == lead || (width > lead && words > lead))
+    if (!lead || words >= lead)
         return lead > 0;
     diag_warn_line(nt->d, nt->src, nt->l[at].no,
                    "table header '%s' does not match the %zu columns of its rows (%zu words for a "
