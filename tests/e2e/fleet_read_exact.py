@@ -16,7 +16,7 @@ tiers.rules names (read from the file). Every other metric column is NULL in the
 there are many of them; the rest hold the merged warehouse's values. That nothing reads a
 metric left out is the copy's own guard (fleet/pull.c refuses such a statement), exercised by
 reports that read more: a capacity target's percentile (--slo p95<=...), which must be copied
-for that report alone, and the appendix (CSV table results, xlsx), each the merged
+for that report alone, and the appendix (its CSV table of results), each the merged
 warehouse's."""
 import os, re, sqlite3, sys, tempfile
 
