@@ -256,8 +256,7 @@ static const char *own_output(const struct source *src)
          "they name, or combine warehouses with 'benchdb merge'"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(own); i++)
-        if (src->len >= strlen(own[i].start) &&
-            !memcmp(src->data, own[i].start, strlen(own[i].start)))
+        if (mem_starts(src->data, src->len, own[i].start))
             return own[i].says;
     return NULL;
 }
