@@ -256,7 +256,9 @@ static int read_list(struct inputs *in, const char *list, int sep, struct diag *
 /* The signal that asked the import to stop between two files (0: none): Ctrl-C, or the
  * SIGTERM of a service manager or a CI job's timeout, or the SIGHUP of a closed terminal. Each
  * ends the import as its default action would, but with the files stored so far said. */
-static volatile sig_atomic_t interrupted;
+static atomic_int interrupted;
+/* a handler may store to a lock-free atomic (C11 7.14.1.1), read by the import's threads */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is lock-free");
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_interrupt(int sig)

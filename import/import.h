@@ -7,6 +7,7 @@
 #define BDB_IMPORT_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "../core/arena.h"
 #include "../core/buf.h"
@@ -27,11 +28,12 @@ struct import_options {
     int quiet;                   /* no line for each file stored or skipped (errors stay) */
     unsigned jobs;               /* parser threads; 1: parse in the calling thread */
     void (*now)(char out[32]);   /* the import time, ISO 8601 UTC */
-    /* set (non-zero) by a signal's handler: a file being read as a stream is given up once
-     * its next chunk is read (4 MiB more, or its end: a pipe whose writer stalls holds it
+    /* set (non-zero) by a signal's handler, which may run on any thread (an atomic, not a
+     * volatile sig_atomic_t, for the threads reading it): a file being read as a stream is given up
+     * once its next chunk is read (4 MiB more, or its end: a pipe whose writer stalls holds it
      * until then), not stored; a log of many GiB would otherwise hold the stop for minutes.
      * NULL: none */
-    const volatile sig_atomic_t *stop;
+    const atomic_int *stop;
 };
 
 struct import_session;

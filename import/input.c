@@ -184,7 +184,7 @@ static int next_chunk(struct import_stream *s)
         n += fread(s->chunk + n, 1, DB_CHUNK_BYTES - n, s->f);
     if (ferror(s->f))
         return diag_error(s->d, "cannot read '%s': %s", s->stream.path, strerror(errno));
-    if (s->stop && *s->stop)
+    if (s->stop && atomic_load(s->stop))
         return diag_error(s->d, "'%s': stopped while being read, not stored", s->stream.path);
     s->len = n;
     s->served = 0;
@@ -206,7 +206,7 @@ static int stream_read(void *ctx, char *buf, size_t cap, size_t *n)
 }
 
 void import_stream_init(struct import_stream *in, const char *name, FILE *f, const struct buf *head,
-                        const volatile sig_atomic_t *stop, struct diag *d)
+                        const atomic_int *stop, struct diag *d)
 {
     *in = (struct import_stream){
         .stream = {name, stream_read, in}, .f = f, .head = head, .d = d, .stop = stop};

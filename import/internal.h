@@ -47,12 +47,12 @@ struct import_stream {
     struct sha256 sha;    /* of the chunks read so far */
     struct db_import *di; /* NULL: a dry run */
     struct diag *d;
-    struct chunk_packer *packer;       /* NULL until the first chunk */
-    const volatile sig_atomic_t *stop; /* import_options.stop */
+    struct chunk_packer *packer; /* NULL until the first chunk */
+    const atomic_int *stop;      /* import_options.stop */
 };
 /* in reading f after head, named name in messages; release with import_stream_release. */
 void import_stream_init(struct import_stream *in, const char *name, FILE *f, const struct buf *head,
-                        const volatile sig_atomic_t *stop, struct diag *d);
+                        const atomic_int *stop, struct diag *d);
 void import_stream_release(struct import_stream *in);
 /* Waits for the last chunks' packed forms and stores them. 0 or -1. */
 int import_stream_drain(struct import_stream *in);
