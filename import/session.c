@@ -21,6 +21,13 @@ struct import_session {
     struct buf said; /* the open batch's "imported" and "skipped" lines, said at its commit */
     size_t batch_results, committed;
     size_t batch_files, batch_unlabeled; /* the open batch's files stored, those unlabeled */
+    /* The open batch's files stored without a savepoint of their own (their paths), which a
+     * failure inside a later one stores again (store_batch_again); and whether it holds a file
+     * stored in a savepoint, after which the rest of it is stored so too (a file read here, say
+     * standard input, may not be read again). */
+    const char **again;
+    size_t n_again, a_again;
+    int batch_savepoints;
     struct import_totals totals;
     struct workers *workers;        /* NULL: every file is read and parsed here */
     struct attach_registry *attach; /* NULL: logs are not paired with jobs (reparse, run) */
@@ -28,10 +35,12 @@ struct import_session {
 };
 
 /* What runs the importer on a file inside its transaction: the importer itself, or the
- * replay of what a worker produced. 0, or -1 after an error. */
+ * replay of what a worker produced (ahead: every record is known before the first is stored).
+ * 0, or -1 after an error. */
 struct producer {
     int (*run)(void *ctx, struct arena *a, struct record_sink *sink, struct diag *d);
     void *ctx;
+    int ahead;
 };
 
 /* The importer on the whole input src, or on the stream in when set. */
@@ -244,6 +253,8 @@ static void utf8_file(struct arena *a, const struct source *src, const struct im
     }
 }
 
+static int store_batch_again(struct import_session *s);
+
 /* Parses into the database inside one transaction: src whole (its hash and stored bytes from
  * pre when a worker prepared them), or the stream in (then src has the path only, and the hash
  * is known, and looked up, only at the end). 0 stored, 1 skipped, -1 rejected, -2 database
@@ -254,8 +265,13 @@ static int store_file(struct import_session *s, const struct import_labels *labe
                       const struct prepared *pre)
 {
     char sha[65], when[32];
+    /* A file parsed ahead is checked whole before its first row is written, and needs no
+     * savepoint of its own (a quarter of the writer's work for a small file: SQLite copies each
+     * page the file changes first, ~10). Not when fio logs are paired with jobs: attach.c keeps
+     * the ids of results stored, which storing the batch again would change. */
+    int checked_first = parse->ahead && !s->attach && !s->batch_savepoints;
     /* Look up inside the write transaction: another import may be storing the same file. */
-    if (db_file_begin(s->db, s->d))
+    if (db_file_begin(s->db, !checked_first, s->d))
         return -2;
     int rc = 0;
     struct arena a = ARENA_INIT;
@@ -278,9 +294,9 @@ static int store_file(struct import_session *s, const struct import_labels *labe
     }
     s->o->now(when);
     unsigned errors = s->d->errors;
-    struct db_import *di =
-        db_import_begin(s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL,
-                        imp->name, when, labels, s->d);
+    struct db_import *di = (checked_first ? db_import_check : db_import_begin)(
+        s->db, src, in ? NULL : sha, pre && pre->raw.data ? &pre->raw : NULL, imp->name, when,
+        labels, s->d);
     rc = -2;
     size_t unclassed = 0;
     if (di) {
@@ -299,6 +315,8 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         }
         if (rc == 0 && db_import_count(di) == 0)
             rc = diag_error_line(s->d, src, 1, "no results found in %s output", imp->name);
+        if (rc == 0 && checked_first && db_import_write(di))
+            rc = store_batch_again(s);
         unclassed = collect.unclassed;
         /* a class given wins over the content's; without one, the content may name it
          * (notes typed per storage class), or the job a fio log is attached to */
@@ -325,12 +343,27 @@ static int store_file(struct import_session *s, const struct import_labels *labe
         s->batch_results += db_import_count(di);
         s->batch_files++;
         s->batch_unlabeled += unclassed > 0;
+        if (checked_first) {
+            ALLOC_GROW(s->again, s->n_again + 1, s->a_again);
+            s->again[s->n_again++] = path;
+        } else {
+            s->batch_savepoints = 1;
+        }
     } else if (rc == -1 && s->d->errors == errors) {
         diag_error(s->d, "%s: import failed", src->path);
     }
     db_import_free(di);
     arena_release(&a);
     return rc;
+}
+
+/* The open batch is committed or lost: the next one starts with no file stored. */
+static void batch_ended(struct import_session *s)
+{
+    buf_reset(&s->said);
+    s->batch_results = s->batch_files = s->batch_unlabeled = 0;
+    s->n_again = 0;
+    s->batch_savepoints = 0;
 }
 
 /* After a database failure in path's transaction: the batch is lost (rolled back, by SQLite
@@ -349,8 +382,7 @@ static void batch_lost(struct import_session *s, const char *path)
         buf_adds(&msg, "' was not stored");
     diag_error(s->d, "%s (nothing of them is in the warehouse)", msg.data);
     buf_release(&msg);
-    buf_reset(&s->said);
-    s->batch_results = s->batch_files = s->batch_unlabeled = 0;
+    batch_ended(s);
 }
 
 /* store_file(), saying what is lost when the database failed. */
@@ -381,8 +413,7 @@ static int flush_batch(struct import_session *s, int force)
         diag_error(s->d, "the files of the last batch were not stored (nothing of them is in the "
                          "warehouse)");
     }
-    buf_reset(&s->said);
-    s->batch_results = s->batch_files = s->batch_unlabeled = 0;
+    batch_ended(s);
     return rc > 0 ? 0 : -2;
 }
 
@@ -413,7 +444,7 @@ static int import_parse(struct import_session *s, const char *path, const struct
                         const struct source *src, struct import_stream *in)
 {
     struct live_parse lp = {imp, src, in};
-    struct producer parse = {run_live, &lp};
+    struct producer parse = {run_live, &lp, 0};
     if (s->o->dry_run)
         return dry_run(s, imp, src, in);
     struct sidecar sc;
@@ -499,10 +530,61 @@ static int import_here(struct import_session *s, const char *path)
     return rc;
 }
 
+/* A diagnostic line kept while a file is stored again: its level, then the line. */
+static void keep_line(void *ctx, enum diag_level level, const char *line)
+{
+    buf_addf(ctx, "%c%s\n", '0' + level, line);
+}
+
+/* Reads and stores path again, in a savepoint, saying nothing unless that fails (then its
+ * messages). 0, or what store_file returns. */
+static int store_again(struct import_session *s, const char *path)
+{
+    struct buf lines = BUF_INIT;
+    struct diag quiet = {keep_line, &lines, 0, 0, s->d->verbose};
+    struct diag *d = s->d;
+    s->d = &quiet;
+    int rc = import_here(s, path);
+    s->d = d;
+    for (char *at = lines.data, *nl; rc && (nl = strchr(at, '\n')); at = nl + 1) {
+        *nl = '\0';
+        diag_replay(d, (enum diag_level)(at[0] - '0'), at + 1);
+    }
+    buf_release(&lines);
+    return rc;
+}
+
+/* A file stored without a savepoint failed after its first row: the database refused a row (a
+ * constraint or trigger of the warehouse's that no check knows). The batch is taken back to its
+ * start and its files stored before this one are read and stored again, each in a savepoint,
+ * as they would have been without checked_first; the rest of the batch is stored so too. What
+ * they said and are counted as stands. -1: this file is not stored; -2: the batch is lost (the
+ * database failed, or a file was not stored again: it changed since it was read). */
+static int store_batch_again(struct import_session *s)
+{
+    s->batch_savepoints = 1;
+    if (db_batch_rewind(s->db, s->d))
+        return -2;
+    char *said = xstrdup(s->said.data);
+    size_t results = s->batch_results, files = s->batch_files, unlabeled = s->batch_unlabeled;
+    int rc = -1;
+    for (size_t i = 0; rc == -1 && i < s->n_again; i++)
+        if (store_again(s, s->again[i]))
+            rc = -2;
+    s->n_again = 0;
+    buf_reset(&s->said);
+    buf_adds(&s->said, said);
+    free(said);
+    s->batch_results = results;
+    s->batch_files = files;
+    s->batch_unlabeled = unlabeled;
+    return rc;
+}
+
 /* A file a worker parsed: its messages before parsing, or the transaction with its records. */
 static int import_parsed(struct import_session *s, struct parsed *p)
 {
-    struct producer replay = {run_replay, p};
+    struct producer replay = {run_replay, p, 1};
     if (p->state == PARSED_REJECTED)
         return run_replay(p, NULL, NULL, s->d);
     return store_with_sidecar(s, &p->sc, p->imp, &p->src, NULL, &replay,
@@ -592,6 +674,7 @@ void import_session_free(struct import_session *s)
     if (s->workers)
         workers_stop(s->workers);
     buf_release(&s->said);
+    free(s->again);
     attach_free(s->attach);
     sidecar_dir_release(&s->sidecars);
     free(s);
@@ -603,7 +686,7 @@ enum import_outcome import_store(struct db *db, const struct import_options *o,
     struct import_session s = {.db = db, .o = o, .d = d, .said = BUF_INIT};
     const struct importer *imp = importer_find(o->format);
     struct live_parse lp = {imp, src, NULL};
-    struct producer parse = {run_live, &lp};
+    struct producer parse = {run_live, &lp, 0};
     int rc = store(&s, &o->labels, imp, src, NULL, &parse, NULL);
     if (end_batches(&s))
         rc = -2;

@@ -1,6 +1,7 @@
 /* batch.c: a writer's transactions: db_begin/db_commit/db_rollback, and the batches an import
- * stores its files in, each file in a savepoint inside one transaction committed when the batch
- * is old enough (db.h). */
+ * stores its files in: one transaction committed when the batch is old enough, with a savepoint
+ * at its start, and each file in a savepoint of its own unless every check that may refuse it
+ * ran before its first row was written (db.h). */
 #include "db_private.h"
 
 #include <time.h>
@@ -53,31 +54,51 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int db_file_begin(struct db *db, struct diag *d)
+int db_file_begin(struct db *db, int savepoint, struct diag *d)
 {
     if (!db->in_batch) {
         checkpointer_start(db);
-        if (db_exec(db, "BEGIN IMMEDIATE", d))
+        /* the batch's own savepoint costs a copy of each page it finds and changes, once per
+         * batch; a file's costs that for every file (~10 pages: the right-most leaves) */
+        if (db_exec(db, "BEGIN IMMEDIATE", d) || exec_cached(db, "SAVEPOINT batch", d))
             return -1;
         db->in_batch = 1;
         db->batch_started = now_seconds();
         db->batch_seconds = batch_seconds();
     }
-    return exec_cached(db, "SAVEPOINT file", d);
+    db->file_savepoint = savepoint;
+    return savepoint ? exec_cached(db, "SAVEPOINT file", d) : 0;
+}
+
+/* A full disk or an I/O error may make SQLite roll the whole transaction back (its savepoints
+ * with it): the batch is lost, and the error that did it, said where it happened, is the one to
+ * report, not "no such savepoint". 1 then, else 0. */
+static int batch_gone(struct db *db)
+{
+    if (db->in_batch && sqlite3_get_autocommit(db->h)) {
+        db->in_batch = 0;
+        return 1;
+    }
+    return 0;
 }
 
 int db_file_end(struct db *db, int keep, struct diag *d)
 {
-    /* A full disk or an I/O error may make SQLite roll the whole transaction back (its savepoints
-     * with it): the batch is lost, and the error that did it, said where it happened, is the one
-     * to report, not "no such savepoint: file". */
-    if (db->in_batch && sqlite3_get_autocommit(db->h)) {
-        db->in_batch = 0;
+    if (batch_gone(db))
         return -1;
-    }
+    if (!db->file_savepoint)
+        return 0;
+    db->file_savepoint = 0;
     if (!keep && exec_cached(db, "ROLLBACK TO file", d))
         return -1;
     return exec_cached(db, "RELEASE file", d);
+}
+
+int db_batch_rewind(struct db *db, struct diag *d)
+{
+    if (batch_gone(db))
+        return -1;
+    return exec_cached(db, "ROLLBACK TO batch", d);
 }
 
 int db_batch_commit(struct db *db, int force, struct diag *d)

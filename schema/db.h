@@ -39,12 +39,17 @@ int db_metric_expr(struct db *db, struct buf *sql, const char *alias, const char
 int db_metric_columns(struct db *db, const char *const **names, size_t *n, struct diag *d);
 
 int db_begin(struct db *db, struct diag *d);
-/* Files imported in batches: each file in its own savepoint inside a batch transaction, so a
- * file lands whole or not at all while many files share one commit. db_file_end keeps or
- * undoes the file; db_batch_commit commits when the batch is old enough (or force) and
- * returns 1 when it committed, 0 when not yet, -1 on failure (the batch is rolled back). */
-int db_file_begin(struct db *db, struct diag *d);
+/* Files imported in batches: many files share one transaction, and each lands whole or not at
+ * all. db_file_begin puts the file in a savepoint of its own when savepoint is set, else it is
+ * stored only once nothing can refuse it any more (db_import_check); db_file_end keeps or undoes
+ * the file (without a savepoint, nothing is to undo); db_batch_rewind takes the batch back to
+ * its start, when a file without a savepoint failed after its first row: 0, or -1 when SQLite
+ * rolled the whole transaction back itself (a full disk). db_batch_commit commits when the
+ * batch is old enough (or force) and returns 1 when it committed, 0 when not yet, -1 on
+ * failure (the batch is rolled back). */
+int db_file_begin(struct db *db, int savepoint, struct diag *d);
 int db_file_end(struct db *db, int keep, struct diag *d);
+int db_batch_rewind(struct db *db, struct diag *d);
 int db_batch_commit(struct db *db, int force, struct diag *d);
 int db_commit(struct db *db, struct diag *d);
 void db_rollback(struct db *db);
@@ -139,13 +144,24 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
                                   const struct raw_blob *packed, const char *format,
                                   const char *imported_at, const struct import_labels *labels,
                                   struct diag *d);
+/* The same import with nothing written yet, for a file whose records are all known before the
+ * first is stored (parsed ahead), so that no savepoint of its own is needed (db_file_begin):
+ * its sink checks each record as db_import_begin's would store it (every check that may refuse
+ * the file) and keeps it; db_import_write then stores the file and the records kept, and can
+ * fail only as the database does (0, or -1 after a message). src, sha256 and packed must
+ * outlive the import, the records given to the sink too. */
+struct db_import *db_import_check(struct db *db, const struct source *src, const char *sha256,
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d);
+int db_import_write(struct db_import *imp);
 /* The next chunk of a file stored while read, packed already (raw_pack of its len bytes): 0, or
  * -1 after a message. */
 int db_import_add_packed_chunk(struct db_import *imp, const struct raw_blob *packed, size_t len);
 /* The content hash and size (the chunks' total) of a file stored while read: call only when
  * db_source_find found no other file with this hash. 0, or -1 after a message. */
 int db_import_set_hash(struct db_import *imp, const char *sha256);
-/* The sink that stores records of this file. */
+/* The sink that stores records of this file (db_import_check's: checks and keeps them). */
 struct record_sink db_import_sink(struct db_import *imp);
 size_t db_import_count(const struct db_import *imp);
 /* The id of the result the sink stored last (0: none yet). */

@@ -33,6 +33,7 @@ struct db {
     struct raw_packer *packer; /* compresses sources' bytes (rawstore.c); NULL until used */
     struct raw_dicts *dicts;   /* db_raw_dicts(); NULL until used */
     int in_batch;              /* a batch transaction is open (db_file_begin) */
+    int file_savepoint;        /* the file being stored is in a savepoint of its own */
     double batch_started;
     double batch_seconds;              /* how long the open batch runs (batch.c) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */

@@ -26,22 +26,39 @@ int db_source_find(struct db *db, const char *sha256, char **path, struct diag *
     return found;
 }
 
+/* A record as it is stored: the checks that may refuse it passed, its texts UTF-8, its labels
+ * the import's over its own, its own mount (not the import's) parsed. */
+struct checked_record {
+    const struct bench_record *r;
+    struct import_labels labels;
+    struct kv *tags; /* labels.tags, owned */
+    const char *sec; /* the flavor stored: labels.sec, else the mount's sec= */
+    int own_mount;   /* mount holds the record's mount */
+    struct mount_info mount;
+};
+
 struct db_import {
     struct db *db;
     struct diag *d;
     const struct import_labels *labels;
     struct source src;
+    const char *sha256, *format, *imported_at;
+    const struct raw_blob *packed;
     int64_t source_id, run_id;
-    char *run_tool;         /* the tool of run_id's results (NULL: unknown) */
-    int64_t chunks;         /* stored so far */
-    uint64_t chunk_bytes;   /* their total */
+    char *run_tool;       /* the tool of run_id's results (NULL: unknown) */
+    int64_t chunks;       /* stored so far */
+    uint64_t chunk_bytes; /* their total */
+    int label_mount;      /* label_mount_info holds the import's mount */
+    struct mount_info label_mount_info;
     int64_t label_mount_id; /* 0: none */
-    char *label_mount_sec;
     size_t count;
     int64_t last_result; /* the id of the result stored last; 0: none */
     sqlite3_stmt *ins_result, *ins_tag, *ins_hist, *ins_series;
     struct buf json;  /* metrics_extra, bins or points being written */
     struct arena fix; /* the records whose text was escaped (record_utf8) */
+    int keep; /* db_import_check: the sink checks records and keeps them for db_import_write */
+    struct checked_record *kept;
+    size_t n_kept, a_kept;
 };
 
 /* The result columns store_record binds before the metric columns, in the order of the
@@ -136,22 +153,18 @@ static int store_mount(struct db_import *imp, const struct mount_info *m, int64_
     return rc == SQLITE_OK ? 0 : fail(imp);
 }
 
-/* Parses and stores a mount written in any form; *sec gets its flavor (caller frees). */
-static int resolve_mount(struct db_import *imp, const char *text, int64_t *id, char **sec)
+/* Parses a mount written in any form into *m (released by the caller once 0 is returned); 0,
+ * or -1 after a message. */
+static int parse_mount(struct db_import *imp, const char *text, struct mount_info *m)
 {
-    struct mount_info m;
     struct buf err = BUF_INIT;
-    if (mount_parse(text, &m, &err)) {
+    int rc = mount_parse(text, m, &err);
+    if (rc) {
         diag_error(imp->d, "%s: cannot parse mount options '%s': %s", imp->src.path, text,
                    err.data);
-        buf_release(&err);
-        return -1;
+        mount_info_release(m);
     }
     buf_release(&err);
-    int rc = store_mount(imp, &m, id);
-    if (sec && m.sec)
-        *sec = xstrdup(m.sec);
-    mount_info_release(&m);
     return rc;
 }
 
@@ -162,17 +175,36 @@ static int add_chunk(struct db_import *imp, const void *data, size_t len)
     return db_import_add_packed_chunk(imp, &b, len);
 }
 
-struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
-                                  const struct raw_blob *packed, const char *format,
-                                  const char *imported_at, const struct import_labels *labels,
-                                  struct diag *d)
+/* The import of one file, nothing written yet: its labels' mount parsed. NULL after a message. */
+static struct db_import *import_new(struct db *db, const struct source *src, const char *sha256,
+                                    const struct raw_blob *packed, const char *format,
+                                    const char *imported_at, const struct import_labels *labels,
+                                    struct diag *d)
 {
     struct db_import *imp = xcalloc(1, sizeof(*imp));
+    *imp = (struct db_import){.db = db,
+                              .d = d,
+                              .labels = labels,
+                              .src = *src,
+                              .sha256 = sha256,
+                              .format = format,
+                              .imported_at = imported_at,
+                              .packed = packed};
     buf_init(&imp->json);
-    imp->db = db;
-    imp->d = d;
-    imp->labels = labels;
-    imp->src = *src;
+    if (labels->mount && parse_mount(imp, labels->mount, &imp->label_mount_info)) {
+        db_import_free(imp);
+        return NULL;
+    }
+    imp->label_mount = labels->mount != NULL;
+    return imp;
+}
+
+/* The file's source row and, when given whole, its bytes; the labels' mount; the statements
+ * its records are stored with. 0, or -1 after a message. */
+static int store_source(struct db_import *imp)
+{
+    struct db *db = imp->db;
+    const struct source *src = &imp->src;
     int rc = SQLITE_OK;
     int whole = src->data && src->len <= DB_CHUNK_BYTES;
     sqlite3_stmt *st = sql_cached(db, &rc,
@@ -184,16 +216,16 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     if (rc == SQLITE_OK) {
         sql_bind_text(st, &rc, ":path", src->path);
         /* the transaction holds the write lock: no other file can have this placeholder */
-        sql_bind_text(st, &rc, ":sha256", sha256 ? sha256 : "(being read)");
-        sql_bind_text(st, &rc, ":format", format);
+        sql_bind_text(st, &rc, ":sha256", imp->sha256 ? imp->sha256 : "(being read)");
+        sql_bind_text(st, &rc, ":format", imp->format);
         sql_bind_text(st, &rc, ":importer_version", BENCHDB_IMPORTER_VERSION);
-        sql_bind_text(st, &rc, ":imported_at", imported_at);
+        sql_bind_text(st, &rc, ":imported_at", imp->imported_at);
         sql_bind_int(st, &rc, ":size_bytes", (int64_t)src->len);
         if (whole) {
-            struct raw_blob b = packed
-                                    ? *packed
-                                    : raw_pack(&db->packer, raw_dict_find(db_raw_dicts(db), format),
-                                               src->data, src->len);
+            struct raw_blob b =
+                imp->packed ? *imp->packed
+                            : raw_pack(&db->packer, raw_dict_find(db_raw_dicts(db), imp->format),
+                                       src->data, src->len);
             sql_bind_blob(st, &rc, ":raw", b.data, b.len);
             sql_bind_text(st, &rc, ":raw_codec", b.codec);
             int64_t dict = rc == SQLITE_OK ? db_raw_dict_stored(db, b.dict) : 0;
@@ -205,29 +237,19 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
         sql_step_done(st, &rc);
     }
     sql_release(st);
-    if (rc != SQLITE_OK) {
-        fail(imp);
-        db_import_free(imp);
-        return NULL;
-    }
+    if (rc != SQLITE_OK)
+        return fail(imp);
     imp->source_id = sqlite3_last_insert_rowid(db->h);
     for (size_t at = 0; src->data && !whole && at < src->len; at += DB_CHUNK_BYTES) {
         size_t n = src->len - at < DB_CHUNK_BYTES ? src->len - at : DB_CHUNK_BYTES;
-        if (add_chunk(imp, src->data + at, n)) {
-            db_import_free(imp);
-            return NULL;
-        }
+        if (add_chunk(imp, src->data + at, n))
+            return -1;
     }
-    if (labels->mount &&
-        resolve_mount(imp, labels->mount, &imp->label_mount_id, &imp->label_mount_sec)) {
-        db_import_free(imp);
-        return NULL;
-    }
-    const char *ins_sql = insert_result_sql(db, d);
-    if (!ins_sql) {
-        db_import_free(imp);
-        return NULL;
-    }
+    if (imp->label_mount && store_mount(imp, &imp->label_mount_info, &imp->label_mount_id))
+        return -1;
+    const char *ins_sql = insert_result_sql(db, imp->d);
+    if (!ins_sql)
+        return -1;
     /* plain INSERTs: a conflict clause would open a statement journal for every row */
     imp->ins_result = sql_cached(db, &rc, ins_sql);
     imp->ins_tag = sql_cached(db, &rc,
@@ -239,11 +261,30 @@ struct db_import *db_import_begin(struct db *db, const struct source *src, const
     imp->ins_series = sql_cached(db, &rc,
                                  "INSERT INTO series(result_id, metric, points) VALUES "
                                  "(:owner, :key, :value)");
-    if (rc != SQLITE_OK) {
-        fail(imp);
+    return rc == SQLITE_OK ? 0 : fail(imp);
+}
+
+struct db_import *db_import_begin(struct db *db, const struct source *src, const char *sha256,
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
+{
+    struct db_import *imp = import_new(db, src, sha256, packed, format, imported_at, labels, d);
+    if (imp && store_source(imp)) {
         db_import_free(imp);
         return NULL;
     }
+    return imp;
+}
+
+struct db_import *db_import_check(struct db *db, const struct source *src, const char *sha256,
+                                  const struct raw_blob *packed, const char *format,
+                                  const char *imported_at, const struct import_labels *labels,
+                                  struct diag *d)
+{
+    struct db_import *imp = import_new(db, src, sha256, packed, format, imported_at, labels, d);
+    if (imp)
+        imp->keep = 1;
     return imp;
 }
 
@@ -322,38 +363,46 @@ int db_sec_valid(const char *s)
     return 0;
 }
 
-/* The record's labels under the import's (db_labels_overlay) into *out, its tags in *tags
- * (caller frees). A mount's sec= counts as given with that mount, so the flavor is the first
- * of --sec, the label mount's sec=, the record's sec, the record mount's sec=. */
-static int bind_labels(struct db_import *imp, const struct bench_record *r,
-                       struct import_labels *out, struct kv **tags, int *rc)
+/* The record's labels under the import's (db_labels_overlay) into c, its own mount parsed, and
+ * its flavor checked. A mount's sec= counts as given with that mount, so the flavor is the
+ * first of --sec, the label mount's sec=, the record's sec, the record mount's sec=. 0, or -1
+ * after a message. */
+static int check_labels(struct db_import *imp, struct checked_record *c)
 {
-    const struct import_labels *l = imp->labels;
-    struct import_labels given = *l;
+    const struct bench_record *r = c->r;
+    struct import_labels given = *imp->labels;
     const struct import_labels content = {r->host,  r->storage_class, r->sec,
                                           r->mount, r->tags,          r->n_tags};
-    if (!given.sec)
-        given.sec = imp->label_mount_sec;
-    db_labels_overlay(&given, &content, out, tags);
-    int64_t mount_id = out->mount == l->mount ? imp->label_mount_id : 0;
-    char *mount_sec = NULL;
-    if (!mount_id && out->mount && resolve_mount(imp, out->mount, &mount_id, &mount_sec))
-        return -1;
-    const char *sec = out->sec ? out->sec : mount_sec;
-    if (sec && !db_sec_valid(sec)) {
-        diag_error(imp->d, "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
-                   imp->src.path, sec);
-        free(mount_sec);
-        return -1;
+    if (!given.sec && imp->label_mount)
+        given.sec = imp->label_mount_info.sec;
+    db_labels_overlay(&given, &content, &c->labels, &c->tags);
+    if (c->labels.mount && c->labels.mount != imp->labels->mount) {
+        if (parse_mount(imp, c->labels.mount, &c->mount))
+            return -1;
+        c->own_mount = 1;
     }
+    c->sec = c->labels.sec ? c->labels.sec : c->own_mount ? c->mount.sec : NULL;
+    if (c->sec && !db_sec_valid(c->sec))
+        return diag_error(imp->d,
+                          "%s: unknown NFS security flavor '%s' (expected " DB_SEC_FLAVORS ")",
+                          imp->src.path, c->sec);
+    return 0;
+}
+
+/* Binds the labels c holds, its mount stored (once per canonical option set). 0, or -1 after a
+ * message. */
+static int bind_labels(struct db_import *imp, const struct checked_record *c, int *rc)
+{
+    int64_t mount_id = c->labels.mount ? imp->label_mount_id : 0;
+    if (c->own_mount && store_mount(imp, &c->mount, &mount_id))
+        return -1;
     sqlite3_stmt *st = imp->ins_result;
-    sql_bind_text_at(st, rc, RP_host, out->host);
-    sql_bind_text_at(st, rc, RP_peer, r->peer);
-    sql_bind_text_at(st, rc, RP_storage_class, out->storage_class);
-    sql_bind_text_at(st, rc, RP_sec, sec);
+    sql_bind_text_at(st, rc, RP_host, c->labels.host);
+    sql_bind_text_at(st, rc, RP_peer, c->r->peer);
+    sql_bind_text_at(st, rc, RP_storage_class, c->labels.storage_class);
+    sql_bind_text_at(st, rc, RP_sec, c->sec);
     if (mount_id)
         sql_bind_int_at(st, rc, RP_mount_id, mount_id);
-    free(mount_sec);
     return 0;
 }
 
@@ -447,39 +496,83 @@ static void bind_metrics(struct db_import *imp, const struct bench_record *r, in
     }
 }
 
+/* Checks r as storing it would (record_check, its texts, labels and mount) into *c, which
+ * checked_release frees in any case. 0, or -1 after a message. */
+static int check_record(struct db_import *imp, const struct bench_record *r,
+                        struct checked_record *c)
+{
+    *c = (struct checked_record){.r = record_utf8(&imp->fix, r, &imp->src, imp->d)};
+    if (record_check(c->r, &imp->src, imp->d))
+        return -1;
+    return check_labels(imp, c);
+}
+
+static void checked_release(struct checked_record *c)
+{
+    free(c->tags);
+    if (c->own_mount)
+        mount_info_release(&c->mount);
+}
+
+/* Stores a checked record: its run when it is a new one, its result and its details. 0, or -1
+ * after a message (the database failed: nothing of the checks is left to refuse it). */
+static int insert_record(struct db_import *imp, const struct checked_record *c)
+{
+    if (ensure_run(imp, c->r))
+        return -1;
+    sqlite3_stmt *st = imp->ins_result;
+    int rc = SQLITE_OK;
+    if (bind_labels(imp, c, &rc))
+        return -1;
+    sql_bind_int_at(st, &rc, RP_run_id, imp->run_id);
+    bind_provenance(st, &rc, c->r);
+    bind_workload(st, &rc, &c->r->wl);
+    bind_metrics(imp, c->r, &rc);
+    sql_step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return fail(imp);
+    imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
+    return store_details(imp, c->r, imp->last_result, c->labels.tags, c->labels.n_tags);
+}
+
 static int store_record(void *ctx, const struct bench_record *r)
 {
     struct db_import *imp = ctx;
-    r = record_utf8(&imp->fix, r, &imp->src, imp->d);
-    if (record_check(r, &imp->src, imp->d) || ensure_run(imp, r))
-        return -1;
-    sqlite3_stmt *st = imp->ins_result;
-    struct import_labels labels;
-    struct kv *tags = NULL;
-    int rc = SQLITE_OK;
-    sql_bind_int_at(st, &rc, RP_run_id, imp->run_id);
-    if (bind_labels(imp, r, &labels, &tags, &rc)) {
-        sql_release(st);
-        free(tags);
+    struct checked_record c;
+    int bad = check_record(imp, r, &c) || insert_record(imp, &c);
+    checked_release(&c);
+    imp->count += !bad;
+    return bad ? -1 : 0;
+}
+
+/* db_import_check's sink: checks r, keeping it for db_import_write. */
+static int keep_record(void *ctx, const struct bench_record *r)
+{
+    struct db_import *imp = ctx;
+    ALLOC_GROW(imp->kept, imp->n_kept + 1, imp->a_kept);
+    struct checked_record *c = &imp->kept[imp->n_kept];
+    if (check_record(imp, r, c)) {
+        checked_release(c);
         return -1;
     }
-    bind_provenance(st, &rc, r);
-    bind_workload(st, &rc, &r->wl);
-    bind_metrics(imp, r, &rc);
-    sql_step_done(st, &rc);
-    int bad = rc != SQLITE_OK ? fail(imp) : 0;
-    if (!bad) {
-        imp->count++;
-        imp->last_result = sqlite3_last_insert_rowid(imp->db->h);
-        bad = store_details(imp, r, imp->last_result, labels.tags, labels.n_tags);
-    }
-    free(tags);
-    return bad;
+    imp->n_kept++;
+    imp->count++;
+    return 0;
+}
+
+int db_import_write(struct db_import *imp)
+{
+    if (store_source(imp))
+        return -1;
+    for (size_t i = 0; i < imp->n_kept; i++)
+        if (insert_record(imp, &imp->kept[i]))
+            return -1;
+    return 0;
 }
 
 struct record_sink db_import_sink(struct db_import *imp)
 {
-    return (struct record_sink){store_record, imp};
+    return (struct record_sink){imp->keep ? keep_record : store_record, imp};
 }
 
 size_t db_import_count(const struct db_import *imp)
@@ -540,7 +633,11 @@ void db_import_free(struct db_import *imp)
      * clearing the result INSERT's ~180 parameters once more cost 2 % of the writer */
     buf_release(&imp->json);
     arena_release(&imp->fix);
-    free(imp->label_mount_sec);
+    if (imp->label_mount)
+        mount_info_release(&imp->label_mount_info);
+    for (size_t i = 0; i < imp->n_kept; i++)
+        checked_release(&imp->kept[i]);
+    free(imp->kept);
     free(imp->run_tool);
     free(imp);
 }
