@@ -123,10 +123,13 @@ size_t attach_unlabeled_alone(const struct attach_registry *reg);
 
 struct workers;
 /* Starts o->jobs threads parsing paths[0..n) ahead, at most 16 * o->jobs files, and packing
- * their bytes against dicts (NULL: none), which must not change until workers_stop
- * (parallel.c). */
-struct workers *workers_start(const struct import_options *o, const struct raw_dicts *dicts,
-                              int verbose, char *const *paths, size_t n);
+ * their bytes against the dictionaries workers_give_dicts gives them (parallel.c). */
+struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
+                              size_t n);
+/* The dictionaries to pack against (NULL: none), which must not change until workers_stop:
+ * given once the threads run, so that they parse while the writer reads them (6 million
+ * instructions). */
+void workers_give_dicts(struct workers *w, const struct raw_dicts *dicts);
 /* Waits for paths[i] (taken in order). */
 struct parsed *workers_take(struct workers *w, size_t i);
 /* The writer is done with p: its slot takes the next file. */

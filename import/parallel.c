@@ -25,6 +25,7 @@ struct workers {
     pthread_mutex_t lock;
     pthread_cond_t ready; /* a slot was filled */
     pthread_cond_t room;  /* the writer freed a slot, or stop */
+    pthread_cond_t given; /* the dictionaries were given (workers_give_dicts) */
     pthread_t *threads;
     unsigned n_threads;
     struct parsed *slots;
@@ -36,6 +37,7 @@ struct workers {
     int stop;
     const struct import_options *o;
     const struct raw_dicts *dicts; /* the warehouse's compression dictionaries */
+    int dicts_given;
     int verbose;
     char *const *paths;
     size_t n;
@@ -130,10 +132,19 @@ static void prepare_bytes(struct parsed *p, struct raw_packer **packer,
     p->pre.raw = b;
 }
 
-/* What the writer's import of a whole file does before its transaction, then the parse, then
- * what the writer's store would do first with the bytes of a file parsed without error. */
+/* The dictionaries to pack with, once the writer has given them (or stops the workers). */
+static const struct raw_dicts *dicts_given(struct workers *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->dicts_given && !w->stop)
+        pthread_cond_wait(&w->given, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    return w->dicts;
+}
+
+/* What the writer's import of a whole file does before its transaction, then the parse. */
 static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
-                        struct sidecar_dir *sidecars, struct raw_packer **packer)
+                        struct sidecar_dir *sidecars)
 {
     struct diag d = {keep_line, p, 0, 0, w->verbose};
     p->state = PARSED_SERIAL;
@@ -154,8 +165,6 @@ static void parse_ahead(struct workers *w, struct parsed *p, const char *path,
     struct record_sink sink = {keep_record, p};
     p->rc = p->imp->parse(&p->src, &p->a, &sink, &d);
     p->state = PARSED_DONE;
-    if (p->rc == 0)
-        prepare_bytes(p, packer, w->dicts);
 }
 
 /* A slot's buffer up to this size is kept for its next file: allocating a fresh one per file
@@ -218,12 +227,22 @@ static void *work(void *arg)
     struct workers *w = arg;
     struct raw_packer *packer = NULL;
     struct sidecar_dir sidecars = {0};
+    const struct raw_dicts *dicts = NULL;
+    int have_dicts = 0;
     long i;
     defer_to_writer();
     while ((i = claim(w)) >= 0) {
         struct parsed *p = &w->slots[(size_t)i % w->n_slots];
         parsed_clear(p);
-        parse_ahead(w, p, w->paths[i], &sidecars, &packer);
+        parse_ahead(w, p, w->paths[i], &sidecars);
+        /* then what the writer's store would do first with the bytes of a file parsed
+         * without error */
+        if (p->state == PARSED_DONE && p->rc == 0) {
+            if (!have_dicts)
+                dicts = dicts_given(w);
+            have_dicts = 1;
+            prepare_bytes(p, &packer, dicts);
+        }
         pthread_mutex_lock(&w->lock);
         p->ready = 1;
         w->held += p->data.len;
@@ -235,15 +254,15 @@ static void *work(void *arg)
     return NULL;
 }
 
-struct workers *workers_start(const struct import_options *o, const struct raw_dicts *dicts,
-                              int verbose, char *const *paths, size_t n)
+struct workers *workers_start(const struct import_options *o, int verbose, char *const *paths,
+                              size_t n)
 {
     struct workers *w = xcalloc(1, sizeof(*w));
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->ready, NULL);
     pthread_cond_init(&w->room, NULL);
+    pthread_cond_init(&w->given, NULL);
     w->o = o;
-    w->dicts = dicts;
     w->verbose = verbose;
     w->paths = paths;
     w->n = n;
@@ -271,6 +290,15 @@ struct parsed *workers_take(struct workers *w, size_t i)
     return w->n_threads ? p : NULL;
 }
 
+void workers_give_dicts(struct workers *w, const struct raw_dicts *dicts)
+{
+    pthread_mutex_lock(&w->lock);
+    w->dicts = dicts;
+    w->dicts_given = 1;
+    pthread_cond_broadcast(&w->given);
+    pthread_mutex_unlock(&w->lock);
+}
+
 void workers_done(struct workers *w, struct parsed *p)
 {
     pthread_mutex_lock(&w->lock);
@@ -287,6 +315,7 @@ void workers_stop(struct workers *w)
     pthread_mutex_lock(&w->lock);
     w->stop = 1;
     pthread_cond_broadcast(&w->room);
+    pthread_cond_broadcast(&w->given);
     pthread_mutex_unlock(&w->lock);
     for (unsigned t = 0; t < w->n_threads; t++)
         pthread_join(w->threads[t], NULL);
@@ -298,6 +327,7 @@ void workers_stop(struct workers *w)
     }
     pthread_cond_destroy(&w->ready);
     pthread_cond_destroy(&w->room);
+    pthread_cond_destroy(&w->given);
     pthread_mutex_destroy(&w->lock);
     free(w->slots);
     free(w->threads);

@@ -628,8 +628,10 @@ struct import_session *import_session_start(struct db *db, const struct import_o
                                  .said = BUF_INIT,
                                  .attach = attach_if_logs(paths, n)};
     /* a dry run prints as it parses: it stays serial */
-    if (o->jobs > 1 && n > 1 && !o->dry_run)
-        s->workers = workers_start(o, db ? db_raw_dicts(db) : NULL, d->verbose, paths, n);
+    if (o->jobs > 1 && n > 1 && !o->dry_run) {
+        s->workers = workers_start(o, d->verbose, paths, n);
+        workers_give_dicts(s->workers, db ? db_raw_dicts(db) : NULL);
+    }
     return s;
 }
 
