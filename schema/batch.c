@@ -24,6 +24,7 @@ void db_rollback(struct db *db)
 {
     sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     db->in_batch = 0;
+    db->undos++;
 }
 
 /* Runs a statement that returns no rows, prepared once per connection (a savepoint per file
@@ -77,6 +78,7 @@ static int batch_gone(struct db *db)
 {
     if (db->in_batch && sqlite3_get_autocommit(db->h)) {
         db->in_batch = 0;
+        db->undos++;
         return 1;
     }
     return 0;
@@ -89,6 +91,7 @@ int db_file_end(struct db *db, int keep, struct diag *d)
     if (!db->file_savepoint)
         return 0;
     db->file_savepoint = 0;
+    db->undos += !keep;
     if (!keep && exec_cached(db, "ROLLBACK TO file", d))
         return -1;
     return exec_cached(db, "RELEASE file", d);
@@ -98,6 +101,7 @@ int db_batch_rewind(struct db *db, struct diag *d)
 {
     if (batch_gone(db))
         return -1;
+    db->undos++;
     return exec_cached(db, "ROLLBACK TO batch", d);
 }
 

@@ -34,6 +34,12 @@ struct db {
     struct raw_dicts *dicts;   /* db_raw_dicts(); NULL until used */
     int in_batch;              /* a batch transaction is open (db_file_begin) */
     int file_savepoint;        /* the file being stored is in a savepoint of its own */
+    unsigned undos;            /* rollbacks so far, of a file, a batch or a transaction */
+    struct {                   /* the row of a shipped dictionary, as db_raw_dict_stored found */
+        const struct raw_dict *dict;
+        int64_t id;
+        unsigned undos; /* while db->undos is this: a rollback may take the row back */
+    } dict_row;
     double batch_started;
     double batch_seconds;              /* how long the open batch runs (batch.c) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
