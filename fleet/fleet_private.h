@@ -2,15 +2,15 @@
 #ifndef BDB_FLEET_PRIVATE_H
 #define BDB_FLEET_PRIVATE_H
 
-#include <libpq-fe.h>
 #include <stdint.h>
 
 #include "../core/buf.h"
 #include "fleet.h"
+#include "libpq.h"
 
-/* Connects to url (libpq reads the password from PGPASSWORD or ~/.pgpass) and checks, or with
- * migrate creates or upgrades, the warehouse schema; NULL after "WHO: error: ..." (who: the
- * command, "benchdb push"). */
+/* Connects to url (libpq, loaded here first, reads the password from PGPASSWORD or ~/.pgpass) and
+ * checks, or with migrate creates or upgrades, the warehouse schema; NULL after "WHO: error: ..."
+ * (who: the command, "benchdb push"). */
 PGconn *pg_connect(const char *url, int migrate, const char *who, struct diag *d);
 /* Runs sql (no rows expected); 0, or -1 after "WHO: error: WHAT: server message". */
 int pg_exec(PGconn *c, const char *sql, const char *who, const char *what, struct diag *d);

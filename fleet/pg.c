@@ -566,6 +566,8 @@ char *fleet_redact(const char *conn, const char *text)
 
 PGconn *pg_connect(const char *url, int migrate_schema, const char *who, struct diag *d)
 {
+    if (libpq_load(who, d))
+        return NULL;
     PGconn *c = PQconnectdb(url);
     if (PQstatus(c) != CONNECTION_OK) {
         /* libpq's messages about the URL quote it, and its passwords */

@@ -44,6 +44,8 @@ static void test_copy_binary(void)
 static void test_message(void)
 {
     /* no server listens there: libpq's message names the socket and adds a hint line */
+    struct diag d = DIAG_INIT;
+    OK(libpq_load("test_fleet", &d) == 0 && libpq_load("test_fleet", &d) == 0, "libpq loads, once");
     PGconn *c = PQconnectdb("postgresql:///x?host=/nonexistent-benchdb-test&port=1");
     struct buf m = BUF_INIT;
     pg_message(c, &m);
