@@ -340,12 +340,13 @@ static void say_totals(struct app *app, const struct import_opts *o, const struc
                    t->stored, plural(t->stored), in->n - done, in->n);
 }
 
-/* Imports the inputs in order, stopping between two files at a stop signal: the exit status. */
-static int import_all(struct app *app, struct db *db, const struct import_opts *o,
-                      const struct inputs *in, int status)
+/* Imports the inputs in order with session s, which it frees, stopping between two files at a
+ * stop signal: the exit status. */
+static int import_all(struct app *app, struct import_session *s, struct db *db,
+                      const struct import_opts *o, const struct inputs *in, int status)
 {
     size_t n = in->n, done = 0, rejected = 0;
-    struct import_session *s = import_session_start(db, &o->options, &app->diag, in->v, n);
+    import_session_open(s, db);
     struct progress pg;
     struct sigaction old[ARRAY_SIZE(stop_signals)];
     catch_stop_signals(old);
@@ -406,12 +407,16 @@ int cmd_import(int argc, char **argv, struct app *app)
             free(in.v[--in.n]);
     }
     struct db *db = NULL;
-    if (!in.n && status != BDB_EXIT_OK)
-        ; /* nothing to import */
-    else if (!o.options.dry_run && open_db(app, DB_CREATE, &db))
-        status = BDB_EXIT_ENV;
-    else
-        status = import_all(app, db, &o, &in, status);
+    if (in.n || status == BDB_EXIT_OK) {
+        /* its workers read and parse while the warehouse is opened */
+        struct import_session *s = import_session_start(&o.options, &app->diag, in.v, in.n);
+        if (!o.options.dry_run && open_db(app, DB_CREATE, &db)) {
+            import_session_free(s);
+            status = BDB_EXIT_ENV;
+        } else {
+            status = import_all(app, s, db, &o, &in, status);
+        }
+    }
     db_close(db);
     inputs_release(&in);
     kv_list_release(&o.tags);

@@ -39,10 +39,13 @@ struct import_options {
 struct import_session;
 
 /* A session importing paths[0..n) in that order ("-": standard input); with o->jobs > 1,
- * worker threads read and parse up to 16 * jobs files ahead of the caller, which stores them.
+ * worker threads read and parse up to 16 * jobs files ahead of the caller, which stores them,
+ * from now on: before the warehouse is opened (a new one's schema is 12 million instructions).
  * o and paths are borrowed until import_session_end. */
-struct import_session *import_session_start(struct db *db, const struct import_options *o,
-                                            struct diag *d, char *const *paths, size_t n);
+struct import_session *import_session_start(const struct import_options *o, struct diag *d,
+                                            char *const *paths, size_t n);
+/* The warehouse the session stores into (NULL: a dry run); before the first import_file. */
+void import_session_open(struct import_session *s, struct db *db);
 /* Imports paths[i]; call it for i = 0, 1, ... in order. Messages and output are those of a
  * serial import whatever the jobs. */
 enum import_outcome import_file(struct import_session *s, size_t i);

@@ -616,23 +616,27 @@ static struct attach_registry *attach_if_logs(char *const *paths, size_t n)
     return NULL;
 }
 
-struct import_session *import_session_start(struct db *db, const struct import_options *o,
-                                            struct diag *d, char *const *paths, size_t n)
+struct import_session *import_session_start(const struct import_options *o, struct diag *d,
+                                            char *const *paths, size_t n)
 {
     struct import_session *s = xcalloc(1, sizeof(*s));
-    *s = (struct import_session){.db = db,
-                                 .o = o,
+    *s = (struct import_session){.o = o,
                                  .d = d,
                                  .paths = paths,
                                  .n = n,
                                  .said = BUF_INIT,
                                  .attach = attach_if_logs(paths, n)};
     /* a dry run prints as it parses: it stays serial */
-    if (o->jobs > 1 && n > 1 && !o->dry_run) {
+    if (o->jobs > 1 && n > 1 && !o->dry_run)
         s->workers = workers_start(o, d->verbose, paths, n);
-        workers_give_dicts(s->workers, db ? db_raw_dicts(db) : NULL);
-    }
     return s;
+}
+
+void import_session_open(struct import_session *s, struct db *db)
+{
+    s->db = db;
+    if (s->workers)
+        workers_give_dicts(s->workers, db ? db_raw_dicts(db) : NULL);
 }
 
 enum import_outcome import_file(struct import_session *s, size_t i)
