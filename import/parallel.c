@@ -25,7 +25,6 @@ struct workers {
     pthread_mutex_t lock;
     pthread_cond_t ready; /* a slot was filled */
     pthread_cond_t room;  /* the writer freed a slot, or stop */
-    pthread_cond_t given; /* the dictionaries were given (workers_give_dicts) */
     pthread_t *threads;
     unsigned n_threads;
     struct parsed *slots;
@@ -114,13 +113,15 @@ static int read_whole(struct parsed *p, const char *path)
     return rc ? -1 : 0;
 }
 
-/* The hash and stored form of a file the writer will store, with the packer of this worker. */
-static void prepare_bytes(struct parsed *p, struct raw_packer **packer,
+/* The hash and stored form of a file the writer will store, with the packer of this worker;
+ * the writer packs a file over DB_CHUNK_BYTES, and one parsed before it gave the dictionaries
+ * (have_dicts 0: while it opens the warehouse). */
+static void prepare_bytes(struct parsed *p, struct raw_packer **packer, int have_dicts,
                           const struct raw_dicts *dicts)
 {
     sha256_hex(p->src.data, p->src.len, p->pre.sha);
     p->pre.raw = (struct raw_blob){NULL, 0, NULL, 0};
-    if (p->src.len > DB_CHUNK_BYTES)
+    if (!have_dicts || p->src.len > DB_CHUNK_BYTES)
         return;
     struct raw_blob b =
         raw_pack(packer, raw_dict_find(dicts, p->imp->name), p->src.data, p->src.len);
@@ -132,14 +133,14 @@ static void prepare_bytes(struct parsed *p, struct raw_packer **packer,
     p->pre.raw = b;
 }
 
-/* The dictionaries to pack with, once the writer has given them (or stops the workers). */
-static const struct raw_dicts *dicts_given(struct workers *w)
+/* 1 once the writer has given the dictionaries to pack with (then in *dicts). */
+static int dicts_given(struct workers *w, const struct raw_dicts **dicts)
 {
     pthread_mutex_lock(&w->lock);
-    while (!w->dicts_given && !w->stop)
-        pthread_cond_wait(&w->given, &w->lock);
+    int given = w->dicts_given;
+    *dicts = w->dicts;
     pthread_mutex_unlock(&w->lock);
-    return w->dicts;
+    return given;
 }
 
 /* What the writer's import of a whole file does before its transaction, then the parse. */
@@ -238,10 +239,8 @@ static void *work(void *arg)
         /* then what the writer's store would do first with the bytes of a file parsed
          * without error */
         if (p->state == PARSED_DONE && p->rc == 0) {
-            if (!have_dicts)
-                dicts = dicts_given(w);
-            have_dicts = 1;
-            prepare_bytes(p, &packer, dicts);
+            have_dicts = have_dicts || dicts_given(w, &dicts);
+            prepare_bytes(p, &packer, have_dicts, dicts);
         }
         pthread_mutex_lock(&w->lock);
         p->ready = 1;
@@ -261,7 +260,6 @@ struct workers *workers_start(const struct import_options *o, int verbose, char 
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->ready, NULL);
     pthread_cond_init(&w->room, NULL);
-    pthread_cond_init(&w->given, NULL);
     w->o = o;
     w->verbose = verbose;
     w->paths = paths;
@@ -295,7 +293,6 @@ void workers_give_dicts(struct workers *w, const struct raw_dicts *dicts)
     pthread_mutex_lock(&w->lock);
     w->dicts = dicts;
     w->dicts_given = 1;
-    pthread_cond_broadcast(&w->given);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -315,7 +312,6 @@ void workers_stop(struct workers *w)
     pthread_mutex_lock(&w->lock);
     w->stop = 1;
     pthread_cond_broadcast(&w->room);
-    pthread_cond_broadcast(&w->given);
     pthread_mutex_unlock(&w->lock);
     for (unsigned t = 0; t < w->n_threads; t++)
         pthread_join(w->threads[t], NULL);
@@ -327,7 +323,6 @@ void workers_stop(struct workers *w)
     }
     pthread_cond_destroy(&w->ready);
     pthread_cond_destroy(&w->room);
-    pthread_cond_destroy(&w->given);
     pthread_mutex_destroy(&w->lock);
     free(w->slots);
     free(w->threads);
