@@ -266,9 +266,9 @@ static int store_file(struct import_session *s, const struct import_labels *labe
 {
     char sha[65], when[32];
     /* A file parsed ahead is checked whole before its first row is written, and needs no
-     * savepoint of its own (a quarter of the writer's work for a small file: SQLite copies each
-     * page the file changes first, ~10). Not when fio logs are paired with jobs: attach.c keeps
-     * the ids of results stored, which storing the batch again would change. */
+     * savepoint of its own (a fifth of the writer's work for a small fio JSON file: SQLite
+     * copies each page the file changes first, ~10). Not when fio logs are paired with jobs:
+     * attach.c keeps the ids of results stored, which storing the batch again would change. */
     int checked_first = parse->ahead && !s->attach && !s->batch_savepoints;
     /* Look up inside the write transaction: another import may be storing the same file. */
     if (db_file_begin(s->db, !checked_first, s->d))
