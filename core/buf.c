@@ -72,6 +72,20 @@ void buf_addf(struct buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void buf_add_int(struct buf *b, int64_t v)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        buf_addc(b, '-');
+    while (n)
+        buf_addc(b, digits[--n]);
+}
+
 void buf_reset(struct buf *b)
 {
     b->len = 0;

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #if defined(__GNUC__)
@@ -30,6 +31,9 @@ void buf_add(struct buf *b, const void *p, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) BDB_PRINTF(2, 3);
+/* Appends v in decimal: what buf_addf's "%lld" writes, in a tenth of its instructions (a
+ * workload key for each of a million results, an id list of a hundred thousand). */
+void buf_add_int(struct buf *b, int64_t v);
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap) BDB_PRINTF(2, 0);
 void buf_reset(struct buf *b);                /* len = 0, keeps the allocation */
 void buf_release(struct buf *b);              /* frees; back to BUF_INIT */

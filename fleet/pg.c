@@ -245,7 +245,9 @@ int pg_copy_out(PGconn *c, const char *select, size_t nfields, pg_row_fn *row, v
                 const char *who, const char *what, struct diag *d)
 {
     struct buf sql = BUF_INIT;
-    buf_addf(&sql, "COPY (%s) TO STDOUT (FORMAT binary)", select);
+    buf_adds(&sql, "COPY ("); /* not buf_addf: select may list a hundred thousand ids */
+    buf_adds(&sql, select);
+    buf_adds(&sql, ") TO STDOUT (FORMAT binary)");
     PGresult *r = PQexec(c, sql.data);
     buf_release(&sql);
     int failed = 0, header = 0, ended = 0;

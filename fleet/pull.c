@@ -560,8 +560,10 @@ static int pull_compared(PGconn *c, struct pull *p, const struct compare_opts *o
 static void add_array(struct buf *out, const int64_t *ids, size_t n)
 {
     buf_adds(out, "{");
-    for (size_t i = 0; i < n; i++)
-        buf_addf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
+    for (size_t i = 0; i < n; i++) {
+        buf_adds(out, i ? "," : "");
+        buf_add_int(out, ids[i]);
+    }
     buf_adds(out, "}");
 }
 

@@ -287,20 +287,6 @@ static void p99_of_the_io(struct side_result *r)
     r->p99_untimed = isnan(r->m[RM_P99]);
 }
 
-static void add_int(struct buf *out, int64_t v)
-{
-    char digits[24];
-    int n = 0;
-    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-    do
-        digits[n++] = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        buf_addc(out, '-');
-    while (n)
-        buf_addc(out, digits[--n]);
-}
-
 /* The key's text, written once per loaded result (a million printf calls cost a second). */
 static void format_workload_key(struct buf *out, const struct side_result *r)
 {
@@ -312,14 +298,14 @@ static void format_workload_key(struct buf *out, const struct side_result *r)
     buf_adds(out, r->rw);
     for (size_t i = 0; i < ARRAY_SIZE(ints); i++) {
         buf_addc(out, '|');
-        add_int(out, ints[i]);
+        buf_add_int(out, ints[i]);
     }
     buf_addc(out, '|');
     buf_adds(out, r->direction);
     buf_addc(out, '|');
     buf_adds(out, r->tool);
     buf_addc(out, '|');
-    add_int(out, r->rwmixread);
+    buf_add_int(out, r->rwmixread);
 }
 
 /* Sets the field that tag key gives r. */

@@ -2,6 +2,7 @@
  * its first allocation, and who owns what after reset, release and detach. */
 #include "../../core/buf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,19 @@ static void test_format(void)
     free(s);
 }
 
+/* buf_add_int against the decimals written by hand, the ends of int64_t among them. */
+static void test_int(void)
+{
+    struct buf b = BUF_INIT;
+    const int64_t v[] = {0, 7, -7, 10, 1000000, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        buf_add_int(&b, v[i]);
+        buf_addc(&b, ' ');
+    }
+    STR_EQ(b.data, "0 7 -7 10 1000000 9223372036854775807 -9223372036854775808 ", "decimals");
+    buf_release(&b);
+}
+
 static void test_read_file(void)
 {
     FILE *f = tmpfile();
@@ -109,6 +123,7 @@ int main(void)
     test_empty();
     test_growth();
     test_format();
+    test_int();
     test_read_file();
     return TEST_DONE();
 }
