@@ -212,6 +212,12 @@ def test_upgrade(srv, a):
     got = srv.psql("SELECT count(*) FROM pg_indexes WHERE indexname IN ('result_class', "
                    "'result_host')", db="old")
     t.eq(got.stdout.strip(), "0", "the indexes migration 3 drops")
+    got = srv.psql("SELECT indexdef FROM pg_indexes WHERE indexname IN ('result_storage_class', "
+                   "'run_tool') ORDER BY indexname", db="old")
+    t.eq(got.stdout.split("\n")[:-1],
+         ["CREATE INDEX result_storage_class ON public.result USING btree (storage_class)",
+          "CREATE INDEX run_tool ON public.run USING btree (tool)"],
+         "the indexes migration 7 makes for a comparison's selection")
     lines = srv.psql(fleet.per_source_sql("result", "result"), db="old").stdout.split()
     t.eq({s: int(n) for s, n in (line.split("|") for line in lines)},
          fleet.rows_by_source([a], "result", "result"), "results per source after the upgrade")
