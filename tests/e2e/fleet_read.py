@@ -76,6 +76,26 @@ def test_errors(srv, tmp):
          "runs from an empty database: %r" % p.stderr)
 
 
+def test_older_schema(srv, merged):
+    """A fleet last pushed by a benchdb of schema 6 (before 0007's indexes, which no read needs)
+    is read as it is and left so, not refused until someone pushes to it; one of schema 5 (before
+    0006's table) is refused, with what to do."""
+    srv.psql("DROP INDEX result_storage_class; DROP INDEX run_tool; "
+             "UPDATE benchdb_meta SET value = '6' WHERE key = 'schema_version'")
+    args = ["report", "--compare", "disk", "tmpfs"]
+    server, local = bdb.run(srv.url(), *args), bdb.run(merged, *args)
+    t.eq(server.returncode, 0, "report from schema 6: exit status (%s)" % server.stderr.strip())
+    t.ok(server.stdout == local.stdout and server.stdout.strip(),
+         "report from schema 6: output differs from the merged warehouse's")
+    version = "SELECT value FROM benchdb_meta WHERE key = 'schema_version'"
+    t.eq(srv.psql(version).stdout.strip(), "6", "a read leaves the server's schema as it was")
+    srv.psql("UPDATE benchdb_meta SET value = '5' WHERE key = 'schema_version'")
+    p = bdb.run(srv.url(), *args)
+    t.eq(p.returncode, 3, "report from schema 5: exit status")
+    t.ok("has schema version 5 and this benchdb reads 6 or later: push to it once to upgrade "
+         "it" in p.stderr, "report from schema 5: %r" % p.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bdb-fleet-") as tmp, pg.server(PORT) as srv:
         a, b, merged = fleet.pushed_hosts(tmp, srv, t)
@@ -83,6 +103,7 @@ def main():
         test_range(srv, merged)
         test_union(srv, a, b)
         test_errors(srv, tmp)
+        test_older_schema(srv, merged)
     return t.done()
 
 
