@@ -43,6 +43,7 @@ struct db {
     double batch_started;
     double batch_seconds;              /* how long the open batch runs (batch.c) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
+    int wal_at_close; /* created by this open: filled in rollback-journal mode (db_open) */
 };
 
 /* ---- db.c ---- */
