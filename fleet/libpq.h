@@ -10,13 +10,15 @@
 
 #include "../core/diag.h"
 
+/* one list, by hand: clang-format staircases it */
+/* clang-format off */
 #define LIBPQ_FUNCTIONS(X)                                                                         \
-    X(PQclear)                                                                                     \
-    X(PQconnectdb) X(PQerrorMessage) X(PQescapeLiteral) X(PQexec) X(PQexecParams) X(PQfinish)      \
-        X(PQfname) X(PQfreemem) X(PQftype) X(PQgetCopyData) X(PQgetisnull) X(PQgetResult)          \
-            X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) X(PQputCopyEnd)               \
-                X(PQresultErrorField) X(PQresultStatus) X(PQsendQueryParams) X(PQserverVersion)    \
-                    X(PQsetSingleRowMode) X(PQstatus)
+    X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQescapeLiteral) X(PQexec) X(PQexecParams)      \
+    X(PQfinish) X(PQfname) X(PQfreemem) X(PQftype) X(PQgetCopyData) X(PQgetisnull)                \
+    X(PQgetResult) X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) X(PQputCopyEnd)       \
+    X(PQresultErrorField) X(PQresultStatus) X(PQsendQueryParams) X(PQserverVersion)               \
+    X(PQsetSingleRowMode) X(PQstatus)
+/* clang-format on */
 
 struct libpq_api {
 #define LIBPQ_POINTER(name) __typeof__(name) *name;
