@@ -114,5 +114,6 @@ int db_batch_commit(struct db *db, int force, struct diag *d)
         db_rollback(db);
         return -1;
     }
+    db_wal_now(db);
     return 1;
 }

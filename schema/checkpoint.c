@@ -92,7 +92,7 @@ static void checkpointer_free(struct checkpointer *c)
 
 void checkpointer_start(struct db *db)
 {
-    if (db->checkpointer || db->wal_at_close) /* no WAL yet (db_open's fill_new) */
+    if (db->checkpointer || db->wal_pending) /* no WAL yet (db_open's fill_new) */
         return;
     struct checkpointer *c = xcalloc(1, sizeof(*c));
     /* without its connection or thread, SQLite's automatic checkpoint goes on as before */

@@ -47,16 +47,36 @@ static int set_wal(struct db *db, struct diag *d)
            db_exec(db, "PRAGMA synchronous = NORMAL", d);
 }
 
-/* A warehouse this open creates is filled in SQLite's rollback-journal mode and switched to WAL
- * when it is closed (db_close). A new file's pages have no old content to journal, so its first
- * import writes each page once, into the database; in WAL mode it wrote each twice (into the
- * -wal file, then checkpointed into the database) and then deleted a -wal file as large as the
- * database: a sixth of a first import of 3,000 small files (bench/RESULTS.md). Readers of a
- * warehouse being created wait for its commits as WAL readers would not; nothing of it existed
- * before. FULL: a commit in this mode is durable and uncorrupted by a power loss only so. */
+/* A warehouse this open creates is filled in SQLite's rollback-journal mode until its first
+ * batch is committed (db_batch_commit) or it is closed, then switched to WAL (db_wal_now). A new
+ * file's pages have no old content to journal, so that batch writes each page once, into the
+ * database; in WAL mode it wrote each twice (into the -wal file, then checkpointed into the
+ * database) and then deleted a -wal file as large as the database: a sixth of a first import of
+ * 3,000 small files, which fit in one batch (bench/RESULTS.md). Readers of a warehouse being
+ * created wait for that first commit as WAL readers would not; nothing of it existed before.
+ * FULL: a commit in this mode is durable and uncorrupted by a power loss only so. */
 static int fill_new(struct db *db, struct diag *d)
 {
+    db->wal_pending = 1;
     return db_exec(db, "PRAGMA synchronous = FULL", d);
+}
+
+static int said_wal(void *ctx, int n, char **values, char **names)
+{
+    (void)names;
+    *(int *)ctx = n == 1 && values[0] && strcmp(values[0], "wal") == 0;
+    return 0;
+}
+
+void db_wal_now(struct db *db)
+{
+    int wal = 0;
+    /* fails at once (no busy handler) while another connection has the file open: tried again
+     * at the close, and every writer's open switches a warehouse left so (set_wal) */
+    if (db->wal_pending &&
+        sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", said_wal, &wal, NULL) == SQLITE_OK &&
+        wal && sqlite3_exec(db->h, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) == SQLITE_OK)
+        db->wal_pending = 0;
 }
 
 /* Appends why path cannot be opened when the system refuses it (the file unreadable, or
@@ -218,7 +238,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     char *uri = flags & SQLITE_OPEN_READONLY ? immutable_uri(path) : NULL;
     struct db *db = xcalloc(1, sizeof(*db));
     db->path = xstrdup(path);
-    db->wal_at_close = mode == DB_CREATE && stat(path, &st) != 0 && errno == ENOENT;
+    int created = mode == DB_CREATE && stat(path, &st) != 0 && errno == ENOENT;
     int rc = sqlite3_open_v2(uri ? uri : path, &db->h, flags | (uri ? SQLITE_OPEN_URI : 0), NULL);
     free(uri);
     if (rc != SQLITE_OK) {
@@ -237,7 +257,7 @@ int db_open(const char *path, enum db_open_mode mode, struct db **out, struct di
     if (db_schema_check(db, "main", path, &version, d) ||
         db_exec(db, "PRAGMA foreign_keys = ON", d) ||
         db_exec(db, "PRAGMA temp_store = MEMORY", d) ||
-        (mode != DB_READ_ONLY && (db->wal_at_close ? fill_new(db, d) : set_wal(db, d))) ||
+        (mode != DB_READ_ONLY && (created ? fill_new(db, d) : set_wal(db, d))) ||
         (mode != DB_READ_ONLY && db_migrate(db->h, d))) {
         db_close(db);
         return -1;
@@ -270,9 +290,7 @@ void db_close(struct db *db)
         db_rollback(db);
     checkpointer_stop(db);
     sql_cache_free(db);
-    /* once: another connection's open makes it fail at once; every writer's open switches */
-    if (db->wal_at_close)
-        sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    db_wal_now(db);
     wide_release(&db->wide);
     raw_packer_free(db->packer);
     db_raw_dicts_release(db);

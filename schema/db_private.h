@@ -43,12 +43,15 @@ struct db {
     double batch_started;
     double batch_seconds;              /* how long the open batch runs (batch.c) */
     struct checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoints */
-    int wal_at_close; /* created by this open: filled in rollback-journal mode (db_open) */
+    int wal_pending; /* created by this open, in rollback-journal mode until db_wal_now */
 };
 
 /* ---- db.c ---- */
 /* Runs sql (no rows, not cached: pragmas, BEGIN, COMMIT); 0, or -1 after a message. */
 int db_exec(struct db *db, const char *sql, struct diag *d);
+
+/* A warehouse db_open created goes to WAL now, unless another connection has it open. */
+void db_wal_now(struct db *db);
 
 /* ---- checkpoint.c: the WAL checkpoints of a batch writer on a thread of their own ---- */
 /* Starts checkpointing db's WAL on a thread (once; nothing when that cannot be done). */

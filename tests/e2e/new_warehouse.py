@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""A warehouse an import creates is filled in SQLite's rollback-journal mode and switched to
-WAL when the import ends (schema/db.c, fill_new): its first import writes each page once.
+"""A warehouse an import creates is filled in SQLite's rollback-journal mode until its first
+batch is committed, then switched to WAL (schema/db.c, fill_new): that batch writes each page
+once.
 
 - A new warehouse, after importing the 24 fio runs of tests/fixtures/disk_tmpfs: journal_mode
   is wal (python's sqlite3), no -journal or -wal file is left, every file is stored (counted by
@@ -9,6 +10,9 @@ WAL when the import ends (schema/db.c, fill_new): its first import writes each p
   real fio 3.33 log): what it left opens, passes integrity_check, holds none of the log (its
   transaction was not committed), and the next import stores the log whole and leaves the
   warehouse in WAL mode.
+- Batches of 1 ms (BENCHDB_BATCH_MS): a fio run, then the same log, into a new warehouse: the
+  log's pages go to a -wal file (seen while it is stored, no -journal then), as the warehouse
+  went to WAL once the batch of the fio run was committed.
 Env: BENCHDB, FIXTURES, SRCDIR."""
 import glob
 import os
@@ -79,12 +83,30 @@ def killed_first_import(tmp):
     t.eq(p.returncode, 0, "the log imported again: " + p.stderr)
     t.eq(mode_and_count(db), ("wal", "ok", 1), "then: WAL, whole, the log stored")
     t.eq(leftovers(db), [], "no journal or WAL file left")
+    return log
+
+
+def wal_after_first_batch(tmp, log):
+    db = os.path.join(tmp, "batches.sqlite")
+    run = os.path.join(FIX, "disk_tmpfs", "disk", "randread-1.json")
+    p = subprocess.Popen([BENCHDB, "--db", db, "import", "-j", "1", run, log],
+                         stderr=subprocess.DEVNULL, env=dict(os.environ, BENCHDB_BATCH_MS="1"))
+    seen = set()
+    while p.poll() is None:
+        for s in ("-journal", "-wal"):
+            if os.path.exists(db + s) and os.path.getsize(db + s) > 1 << 20:
+                seen.add(s)
+        time.sleep(0.005)
+    t.eq(p.returncode, 0, "the fio run and the log imported in batches")
+    t.eq(sorted(seen), ["-wal"], "the log's pages went to a -wal file, none to a -journal")
+    t.eq(mode_and_count(db), ("wal", "ok", 2), "then: WAL, whole, both stored")
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         filled_whole(tmp)
-        killed_first_import(tmp)
+        log = killed_first_import(tmp)
+        wal_after_first_batch(tmp, log)
     return t.done()
 
 
