@@ -636,6 +636,24 @@ int result_is_sync(const struct side_result *r)
     return is_write(r) && (r->sync > 0 || r->fsync > 0 || r->fdatasync > 0);
 }
 
+int result_mount_is_sync(const struct side_result *r)
+{
+    size_t n = strlen("sync");
+    for (const char *o = r->mount; o && *o;) {
+        const char *end = strchr(o, ',');
+        size_t len = end ? (size_t)(end - o) : strlen(o);
+        if (len == n && !strncmp(o, "sync", n))
+            return 1;
+        o = end ? end + 1 : o + len;
+    }
+    return 0;
+}
+
+int result_writes_through(const struct side_result *r)
+{
+    return result_is_sync(r) || (is_write(r) && result_mount_is_sync(r));
+}
+
 int result_engine_is_sync(const struct side_result *r)
 {
     static const char *const engines[] = {"sync", "psync", "vsync", "pvsync", "pvsync2"};

@@ -129,7 +129,7 @@ static int is_seq_write(const struct side_result *r)
 
 int suspect_buffered(const struct side_result *r)
 {
-    if (r->direct != 0 || result_is_sync(r))
+    if (r->direct != 0 || result_writes_through(r))
         return 0; /* a sync write waits for stable storage whatever the page cache does */
     return is_random(r) || is_seq_write(r);
 }
