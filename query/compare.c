@@ -1098,7 +1098,8 @@ static void method_note(struct buf *out)
              "variation) disagree. Buffered random I/O and buffered sequential writes without "
              "fsync are probably cached, as is random I/O completing in under %g \xc2\xb5s on "
              "anything but a memory filesystem (no device answers that fast; fsync jobs' writes "
-             "excepted) and network-filesystem results above the link measured for their host "
+             "excepted), fsyncs whose median is under it on a filesystem known not to be one, "
+             "and network-filesystem results above the link measured for their host "
              "(bit/s, or IOPS above its packet rate); IOPS x mean latency above %gx iodepth x "
              "numjobs (one per job for synchronous engines) breaks Little's law. Such suspect "
              "results are left out of the recommendations.",

@@ -160,22 +160,45 @@ static void counted(struct insight_ctx *c, const struct counted_finding *k)
     emit(c, &f);
 }
 
+/* Names the usable results holds is true of, each with its side, workload, filesystem and the
+ * time (figure, called what) no device could have taken. */
+static void name_too_fast(struct insight_ctx *c, struct finding *f,
+                          int (*holds)(const struct side_result *),
+                          double (*figure)(const struct side_result *), const char *what)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const struct side_result *r = &c->res[i];
+        if (result_usable(r) && holds(r) && evidence(f, r))
+            detail(f, "%s, %s on %s: %s %s", c->o->values[r->side], workload(c, r),
+                   r->fstype ? r->fstype : "an unrecorded filesystem", what,
+                   fmt_value(c->r, figure(r), UNIT_NS));
+    }
+}
+
 static void below_device(struct insight_ctx *c)
 {
     struct finding f = {"Faster than the device", BUF_INIT, BUF_INIT, 0};
-    for (size_t i = 0; i < c->n; i++) {
-        const struct side_result *r = &c->res[i];
-        if (result_usable(r) && suspect_below_device(r) && evidence(&f, r))
-            detail(&f, "%s, %s on %s: latency %s", c->o->values[r->side], workload(c, r),
-                   r->fstype ? r->fstype : "an unrecorded filesystem",
-                   fmt_value(c->r, io_latency(r), UNIT_NS));
-    }
+    name_too_fast(c, &f, suspect_below_device, io_latency, "latency");
     buf_addf(&f.text,
              "%zu random-I/O result%s with a latency (the mean of the total, submission + "
              "completion, where fio gives it; else of completion; else the median) under %s "
              "on storage not known to be memory: below what any device can do (flash answers "
              "a read in 50-100 µs, a network adds its round trip; only Optane-class media come "
              "near), so memory answered.",
+             f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_IO_NS, UNIT_NS));
+    emit(c, &f);
+}
+
+static void fsync_noop(struct insight_ctx *c)
+{
+    struct finding f = {"fsync without a flush", BUF_INIT, BUF_INIT, 0};
+    name_too_fast(c, &f, suspect_fsync_noop, fsync_latency, "fsync");
+    buf_addf(&f.text,
+             "%zu sync-write result%s whose fsync (its median, else its mean) took under %s on "
+             "a filesystem that does not live in memory: no device makes a write durable that "
+             "fast, so the flush never reached one (eatmydata, ZFS sync=disabled, a mount "
+             "without barriers over a volatile cache). The data was in memory only: left out "
+             "of the recommendations.",
              f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_IO_NS, UNIT_NS));
     emit(c, &f);
 }
@@ -565,6 +588,7 @@ void query_insights(const struct compare_opts *o, const struct side_results *all
     counted(&c, &BUFFERED);
     counted(&c, &STATED);
     below_device(&c);
+    fsync_noop(&c);
     above_link(&c);
     io_above_link(&c);
     little(&c);

@@ -51,6 +51,11 @@ double io_latency(const struct side_result *r);
 /* Random I/O (not an fsync job's writes) below MIN_DEVICE_IO_NS on anything but a memory
  * filesystem (tmpfs, ramfs): a disk, a network filesystem, or storage of unrecorded type. */
 int suspect_below_device(const struct side_result *r);
+/* An fsync job's fsync (its median, else its mean) below MIN_DEVICE_IO_NS on a filesystem
+ * known not to live in memory, unless mounted sync: the flush did not reach a device. */
+int suspect_fsync_noop(const struct side_result *r);
+/* The figure suspect_fsync_noop judges: the fsync's median, else its mean (ns). */
+double fsync_latency(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */
 int suspect_above_link(const struct side_result *r, const struct link *l);

@@ -156,6 +156,24 @@ int suspect_below_device(const struct side_result *r)
     return !(r->fstype && memory_fs(r->fstype));
 }
 
+double fsync_latency(const struct side_result *r)
+{
+    return isnan(r->m[RM_SYNC_P50]) ? r->m[RM_SYNC_MEAN] : r->m[RM_SYNC_P50];
+}
+
+/* No device makes a write durable in under MIN_DEVICE_IO_NS either (a flush is a device write
+ * and a journal commit): such an fsync was a no-op, as under eatmydata or ZFS sync=disabled,
+ * and the data was in memory only. Its median is judged, which a few slow flushes do not move.
+ * A memory filesystem's fsync is a no-op by design; a sync mount's write() had flushed already
+ * (its fsync finds nothing to do); and on a filesystem whose type was not recorded, often a
+ * class named after tmpfs, nothing is said. */
+int suspect_fsync_noop(const struct side_result *r)
+{
+    if (!result_is_sync(r) || (r->fsync <= 0 && r->fdatasync <= 0) || result_mount_is_sync(r))
+        return 0;
+    return r->fstype && !memory_fs(r->fstype) && fsync_latency(r) < MIN_DEVICE_IO_NS;
+}
+
 int suspect_above_link(const struct side_result *r, const struct link *l)
 {
     if (!l || !(l->bits_s > 0))
@@ -211,6 +229,7 @@ static unsigned suspicion(const struct side_result *r, const struct suspect_basi
     unsigned s = 0;
     double in_flight, bound;
     if (r->stated_cached || suspect_buffered(r) || suspect_below_device(r) ||
+        suspect_fsync_noop(r) ||
         (result_on_network(r, b->net) && (suspect_above_link(r, link_of(&b->links, r->host)) ||
                                           suspect_io_above_link(r, link_of(&b->links, r->host)))))
         s |= SUSPECT_CACHED;
