@@ -97,30 +97,34 @@ static struct raw_packer *raw_packer_new(void)
     return p;
 }
 
-/* Compresses data against dict with p's context, in the frame ZSTD_compress_usingCDict writes
- * (the content size and the dictionary's id, no checksum). */
-static size_t compress_with_dict(struct raw_packer *p, const struct raw_dict *dict,
-                                 const void *data, size_t len)
-{
-    size_t rc = ZSTD_CCtx_refCDict(p->cctx, dict->cdict);
-    return ZSTD_isError(rc) ? rc : ZSTD_compress2(p->cctx, p->out, p->cap, data, len);
-}
-
-/* zstd's level 1 hashes a big input into 2^13 entries; 2^12 keep the table in a core's L1 and L2
- * caches, which made the 4 MiB pieces of fio logs 7-30 % faster to compress and at most 1.5 %
- * larger (`zstd -b1 -B4194304 --zstd=hlog=12`: a tiled 256 MiB log 19.58 -> 19.29:1, real
- * 10 and 27 MB clat logs 5.97 -> 5.97:1 and 3.77 -> 3.74:1; bench/RESULTS.md, session 18).
- * A smaller input keeps the level's own table, which zstd sizes to it. */
+/* zstd's level 1 hashes an input over 128 KiB into 2^14 entries (libzstd 1.5.4); 2^12 keep the
+ * table in a core's L1 and L2 caches, which made the 4 MiB pieces of fio logs 7-30 % faster to
+ * compress and at most 1.5 % larger (`zstd -b1 -B4194304 --zstd=hlog=12`: a tiled 256 MiB log
+ * 19.58 -> 19.29:1, real 10 and 27 MB clat logs 5.97 -> 5.97:1 and 3.77 -> 3.74:1;
+ * bench/RESULTS.md, session 18). An input up to BIG_INPUT (a fio JSON file) keeps the level's
+ * own table, as it was measured with. */
 enum { BIG_INPUT = 256 << 10, BIG_INPUT_HASH_LOG = 12 };
 
-/* Compresses data without a dictionary, in the frame ZSTD_compressCCtx writes. */
-static size_t compress_alone(struct raw_packer *p, const void *data, size_t len)
+/* Sets p's context up for its next frame: against cdict (NULL: none), with a hash table of
+ * 2^hash_log entries (0: the level's own). Every frame sets both, so that none depends on what
+ * the one before it set; a frame that failed midway is dropped. */
+static size_t frame_setup(struct raw_packer *p, const ZSTD_CDict *cdict, int hash_log)
 {
-    ZSTD_CCtx_refCDict(p->cctx, NULL);
-    ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_hashLog, len > BIG_INPUT ? BIG_INPUT_HASH_LOG : 0);
-    size_t n = ZSTD_compress2(p->cctx, p->out, p->cap, data, len);
-    ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_hashLog, 0); /* 0: the level's own, for what follows */
-    return n;
+    size_t rc = ZSTD_CCtx_reset(p->cctx, ZSTD_reset_session_only);
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_hashLog, hash_log);
+    return ZSTD_isError(rc) ? rc : ZSTD_CCtx_refCDict(p->cctx, cdict);
+}
+
+/* Compresses data against dict (NULL: none) with p's context, in the frame
+ * ZSTD_compress_usingCDict (or ZSTD_compressCCtx) writes: the content size and the dictionary's
+ * id, no checksum. */
+static size_t compress_frame(struct raw_packer *p, const struct raw_dict *dict, const void *data,
+                             size_t len)
+{
+    int hash_log = !dict && len > BIG_INPUT ? BIG_INPUT_HASH_LOG : 0;
+    size_t rc = frame_setup(p, dict ? dict->cdict : NULL, hash_log);
+    return ZSTD_isError(rc) ? rc : ZSTD_compress2(p->cctx, p->out, p->cap, data, len);
 }
 
 struct raw_blob raw_pack(struct raw_packer **pp, const struct raw_dict *dict, const void *data,
@@ -136,9 +140,7 @@ struct raw_blob raw_pack(struct raw_packer **pp, const struct raw_dict *dict, co
         p->out = xmalloc(bound);
         p->cap = bound;
     }
-    size_t n = !p->cctx ? 0
-               : dict   ? compress_with_dict(p, dict, data, len)
-                        : compress_alone(p, data, len);
+    size_t n = p->cctx ? compress_frame(p, dict, data, len) : 0;
     /* incompressible bytes (or a failure to compress them) are stored as they are */
     if (!p->cctx || ZSTD_isError(n) || n >= len)
         return as_is;
