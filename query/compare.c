@@ -581,16 +581,19 @@ static void suspect_words(struct buf *out, const char *who, unsigned bits)
     }
 }
 
-/* On a sync mount an fsync job's write() waits for stable storage itself and leaves its fsync
- * little to flush: that side's fsync latency is not its durable write (recommend.c adds both). */
-static void sync_mount_words(struct buf *out, const char *who, const struct result_set *set,
-                             const struct metric_def *m)
+/* Where an fsync job's write() waits for stable storage itself (O_SYNC, a sync mount), its
+ * fsync finds little left to flush: that side's fsync latency is not its durable write
+ * (recommend.c adds the writes'). */
+static void write_waits_words(struct buf *out, const char *who, const struct result_set *set,
+                              const struct metric_def *m)
 {
     if (m->m != RM_SYNC_MEAN && m->m != RM_SYNC_P99 && m->m != RM_SYNC_P50)
         return;
     for (size_t i = 0; i < set->n; i++) {
-        if (result_is_sync(set->v[i]) && result_mount_is_sync(set->v[i])) {
-            buf_addf(out, "%s%s mounted sync: its write() waits for storage too, before the fsync",
+        if (result_write_waits(set->v[i]) && result_writes_per_flush(set->v[i])) {
+            buf_addf(out,
+                     "%s%s: its write() waits for storage too (O_SYNC or a sync mount), before "
+                     "the fsync",
                      out->len ? "; " : "", who);
             return;
         }
@@ -611,7 +614,7 @@ static void add_test(struct report *r, struct tests *t, struct cell *c, const st
         suspect_words(&caution, names[1], cand);
     }
     for (int s = 0; s < 2; s++)
-        sync_mount_words(&caution, names[s], sets[s], m);
+        write_waits_words(&caution, names[s], sets[s], m);
     for (int s = 0; s < 2; s++) { /* a factor from a midpoint says so */
         for (size_t i = 0; i < sets[s]->n; i++) {
             if (!result_typed_range(sets[s]->v[i], m->m, NULL))
@@ -1085,13 +1088,15 @@ static void method_note(struct buf *out)
              "how many runs per side would detect a %g %% difference at the observed spread "
              "(two-sample t-test on the log scale, \xce\xb1 %g, power 0.8). ",
              ALPHA, EQUIVALENCE_MARGIN * 100, DETECTABLE * 100, ALPHA);
-    buf_adds(out, "With a single run on either side no verdict is possible and the factor is "
-                  "marked *single run*. For fsync=1/fdatasync=1 jobs, fio's write latency is the "
-                  "write() call alone: the fsync latency is compared in rows of its own; with "
-                  "sync=1 (O_SYNC) the write latency includes the sync, as it does on a mount "
-                  "with the sync option, whose fsync rows carry a caution (a recommendation's "
-                  "durable write there is the write's latency plus the fsync's). Failed jobs (fio "
-                  "error != 0) are left out. ");
+    buf_adds(
+        out,
+        "With a single run on either side no verdict is possible and the factor is "
+        "marked *single run*. For fsync=1/fdatasync=1 jobs, fio's write latency is the "
+        "write() call alone: the fsync latency is compared in rows of its own; with "
+        "sync=1 (O_SYNC) the write latency includes the sync, as it does on a mount "
+        "with the sync option; an fsync job's fsync rows there carry a caution (a "
+        "recommendation's durable write is then the writes' latency plus the fsync's). Failed jobs (fio "
+        "error != 0) are left out. ");
     buf_addf(out,
              "Insights use fixed thresholds: p99 above %gx the median is tail latency, runs under "
              "%g s are short, repeats whose bandwidth varies by more than %g %% (coefficient of "

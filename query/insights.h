@@ -52,7 +52,8 @@ double io_latency(const struct side_result *r);
  * filesystem (tmpfs, ramfs): a disk, a network filesystem, or storage of unrecorded type. */
 int suspect_below_device(const struct side_result *r);
 /* An fsync job's fsync (its median, else its mean) below MIN_DEVICE_IO_NS on a filesystem
- * known not to live in memory, unless mounted sync: the flush did not reach a device. */
+ * known not to live in memory, unless its write() waited itself (O_SYNC, a sync mount): the
+ * flush did not reach a device. */
 int suspect_fsync_noop(const struct side_result *r);
 /* The figure suspect_fsync_noop judges: the fsync's median, else its mean (ns). */
 double fsync_latency(const struct side_result *r);

@@ -301,7 +301,7 @@ static int parse_rules(struct db *db, const char *path, const char *text, struct
 
 /* ---- the values ---- */
 
-enum { FLAG_DERIVED = 1, FLAG_DURABLE = 2, FLAG_SYNC_MOUNT = 4 };
+enum { FLAG_DERIVED = 1, FLAG_DURABLE = 2, FLAG_WRITE_WAITS = 4, FLAG_WRITE_UNKNOWN = 8 };
 
 /* Every result's value of metric m into v, with FLAG_DERIVED where it was computed. */
 static int metric_column(struct db *db, const struct side_results *res, const char *m, double *v,
@@ -318,26 +318,25 @@ static int metric_column(struct db *db, const struct side_results *res, const ch
     return 0;
 }
 
-/* An O_SYNC write (sync=1, or any write on a sync mount; no fsync/fdatasync): the write's own
- * latency includes the sync. */
-static int osync_write(const struct side_result *r)
+/* The durable write's latency where the write() call waits for stable storage itself (O_SYNC,
+ * a sync mount): without fsync/fdatasync, the write's completion latency (alt); with one every
+ * N writes, the N writes' and the fsync's: N x alt + v (exact for the mean; for a percentile an
+ * approximation, which assumes a slow write meets a slow fsync, and may fall either side). The
+ * fsync alone, which finds little left to flush, made such storage look the faster for a WAL.
+ * NAN: none known. */
+static double waited_write(const struct side_result *r, double v, double alt, unsigned *flag)
 {
-    return result_writes_through(r) && r->fsync <= 0 && r->fdatasync <= 0;
+    int64_t n = result_writes_per_flush(r);
+    if (!n) { /* a measured fsync latency wins (a note's "fsync latency") */
+        *flag = isnan(v) ? FLAG_DURABLE : 0;
+        return isnan(v) ? alt : v;
+    }
+    *flag = isnan(alt) ? FLAG_WRITE_UNKNOWN : FLAG_WRITE_WAITS;
+    return isnan(alt) ? v : (double)n * alt + v;
 }
 
-/* An fsync/fdatasync job's write on a sync mount: the write() waited for stable storage before
- * the fsync did, which then finds little left to flush. */
-static int synced_twice(const struct side_result *r)
-{
-    return result_is_sync(r) && (r->fsync > 0 || r->fdatasync > 0) && result_mount_is_sync(r);
-}
-
-/* The rule's metric for every result. Durable write latency: for fsync latency metrics
- * (sync_lat_*), an O_SYNC write usually has none and its completion latency (clat_*) stands
- * in; where one was measured anyway (a note's "fsync latency"), it is the figure. On a sync
- * mount an fsync job's durable write is both waits, the write's and the fsync's: their sum (for
- * a percentile, a bound from above). Its fsync alone would make the sync mount look faster
- * than the default one for a WAL. */
+/* The rule's metric for every result; for fsync latency metrics (sync_lat_*), the durable
+ * write's (waited_write). */
 static int rule_values(struct db *db, const struct rule *ru, const struct side_results *res,
                        double *v, unsigned char *flags, struct diag *d)
 {
@@ -349,14 +348,13 @@ static int rule_values(struct db *db, const struct rule *ru, const struct side_r
     double *alt = xmalloc((res->n ? res->n : 1) * sizeof(*alt));
     unsigned char *altf = xcalloc(res->n ? res->n : 1, 1);
     rc = metric_column(db, res, name.data, alt, altf, d);
-    for (size_t i = 0; rc == 0 && i < res->n; i++)
-        if (osync_write(&res->v[i]) && isnan(v[i])) { /* a measured fsync latency wins */
-            v[i] = alt[i];
-            flags[i] = altf[i] | FLAG_DURABLE;
-        } else if (synced_twice(&res->v[i]) && !isnan(v[i]) && !isnan(alt[i])) {
-            v[i] += alt[i];
-            flags[i] |= altf[i] | FLAG_SYNC_MOUNT;
-        }
+    for (size_t i = 0; rc == 0 && i < res->n; i++) {
+        unsigned flag;
+        if (!result_write_waits(&res->v[i]))
+            continue;
+        v[i] = waited_write(&res->v[i], v[i], alt[i], &flag);
+        flags[i] |= flag | (flag & (FLAG_DURABLE | FLAG_WRITE_WAITS) ? altf[i] : 0);
+    }
     buf_release(&name);
     free(alt);
     free(altf);
@@ -506,6 +504,18 @@ static const double TIE_ALPHA = 0.05;
 static const char *const reason_words[N_REASONS] = {"failed", "cached", "impossible (Little's law)",
                                                     "typed without context", "short"};
 
+/* What a sync_lat_* value of a side is made of, where the write() waited too (waited_write). */
+static const char *durable_words(unsigned flags)
+{
+    if (flags & FLAG_WRITE_UNKNOWN)
+        return "; write() waits for storage too (O_SYNC or a sync mount), its latency unknown: "
+               "the fsync's alone";
+    if (flags & FLAG_WRITE_WAITS)
+        return "; write() waits for storage too (O_SYNC or a sync mount): the writes' latency "
+               "plus the fsync's";
+    return flags & FLAG_DURABLE ? "; O_SYNC writes: their write latency" : "";
+}
+
 static void side_evidence(struct buf *why, const struct rule *ru, const char *side,
                           const struct side_tally *t)
 {
@@ -520,9 +530,7 @@ static void side_evidence(struct buf *why, const struct rule *ru, const char *si
         buf_addf(why, "%s, worst of %zu workload%s (%s: mean of %zu result%s%s)",
                  t->flags & FLAG_DERIVED ? " (derived)" : "", t->workloads,
                  t->workloads == 1 ? "" : "s", t->worst, t->n, t->n == 1 ? "" : "s",
-                 t->flags & FLAG_DURABLE      ? "; O_SYNC writes: their write latency"
-                 : t->flags & FLAG_SYNC_MOUNT ? "; sync mount: write + fsync latency"
-                                              : "");
+                 durable_words(t->flags));
     } else if (!t->selected) {
         buf_addf(why, "no %s results for %s", ru->name, side);
     }

@@ -636,22 +636,35 @@ int result_is_sync(const struct side_result *r)
     return is_write(r) && (r->sync > 0 || r->fsync > 0 || r->fdatasync > 0);
 }
 
+/* The end of the option at o in a canonical option list: its comma, or its NUL. A quoted value
+ * (SELinux's context="a,b") keeps its commas (core/mount_opts.c). */
+static const char *option_end(const char *o)
+{
+    int quoted = 0;
+    for (; *o && (quoted || *o != ','); o++)
+        quoted ^= *o == '"';
+    return o;
+}
+
 int result_mount_is_sync(const struct side_result *r)
 {
-    size_t n = strlen("sync");
     for (const char *o = r->mount; o && *o;) {
-        const char *end = strchr(o, ',');
-        size_t len = end ? (size_t)(end - o) : strlen(o);
-        if (len == n && !strncmp(o, "sync", n))
+        const char *end = option_end(o);
+        if (end - o == 4 && !memcmp(o, "sync", 4))
             return 1;
-        o = end ? end + 1 : o + len;
+        o = *end ? end + 1 : end;
     }
     return 0;
 }
 
-int result_writes_through(const struct side_result *r)
+int64_t result_writes_per_flush(const struct side_result *r)
 {
-    return result_is_sync(r) || (is_write(r) && result_mount_is_sync(r));
+    return r->fsync > 0 ? r->fsync : r->fdatasync > 0 ? r->fdatasync : 0;
+}
+
+int result_write_waits(const struct side_result *r)
+{
+    return is_write(r) && (r->sync > 0 || result_mount_is_sync(r));
 }
 
 int result_engine_is_sync(const struct side_result *r)

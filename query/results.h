@@ -95,11 +95,14 @@ int appendix_reads_metric(const char *name);
  * Reads are never sync writes, whatever sync= says. */
 int result_is_sync(const struct side_result *r);
 /* Mounted with the sync option (ext4's, XFS's, NFS's `sync`; the stored options are canonical,
- * so an `async` after it is gone): every write() waits for stable storage, whatever the job
- * asked for. */
+ * so an `async` after it is gone): every write() waits for stable storage (NFS: the server's,
+ * which is stable only if it exports `sync`), whatever the job asked for. */
 int result_mount_is_sync(const struct side_result *r);
-/* A write that waits for stable storage: a sync-write test, or any write on a sync mount. */
-int result_writes_through(const struct side_result *r);
+/* fsync=N or fdatasync=N: the writes each flush follows; 0 for a job without them. */
+int64_t result_writes_per_flush(const struct side_result *r);
+/* A write whose write() call itself waits for stable storage: O_SYNC (sync=1) or a sync
+ * mount. An fsync after it finds little left to flush. */
+int result_write_waits(const struct side_result *r);
 /* "iperf3 TCP, 4 streams": a network test as a network engineer names it (streams <= 0:
  * unknown, not named). */
 void network_test_label(struct buf *out, const char *tool, const char *protocol, int64_t streams);

@@ -127,16 +127,30 @@ static int is_seq_write(const struct side_result *r)
            (!strcmp(r->rw, "readwrite") && !strcmp(r->direction, "write"));
 }
 
-int suspect_buffered(const struct side_result *r)
+/* All of the result's I/O is writes: a write row, or a mix without reads. */
+static int only_writes(const struct side_result *r)
 {
-    if (r->direct != 0 || result_writes_through(r))
-        return 0; /* a sync write waits for stable storage whatever the page cache does */
-    return is_random(r) || is_seq_write(r);
+    if (!strcmp(r->direction, "write"))
+        return 1;
+    return (!strcmp(r->direction, "mixed") || !*r->direction) &&
+           (!strcmp(r->rw, "write") || !strcmp(r->rw, "randwrite") ||
+            ((!strcmp(r->rw, "rw") || !strcmp(r->rw, "randrw") || !strcmp(r->rw, "readwrite")) &&
+             r->rwmixread == 0));
 }
 
 static int memory_fs(const char *fstype)
 {
     return !strcmp(fstype, "tmpfs") || !strcmp(fstype, "ramfs");
+}
+
+int suspect_buffered(const struct side_result *r)
+{
+    if (r->direct != 0 || result_is_sync(r))
+        return 0; /* a sync write waits for stable storage whatever the page cache does */
+    /* so does every write on a sync mount (but tmpfs's, which stays in memory); reads do not */
+    if (result_mount_is_sync(r) && only_writes(r) && !(r->fstype && memory_fs(r->fstype)))
+        return 0;
+    return is_random(r) || is_seq_write(r);
 }
 
 double io_latency(const struct side_result *r)
@@ -164,12 +178,12 @@ double fsync_latency(const struct side_result *r)
 /* No device makes a write durable in under MIN_DEVICE_IO_NS either (a flush is a device write
  * and a journal commit): such an fsync was a no-op, as under eatmydata or ZFS sync=disabled,
  * and the data was in memory only. Its median is judged, which a few slow flushes do not move.
- * A memory filesystem's fsync is a no-op by design; a sync mount's write() had flushed already
- * (its fsync finds nothing to do); and on a filesystem whose type was not recorded, often a
+ * A memory filesystem's fsync is a no-op by design; a write() that waited itself (O_SYNC, a sync
+ * mount) leaves its fsync nothing to do; and on a filesystem whose type was not recorded, often a
  * class named after tmpfs, nothing is said. */
 int suspect_fsync_noop(const struct side_result *r)
 {
-    if (!result_is_sync(r) || (r->fsync <= 0 && r->fdatasync <= 0) || result_mount_is_sync(r))
+    if (!result_is_sync(r) || !result_writes_per_flush(r) || result_write_waits(r))
         return 0;
     return r->fstype && !memory_fs(r->fstype) && fsync_latency(r) < MIN_DEVICE_IO_NS;
 }
