@@ -711,12 +711,11 @@ static void capacity_curve(struct cap_ctx *c, const char *workload, const struct
 
 /* ---- sweeps ---- */
 
-/* A sweep's settings but its depths: the workload and its context (groups.h). fsync jobs are
- * left out (the caller checks): their latency target is the fsync's. */
+/* A sweep's settings but its depths: the workload (split by its context after: groups.h).
+ * fsync jobs are left out (the caller checks): their latency target is the fsync's. */
 static struct group sweep_family(const struct side_result *r)
 {
-    return (struct group){
-        r->context ? r->context : "", r->rw, r->direction, r->bs, 0, r->direct, r->sync, 0};
+    return (struct group){"", r->rw, r->direction, r->bs, 0, r->direct, r->sync, 0};
 }
 
 static int sweepable(const struct side_result *r)
@@ -837,8 +836,8 @@ static int gather_targets(const struct compare_opts *o, struct report *r, struct
 }
 
 /* The sweeps of res, sorted: the items of each family, side and depth together. */
-static void load_sweeps(const struct side_results *res, const struct id_set *binned,
-                        struct items *it)
+static void load_sweeps(const struct side_results *res, const struct id_set *binned, const char *by,
+                        struct arena *contexts, struct items *it)
 {
     for (size_t i = 0; i < res->n; i++) {
         const struct side_result *x = &res->v[i];
@@ -849,6 +848,7 @@ static void load_sweeps(const struct side_results *res, const struct id_set *bin
         }
     }
     items_sort(it);
+    items_split_contexts(it, contexts, by);
 }
 
 int query_capacity(struct db *db, const struct compare_opts *o, const struct side_results *res,
@@ -861,7 +861,8 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
         return rc;
     }
     struct items it = {0};
-    load_sweeps(res, binned, &it);
+    struct arena contexts = ARENA_INIT;
+    load_sweeps(res, binned, o->by, &contexts, &it);
     struct costs costs = {0};
     if (rc == 0 && o->cost)
         rc = costs_parse(o->cost_name, o->cost, &costs, d);
@@ -877,6 +878,7 @@ int query_capacity(struct db *db, const struct compare_opts *o, const struct sid
     if (o->cost)
         costs_release(&costs);
     items_release(&it);
+    arena_release(&contexts);
     free(targets.v);
     return rc;
 }

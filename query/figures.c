@@ -115,11 +115,11 @@ enum sweep { SWEEP_IODEPTH, SWEEP_NUMJOBS };
 static const char *const sweep_names[] = {"iodepth", "numjobs"};
 
 /* The workload without the swept setting: results that differ only in it are one sweep. Their
- * context must agree too (identity.h: host, OS, mount, tool version, engine, size): points
- * from other experiments never join a curve. */
+ * context must agree too within a side (identity.h: host, OS, mount, tool version, engine,
+ * size; items_split_contexts): points from other experiments never join a curve. */
 static struct group sweep_key(const struct side_result *r, enum sweep sw)
 {
-    return (struct group){r->context ? r->context : "",
+    return (struct group){"",
                           r->rw,
                           r->direction,
                           r->bs,
@@ -366,6 +366,7 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
                    const struct id_set *binned, struct report *r, struct diag *d)
 {
     struct sweep_ctx c = {r, NULL, NULL, o, SWEEP_IODEPTH};
+    struct arena contexts = ARENA_INIT;
     int rc = 0;
     for (int sw = SWEEP_IODEPTH; sw <= SWEEP_NUMJOBS && rc == 0; sw++) {
         struct items it = {0};
@@ -377,6 +378,7 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
                 items_add(&it, sweep_key(&res->v[i], c.sw), &res->v[i], swept(&res->v[i], c.sw),
                           binned);
         items_sort(&it);
+        items_split_contexts(&it, &contexts, o->by);
         for (size_t i = 0; i < it.n && rc == 0;) {
             size_t end = items_run_end(&it, i, 0);
             rc = sweep_curves(db_handle(db), &c, &it, i, end, d);
@@ -384,6 +386,7 @@ static int scaling(struct db *db, const struct compare_opts *o, const struct sid
         }
         items_release(&it);
     }
+    arena_release(&contexts);
     return rc;
 }
 

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/arena.h"
 #include "../core/array.h"
 #include "../core/xalloc.h"
 #include "../schema/sql.h"
+#include "identity.h"
 
 static int bins_failed(sqlite3 *h, struct diag *d)
 {
@@ -104,6 +106,64 @@ size_t items_run_end(const struct items *it, size_t i, int by_side)
            (!by_side || it->v[j].side == it->v[i].side))
         j++;
     return j;
+}
+
+/* The context keys (identity.h) whose value differs between the results of one side among
+ * items [i, end), sorted by side. */
+static unsigned varying_within_sides(const struct items *it, size_t i, size_t end, const char *by)
+{
+    struct buf a = BUF_INIT, b = BUF_INIT;
+    unsigned mask = 0;
+    for (size_t first = i, j = i; j < end; j++) {
+        if (it->v[j].side != it->v[first].side)
+            first = j;
+        const struct side_result *f = it->v[first].r, *x = it->v[j].r;
+        if (f->context == x->context) /* interned: one context, one pointer */
+            continue;
+        for (int k = 0; k < N_CONTEXT; k++) {
+            if ((mask & (1u << k)) || context_is_compared((enum context_key)k, by))
+                continue;
+            context_value(&a, f, (enum context_key)k, by);
+            context_value(&b, x, (enum context_key)k, by);
+            if (strcmp(a.data, b.data))
+                mask |= 1u << k;
+        }
+    }
+    buf_release(&a);
+    buf_release(&b);
+    return mask;
+}
+
+/* key, then the values of r's context keys in mask, '|'-tagged (identity.h), kept in a. */
+static const char *with_context(struct arena *a, const char *key, const struct side_result *r,
+                                unsigned mask, const char *by)
+{
+    struct buf name = BUF_INIT, k = BUF_INIT;
+    buf_adds(&k, key);
+    context_label(&name, &k, r, mask, by);
+    const char *s = arena_strdup(a, k.data);
+    buf_release(&name);
+    buf_release(&k);
+    return s;
+}
+
+void items_split_contexts(struct items *it, struct arena *a, const char *by)
+{
+    for (size_t i = 0, end; i < it->n; i = end) {
+        end = items_run_end(it, i, 0);
+        unsigned mask = varying_within_sides(it, i, end, by);
+        if (!mask)
+            continue;
+        const char *key = it->v[i].key.workload, *prev = NULL;
+        for (size_t j = i; j < end; j++) { /* results come in runs of one context */
+            const struct side_result *x = it->v[j].r;
+            prev = j > i && it->v[j - 1].r->context == x->context
+                       ? prev
+                       : with_context(a, key, x, mask, by);
+            it->v[j].key.workload = prev;
+        }
+        qsort(it->v + i, end - i, sizeof(*it->v), cmp_items);
+    }
 }
 
 size_t items_x_end(const struct items *it, size_t i, size_t end)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/arena.h"
 #include "results.h"
 
 /* What puts results in one group: a workload's name (percentile curves), or for a sweep its
@@ -54,6 +55,12 @@ void items_add(struct items *it, struct group key, const struct side_result *r, 
 /* By key, then side, then swept value, then result id. */
 void items_sort(struct items *it);
 void items_release(struct items *it);
+/* Splits each family (a run of one key, sorted) by the context keys (identity.h) whose value
+ * differs between the results of one side of it, as the comparison breaks a workload out
+ * (compare.c); the keys that differ only between the sides (each compared storage class's own
+ * mount, say) are what is compared and leave the family whole. The new keys are kept in a;
+ * the items stay sorted. */
+void items_split_contexts(struct items *it, struct arena *a, const char *by);
 /* The end of the run of items from i that share the key (and the side, when by_side). */
 size_t items_run_end(const struct items *it, size_t i, int by_side);
 /* The end of the run of items from i, before end, with i's swept value: one point of a sweep. */
