@@ -664,7 +664,7 @@ int64_t result_writes_per_flush(const struct side_result *r)
 
 int result_write_waits(const struct side_result *r)
 {
-    return is_write(r) && (r->sync > 0 || result_mount_is_sync(r));
+    return (r->sync > 0 || result_mount_is_sync(r)) && is_write(r); /* is_write: strcmp */
 }
 
 int result_engine_is_sync(const struct side_result *r)
