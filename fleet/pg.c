@@ -177,31 +177,45 @@ int pg_copy_end(PGconn *c, int ok, const char *target, const char *who, struct d
     return ok ? 0 : -1;
 }
 
-/* v from size bytes at p, most significant first. */
-static uint64_t get_be(const char *p, int size)
+/* The integers of 2, 4 and 8 bytes at p, most significant first, each written out so that the
+ * compiler makes it one load and a byte swap: a loop over the bytes was 0.3 of the reader's
+ * 7.45 billion instructions at 100,000 results, read for each field of a COPY (callgrind). */
+static uint16_t get_be16(const char *p)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < size; i++)
-        v = v << 8 | (unsigned char)p[i];
-    return v;
+    const unsigned char *b = (const unsigned char *)p;
+    return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static uint32_t get_be32(const char *p)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static uint64_t get_be64(const char *p)
+{
+    return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 int64_t pg_field_int(const struct pg_field *f)
 {
-    if (f->len != 2 && f->len != 4 && f->len != 8)
+    switch (f->len) { /* two's complement, of a smallint, an integer, a bigint */
+    case 2:
+        return (int16_t)get_be16(f->data);
+    case 4:
+        return (int32_t)get_be32(f->data);
+    case 8:
+        return (int64_t)get_be64(f->data);
+    default:
         return 0;
-    uint64_t v = get_be(f->data, f->len);
-    int bits = 8 * f->len;
-    if (bits < 64 && v >> (bits - 1)) /* two's complement of a smallint or an integer */
-        v |= ~(uint64_t)0 << bits;
-    return (int64_t)v;
+    }
 }
 
 double pg_field_float8(const struct pg_field *f)
 {
     if (f->len != 8 || !f->data)
         return NAN;
-    uint64_t bits = get_be(f->data, 8);
+    uint64_t bits = get_be64(f->data);
     double v;
     memcpy(&v, &bits, sizeof(v));
     return v;
@@ -213,7 +227,7 @@ static int copy_tuple(const char **p, const char *end, struct pg_field *f, size_
 {
     if (end - *p < 2)
         return -1;
-    int16_t fields = (int16_t)get_be(*p, 2);
+    int16_t fields = (int16_t)get_be16(*p);
     *p += 2;
     if (fields == -1)
         return 0;
@@ -222,7 +236,7 @@ static int copy_tuple(const char **p, const char *end, struct pg_field *f, size_
     for (size_t i = 0; i < n; i++) {
         if (end - *p < 4)
             return -1;
-        int32_t len = (int32_t)get_be(*p, 4);
+        int32_t len = (int32_t)get_be32(*p);
         *p += 4;
         if (len < -1 || end - *p < len)
             return -1;
@@ -237,9 +251,9 @@ static int copy_header(const char **p, const char *end)
 {
     /* then the flags: bit 16 says each tuple starts with an OID, and a reader must stop at any
      * of bits 17-31; benchdb asks for neither */
-    if (end - *p < 19 || memcmp(*p, "PGCOPY\n\377\r\n\0", 11) || get_be(*p + 11, 4))
+    if (end - *p < 19 || memcmp(*p, "PGCOPY\n\377\r\n\0", 11) || get_be32(*p + 11))
         return -1;
-    uint32_t extension = (uint32_t)get_be(*p + 15, 4);
+    uint32_t extension = get_be32(*p + 15);
     if ((uint64_t)(end - *p) < 19 + (uint64_t)extension)
         return -1;
     *p += 19 + extension;
