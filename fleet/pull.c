@@ -591,15 +591,24 @@ static int pull_compared(PGconn *c, struct pull *p, const struct compare_opts *o
     return found;
 }
 
-/* The ids as an array literal ("{1,2,3}") into out. */
-static void add_array(struct buf *out, const int64_t *ids, size_t n)
+/* The ids (in any order) as the runs of consecutive ones, two array literals of their firsts
+ * and lasts into lo and hi: "{1,7}" and "{5,7}" for 1-5 and 7. */
+static void add_id_runs(struct buf *lo, struct buf *hi, const int64_t *ids, size_t n)
 {
-    buf_adds(out, "{");
+    buf_adds(lo, "{");
+    buf_adds(hi, "{");
     for (size_t i = 0; i < n; i++) {
-        buf_adds(out, i ? "," : "");
-        buf_add_int(out, ids[i]);
+        size_t last = i;
+        while (last + 1 < n && ids[last] < INT64_MAX && ids[last + 1] == ids[last] + 1)
+            last++;
+        buf_adds(lo, i ? "," : "");
+        buf_add_int(lo, ids[i]);
+        buf_adds(hi, i ? "," : "");
+        buf_add_int(hi, ids[last]);
+        i = last;
     }
-    buf_adds(out, "}");
+    buf_adds(lo, "}");
+    buf_adds(hi, "}");
 }
 
 /* Every table in one snapshot of the server (one repeatable-read transaction), into one local
@@ -623,8 +632,8 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
         return -1;
     struct cut cut = {NULL, NULL, NULL, 0};
     struct arena a = ARENA_INIT;
-    struct buf ids = BUF_INIT, indexes = BUF_INIT;
-    const char *array = NULL;
+    struct buf ids = BUF_INIT, lasts = BUF_INIT, indexes = BUF_INIT;
+    const char *runs[2] = {NULL, NULL};
     int failed = 0, compared = 0;
     /* The copy's foreign keys and CHECKs are not checked again (PRAGMAs that must come before
      * BEGIN): its rows come from one snapshot of a server whose tables hold the same keys and
@@ -635,14 +644,18 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
     indexes_dropped(p.h, &p.rc, &indexes);
     if (p.rc == SQLITE_OK && o && pull_compared(c, &p, o, &a)) {
         /* the tables below the results by their ids: each table's rows are found by
-         * result_id, the first column of their primary keys */
+         * result_id, the first column of their primary keys. The ids go as their runs: a
+         * class's results are mostly imported together, and the server parsed the list of
+         * 100,000 ids anew for each of five tables (0.29 s against 0.11 s by psql for one
+         * run of them) */
         compared = 1;
-        add_array(&ids, p.results, p.nresults);
-        array = ids.data;
+        add_id_runs(&ids, &lasts, p.results, p.nresults);
+        runs[0] = ids.data, runs[1] = lasts.data;
         cut.root = graph_find("result");
-        cut.ids = "SELECT unnest(?::bigint[])";
-        cut.params = &array;
-        cut.nparams = 1;
+        cut.ids = "SELECT generate_series(lo, hi) FROM unnest(?::bigint[], ?::bigint[]) AS "
+                  "ids(lo, hi)";
+        cut.params = runs;
+        cut.nparams = 2;
     } else if (dates && time_range_bounded(dates)) {
         buf_addf(&ids, "SELECT id FROM run WHERE started_at BETWEEN %lld AND %lld",
                  (long long)dates->since, (long long)dates->until);
@@ -678,6 +691,7 @@ static int pull_all(PGconn *c, struct db *db, const struct time_range *dates,
     names_free(p.left.columns, p.left.n);
     free(p.results);
     buf_release(&ids);
+    buf_release(&lasts);
     arena_release(&a);
     return failed;
 }
