@@ -51,12 +51,13 @@ double io_latency(const struct side_result *r);
 /* Random I/O (not an fsync job's writes) below MIN_DEVICE_IO_NS on anything but a memory
  * filesystem (tmpfs, ramfs): a disk, a network filesystem, or storage of unrecorded type. */
 int suspect_below_device(const struct side_result *r);
-/* An fsync job's fsync (its median, else its mean) below MIN_DEVICE_IO_NS on a filesystem
- * known not to live in memory, unless its write() waited itself (O_SYNC, a sync mount): the
- * flush did not reach a device. */
+/* An fsync job whose flush waited less than MIN_DEVICE_IO_NS in all (flush_wait), on a
+ * filesystem known not to live in memory: no device wrote for it. */
 int suspect_fsync_noop(const struct side_result *r);
-/* The figure suspect_fsync_noop judges: the fsync's median, else its mean (ns). */
-double fsync_latency(const struct side_result *r);
+/* What one flush of an fsync job waited for (ns): the fsync's median (else its mean), plus the
+ * N writes' before it where the write() itself went to the device (O_DIRECT, O_SYNC, a sync
+ * mount), their median each (else their mean). NAN: not known. */
+double flush_wait(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */
 int suspect_above_link(const struct side_result *r, const struct link *l);

@@ -170,23 +170,35 @@ int suspect_below_device(const struct side_result *r)
     return !(r->fstype && memory_fs(r->fstype));
 }
 
-double fsync_latency(const struct side_result *r)
+static double median_else_mean(double median, double mean)
 {
-    return isnan(r->m[RM_SYNC_P50]) ? r->m[RM_SYNC_MEAN] : r->m[RM_SYNC_P50];
+    return isnan(median) ? mean : median;
 }
 
-/* No device makes a write durable in under MIN_DEVICE_IO_NS either (a flush is a device write
- * and a journal commit): such an fsync was a no-op, as under eatmydata or ZFS sync=disabled,
- * and the data was in memory only. Its median is judged, which a few slow flushes do not move.
- * A memory filesystem's fsync is a no-op by design; a write() that waited itself (O_SYNC, a sync
- * mount) leaves its fsync nothing to do; and on a filesystem whose type was not recorded, often a
- * class named after tmpfs, nothing is said. */
+double flush_wait(const struct side_result *r)
+{
+    double t = median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN]);
+    if (r->direct > 0 || result_write_waits(r))
+        t +=
+            (double)result_writes_per_flush(r) * median_else_mean(r->m[RM_P50], r->m[RM_LAT_TOTAL]);
+    return t;
+}
+
+/* A flush makes the writes before it durable: where they sat in the page cache it writes them
+ * to a device, where the write() itself went to the device (O_DIRECT, O_SYNC, a sync mount) the
+ * writes did, and the fsync may find nothing left (a device without a volatile cache drops the
+ * flush). Either way a device wrote, which no device does in under MIN_DEVICE_IO_NS: a flush
+ * that waited less in all (flush_wait) waited for none, a no-op as under eatmydata (which drops
+ * O_SYNC too) or ZFS sync=disabled. Medians are judged, which a few slow flushes do not move. A
+ * memory filesystem's fsync is a no-op by design, and on a filesystem whose type was not
+ * recorded, often a class named after tmpfs, nothing is said. */
 int suspect_fsync_noop(const struct side_result *r)
 {
     /* the numbers first: most results have no fsync, and the rest compares strings */
-    if (!result_writes_per_flush(r) || !(fsync_latency(r) < MIN_DEVICE_IO_NS) || !r->fstype)
+    if (!result_writes_per_flush(r) || !r->fstype ||
+        !(median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN]) < MIN_DEVICE_IO_NS))
         return 0;
-    return result_is_sync(r) && !result_write_waits(r) && !memory_fs(r->fstype);
+    return result_is_sync(r) && flush_wait(r) < MIN_DEVICE_IO_NS && !memory_fs(r->fstype);
 }
 
 int suspect_above_link(const struct side_result *r, const struct link *l)

@@ -59,7 +59,7 @@ with tempfile.TemporaryDirectory() as tmp:
     found = found or ["", "", ""]
     t.ok(found[1].startswith("%d sync-write results" % len(noop)), "its count: " + found[1])
     for f in noop:
-        m = re.search(re.escape(f) + r":\d+ \(nosync, [^)]* on ext4: fsync ([0-9.]+) (ns|µs)\)",
+        m = re.search(re.escape(f) + r":\d+ \(nosync, [^)]* on ext4: flush ([0-9.]+) (ns|µs)\)",
                       found[2])
         t.near(float(m.group(1)) * NS[m.group(2)] if m else None, fsync_stats(f)[0],
                f + ": named with its fsync median")

@@ -2,6 +2,9 @@
  * the sync option read from a canonical mount option list (core/mount_opts.c writes it: sorted,
  * last-wins, a quoted value kept with its commas), O_SYNC, and how many writes an fsync
  * follows. */
+#include <math.h>
+
+#include "../../query/insights.h"
 #include "../../query/results.h"
 #include "harness.h"
 
@@ -63,9 +66,62 @@ static void write_waits(void)
     INT_EQ(result_writes_per_flush(&r), 0, "neither");
 }
 
+/* An fsync=1 write job on ext4: its write's and its fsync's medians (ns), O_SYNC or not, O_DIRECT
+ * or not; every other metric unknown. */
+static struct side_result fsync_job(const char *mount, int64_t osync, int64_t direct,
+                                    double write_p50, double fsync_p50)
+{
+    struct side_result r = write_on(mount);
+    for (int k = 0; k < RM_COUNT; k++)
+        r.m[k] = NAN;
+    r.fstype = "ext4";
+    r.fsync = 1;
+    r.sync = osync;
+    r.direct = direct;
+    r.m[RM_P50] = write_p50;
+    r.m[RM_SYNC_P50] = fsync_p50;
+    return r;
+}
+
+/* The medians below are those of real fio 3.33 runs on this project's machines (e2e fixtures
+ * and the session 18 review's): eatmydata, a real disk, a write-through device. */
+static void flush_without_device(void)
+{
+    struct side_result r = fsync_job("relatime,rw", -1, 0, 5939, 1288);
+    OK(suspect_fsync_noop(&r), "buffered writes, fsync 1.3 us (eatmydata): no device wrote");
+    r = fsync_job("relatime,rw", -1, 0, 14428, 3489792);
+    OK(!suspect_fsync_noop(&r), "buffered writes, fsync 3.5 ms: a disk's flush");
+    r = fsync_job("relatime,rw", 1, 0, 2300, 1300);
+    OK(suspect_fsync_noop(&r), "O_SYNC under eatmydata (it drops O_SYNC too): write 2.3 us + "
+                               "fsync 1.3 us");
+    r = fsync_job("relatime,rw", 1, 0, 87500, 35000);
+    OK(!suspect_fsync_noop(&r), "O_SYNC on a disk: write 87.5 us + fsync 35 us");
+    r = fsync_job("relatime,rw", -1, 1, 45000, 1700);
+    OK(!suspect_fsync_noop(&r), "O_DIRECT to a write-through device: the write went to it (45 us), "
+                                "the fdatasync found nothing (1.7 us)");
+    r = fsync_job("relatime,rw,sync", -1, 0, 300000, 3000);
+    OK(!suspect_fsync_noop(&r), "a sync mount: the write() flushed (300 us), the fsync 3 us");
+    r = fsync_job("relatime,rw", 1, 0, NAN, 1300);
+    OK(!suspect_fsync_noop(&r), "O_SYNC with its write latency unknown: not judged");
+    INT_EQ(flush_wait(&r) == flush_wait(&r), 0, "and its flush_wait unknown (NAN)");
+    r = fsync_job("relatime,rw", -1, 0, 5939, NAN);
+    r.m[RM_SYNC_MEAN] = 3017;
+    OK(suspect_fsync_noop(&r), "no fsync median: the mean (3.0 us) is judged");
+    r = fsync_job("relatime,rw", -1, 0, 5939, 1288);
+    r.fstype = "tmpfs";
+    OK(!suspect_fsync_noop(&r), "tmpfs: a no-op by design");
+    r.fstype = NULL;
+    OK(!suspect_fsync_noop(&r), "a filesystem not recorded: not judged");
+    r = fsync_job("relatime,rw", 1, 0, 2000, 1000);
+    r.fsync = 4;
+    INT_EQ((long long)flush_wait(&r), 4 * 2000 + 1000,
+           "fsync=4 after O_SYNC writes: 4 writes + the fsync");
+}
+
 int main(void)
 {
     mount_option();
     write_waits();
+    flush_without_device();
     return TEST_DONE();
 }
