@@ -711,11 +711,14 @@ static void capacity_curve(struct cap_ctx *c, const char *workload, const struct
 
 /* ---- sweeps ---- */
 
-/* A sweep's settings but its depths: the workload (split by its context after: groups.h).
- * fsync jobs are left out (the caller checks): their latency target is the fsync's. */
+/* A sweep's settings but its depths: the workload (split by its context after: groups.h), and
+ * whether its engine is synchronous: a job count sweep and a queue depth sweep are not one axis
+ * (and the rows name their points by the family's first). fsync jobs are left out (the caller
+ * checks): their latency target is the fsync's. */
 static struct group sweep_family(const struct side_result *r)
 {
-    return (struct group){"", r->rw, r->direction, r->bs, 0, r->direct, r->sync, 0};
+    return (struct group){"",      r->rw, r->direction, r->bs, result_engine_is_sync(r), r->direct,
+                          r->sync, 0};
 }
 
 static int sweepable(const struct side_result *r)

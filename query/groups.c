@@ -147,23 +147,41 @@ static const char *with_context(struct arena *a, const char *key, const struct s
     return s;
 }
 
+/* A family's contexts and the key each gives: a family has few, and its items, sorted by side
+ * and depth, take them in turns. */
+struct context_keys {
+    struct context_key_of {
+        const char *context, *key;
+    } * v;
+    size_t n, a;
+};
+
+static const char *key_of(struct context_keys *ck, struct arena *a, const char *family,
+                          const struct side_result *x, unsigned mask, const char *by)
+{
+    for (size_t i = 0; i < ck->n; i++)
+        if (ck->v[i].context == x->context) /* interned: one context, one pointer */
+            return ck->v[i].key;
+    ALLOC_GROW(ck->v, ck->n, ck->a);
+    ck->v[ck->n] = (struct context_key_of){x->context, with_context(a, family, x, mask, by)};
+    return ck->v[ck->n++].key;
+}
+
 void items_split_contexts(struct items *it, struct arena *a, const char *by)
 {
+    struct context_keys ck = {0};
     for (size_t i = 0, end; i < it->n; i = end) {
         end = items_run_end(it, i, 0);
         unsigned mask = varying_within_sides(it, i, end, by);
         if (!mask)
             continue;
-        const char *key = it->v[i].key.workload, *prev = NULL;
-        for (size_t j = i; j < end; j++) { /* results come in runs of one context */
-            const struct side_result *x = it->v[j].r;
-            prev = j > i && it->v[j - 1].r->context == x->context
-                       ? prev
-                       : with_context(a, key, x, mask, by);
-            it->v[j].key.workload = prev;
-        }
+        const char *family = it->v[i].key.workload;
+        ck.n = 0;
+        for (size_t j = i; j < end; j++)
+            it->v[j].key.workload = key_of(&ck, a, family, it->v[j].r, mask, by);
         qsort(it->v + i, end - i, sizeof(*it->v), cmp_items);
     }
+    free(ck.v);
 }
 
 size_t items_x_end(const struct items *it, size_t i, size_t end)

@@ -58,8 +58,9 @@ void items_release(struct items *it);
 /* Splits each family (a run of one key, sorted) by the context keys (identity.h) whose value
  * differs between the results of one side of it, as the comparison breaks a workload out
  * (compare.c); the keys that differ only between the sides (each compared storage class's own
- * mount, say) are what is compared and leave the family whole. The new keys are kept in a;
- * the items stay sorted. */
+ * mount, say) are what is compared and leave the family whole. When one side's context varies,
+ * every side's results are split by it, as the comparison does. The new keys are kept in a;
+ * the items stay sorted within each family, the families in place. */
 void items_split_contexts(struct items *it, struct arena *a, const char *by);
 /* The end of the run of items from i that share the key (and the side, when by_side). */
 size_t items_run_end(const struct items *it, size_t i, int by_side);
