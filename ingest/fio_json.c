@@ -454,12 +454,18 @@ static void put_direction(struct fio_doc *doc, struct bench_record *r, const cJS
     put_histogram(doc, r, dir);
 }
 
-/* fsync/fdatasync latency (fio 3.4+ `sync` object), kept with the write result. */
+/* fsync/fdatasync latency (fio 3.4+ `sync` object), kept with the write result. fio 3.33
+ * counts a direct=1 job's fsyncs in lat_ns.N alone, its total_ios staying 0
+ * (tests/fixtures/fsync_noop/direct-1.json): either count stands. */
 static void put_sync(struct fio_doc *doc, struct bench_record *r, const cJSON *job)
 {
     const cJSON *sync = field(job, "sync");
-    double ios;
-    if (!cJSON_IsObject(sync) || !number(sync, "total_ios", &ios) || ios <= 0)
+    double ios, n;
+    if (!cJSON_IsObject(sync))
+        return;
+    if (!number(sync, "total_ios", &ios) || ios <= 0)
+        ios = number(field(sync, "lat_ns"), "N", &n) ? n : 0;
+    if (ios <= 0)
         return;
     record_metric(doc->a, r, "sync_total_ios", ios);
     put_stats(doc, r, field(sync, "lat_ns"), &sync_lat, 1);

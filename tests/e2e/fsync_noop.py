@@ -3,7 +3,8 @@ and under eatmydata, whose fsync is a no-op (fixtures tests/fixtures/fsync_noop,
 runs, gen.sh). No device makes a write durable in under 10 µs: the eatmydata runs are named in
 the insights with their fsync median and left out of the recommendations as cached (before,
 their microsecond fsyncs made them the sync-write pick). tmpfs's fsync (a memory filesystem),
-and one on a filesystem not recorded, are not judged.
+and one on a filesystem not recorded, are not judged. An O_DIRECT job's fdatasync latency is
+kept though fio 3.33 writes its sync.total_ios as 0 (direct-1.json).
 
 Expected values are computed here from the fio JSON files, never from benchdb's output."""
 import glob, json, os, re, statistics, sys, tempfile
@@ -74,6 +75,19 @@ with tempfile.TemporaryDirectory() as tmp:
     m = re.search(r"disk: sync_lat_mean_ns ([0-9.]+) (ns|µs|ms)", sync[3])
     t.near(float(m.group(1)) * NS[m.group(2)] if m else None, disk_mean,
            "the disk's fsync mean stands: " + sync[3])
+
+    # O_DIRECT writes with fdatasync: fio 3.33 counts those fsyncs in lat_ns.N alone
+    direct = os.path.join(DIR, "direct-1.json")
+    sync = json.load(open(direct))["jobs"][0]["sync"]
+    t.eq((sync["total_ios"], sync["lat_ns"]["N"] > 0), (0, True), "the fixture: total_ios 0, N > 0")
+    db3 = os.path.join(tmp, "direct.sqlite")
+    rc, _, err = bdb.call(db3, "import", "--storage-class", "direct", direct)
+    t.eq(rc, 0, "import direct: " + err)
+    rec = bdb.export(db3, t)
+    t.eq(len(rec), 1, "one result")
+    got = rec[0] if rec else {}
+    t.near(got.get("sync_lat_mean_ns"), sync["lat_ns"]["mean"], "direct: its fdatasync latency kept")
+    t.near(got.get("sync_total_ios"), sync["lat_ns"]["N"], "direct: its fdatasync count, lat_ns.N")
 
     # tmpfs: a memory filesystem's fsync is a no-op by design; unrecorded: not judged
     for args in (["--mount", "tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0"], []):
