@@ -193,13 +193,14 @@ static void fsync_noop(struct insight_ctx *c)
 {
     struct finding f = {"fsync without a flush", BUF_INIT, BUF_INIT, 0};
     name_too_fast(c, &f, suspect_fsync_noop, flush_wait, "flush");
-    buf_addf(&f.text,
-             "%zu sync-write result%s whose flush waited under %s in all (the fsync's median, "
-             "else its mean, plus the writes' before it where the write() itself went to the "
-             "device: O_DIRECT, O_SYNC, a sync mount) on a filesystem that does not live in "
-             "memory: no device writes that fast, so the flush waited for none, a no-op "
-             "(eatmydata, ZFS sync=disabled). Left out of the recommendations.",
-             f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_IO_NS, UNIT_NS));
+    buf_addf(
+        &f.text,
+        "%zu sync-write result%s whose flush waited under %s in all (the fsync's median, "
+        "else its mean, plus the writes' before it where the write() itself went to the "
+        "device: O_DIRECT, O_SYNC, a sync mount; an O_SYNC write without fsync, its own) on a filesystem that does not live in "
+        "memory: no device writes that fast, so the flush waited for none, a no-op "
+        "(eatmydata, ZFS sync=disabled). Left out of the recommendations.",
+        f.count, plural(f.count), fmt_value(c->r, MIN_DEVICE_IO_NS, UNIT_NS));
     emit(c, &f);
 }
 

@@ -56,7 +56,8 @@ int suspect_below_device(const struct side_result *r);
 int suspect_fsync_noop(const struct side_result *r);
 /* What one flush of an fsync job waited for (ns): the fsync's median (else its mean), plus the
  * N writes' before it where the write() itself went to the device (O_DIRECT, O_SYNC, a sync
- * mount), their median each (else their mean). NAN: not known. */
+ * mount), their median each (else their mean); an O_SYNC job without fsync: its write's. NAN:
+ * not known. */
 double flush_wait(const struct side_result *r);
 /* A network-filesystem result above its host's link: bit/s (1), or IOPS above the link's packet
  * rate (2); 0 when neither. */

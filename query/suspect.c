@@ -177,10 +177,10 @@ static double median_else_mean(double median, double mean)
 
 double flush_wait(const struct side_result *r)
 {
-    double t = median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN]);
-    if (r->direct > 0 || result_write_waits(r))
-        t +=
-            (double)result_writes_per_flush(r) * median_else_mean(r->m[RM_P50], r->m[RM_LAT_TOTAL]);
+    int64_t n = result_writes_per_flush(r);
+    double t = n ? median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN]) : 0;
+    if (r->direct > 0 || result_write_waits(r)) /* an O_SYNC job without fsync: each write */
+        t += (double)(n ? n : 1) * median_else_mean(r->m[RM_P50], r->m[RM_LAT_TOTAL]);
     return t;
 }
 
@@ -194,9 +194,13 @@ double flush_wait(const struct side_result *r)
  * recorded, often a class named after tmpfs, nothing is said. */
 int suspect_fsync_noop(const struct side_result *r)
 {
-    /* the numbers first: most results have no fsync, and the rest compares strings */
-    if (!result_writes_per_flush(r) || !r->fstype ||
-        !(median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN]) < MIN_DEVICE_IO_NS))
+    /* the numbers first: most results have neither fsync nor O_SYNC, and the rest compares
+     * strings; a plain write on a sync mount is not judged (eatmydata cannot undo a mount) */
+    double part = result_writes_per_flush(r)
+                      ? median_else_mean(r->m[RM_SYNC_P50], r->m[RM_SYNC_MEAN])
+                  : r->sync > 0 ? median_else_mean(r->m[RM_P50], r->m[RM_LAT_TOTAL])
+                                : NAN;
+    if (!r->fstype || !(part < MIN_DEVICE_IO_NS))
         return 0;
     return result_is_sync(r) && flush_wait(r) < MIN_DEVICE_IO_NS && !memory_fs(r->fstype);
 }

@@ -4,7 +4,8 @@ runs, gen.sh). No device makes a write durable in under 10 µs: the eatmydata ru
 the insights with their fsync median and left out of the recommendations as cached (before,
 their microsecond fsyncs made them the sync-write pick). tmpfs's fsync (a memory filesystem),
 and one on a filesystem not recorded, are not judged. An O_DIRECT job's fdatasync latency is
-kept though fio 3.33 writes its sync.total_ios as 0 (direct-1.json).
+kept though fio 3.33 writes its sync.total_ios as 0 (direct-1.json). O_SYNC writes without
+fsync are judged by the write itself (osync-*.json: eatmydata drops O_SYNC at open).
 
 Expected values are computed here from the fio JSON files, never from benchdb's output."""
 import glob, json, os, re, statistics, sys, tempfile
@@ -88,6 +89,29 @@ with tempfile.TemporaryDirectory() as tmp:
     got = rec[0] if rec else {}
     t.near(got.get("sync_lat_mean_ns"), sync["lat_ns"]["mean"], "direct: its fdatasync latency kept")
     t.near(got.get("sync_total_ios"), sync["lat_ns"]["N"], "direct: its fdatasync count, lat_ns.N")
+
+    # O_SYNC writes without fsync: the write is the flush; eatmydata drops O_SYNC at open
+    db4 = os.path.join(tmp, "osync.sqlite")
+    osync = {cls: os.path.join(DIR, "osync-%s-1.json" % name)
+             for cls, name in (("disk", "disk"), ("nosync", "eatmydata"))}
+    p50 = {cls: json.load(open(f))["jobs"][0]["write"]["clat_ns"]["percentile"]["50.000000"]
+           for cls, f in osync.items()}
+    t.ok(p50["nosync"] < MIN_DEVICE_IO_NS < p50["disk"], "the fixture: O_SYNC write medians %r" % p50)
+    for cls, f in osync.items():
+        rc, _, err = bdb.call(db4, "import", "--storage-class", cls, f)
+        t.eq(rc, 0, "import %s: %s" % (f, err))
+    rep = report(db4, "disk", "nosync")
+    found = next((r for r in section_rows(rep, "Insights") if r[0] == "fsync without a flush"),
+                 ["", "", ""])
+    m = re.search(re.escape(osync["nosync"]) + r":\d+ \(nosync, [^)]* on ext4: flush ([0-9.]+) "
+                  r"(ns|µs)\)", found[2])
+    t.near(float(m.group(1)) * NS[m.group(2)] if m else None, p50["nosync"],
+           "O_SYNC under eatmydata: named with its write median")
+    t.ok(osync["disk"] not in found[2], "O_SYNC on the disk: not named")
+    sync = next(r for r in section_rows(rep, "Recommendations")
+                if r[0].startswith("Sync-write heavy"))
+    t.ok("nosync" not in sync[1] and "nosync: 1 result left out as cached" in sync[3],
+         "O_SYNC under eatmydata is not the sync-write pick: %s | %s" % (sync[1], sync[3]))
 
     # tmpfs: a memory filesystem's fsync is a no-op by design; unrecorded: not judged
     for args in (["--mount", "tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0"], []):

@@ -112,6 +112,14 @@ static void flush_without_device(void)
     OK(!suspect_fsync_noop(&r), "tmpfs: a no-op by design");
     r.fstype = NULL;
     OK(!suspect_fsync_noop(&r), "a filesystem not recorded: not judged");
+    r = fsync_job("relatime,rw", 1, 0, 2640, NAN);
+    r.fsync = -1;
+    OK(suspect_fsync_noop(&r), "O_SYNC without fsync under eatmydata: the write 2.6 us");
+    r.m[RM_P50] = 164864;
+    OK(!suspect_fsync_noop(&r), "O_SYNC without fsync on a disk: the write 165 us");
+    r = fsync_job("relatime,rw,sync", -1, 0, 2640, NAN);
+    r.fsync = -1;
+    OK(!suspect_fsync_noop(&r), "a plain write on a sync mount: not judged");
     r = fsync_job("relatime,rw", 1, 0, 2000, 1000);
     r.fsync = 4;
     INT_EQ((long long)flush_wait(&r), 4 * 2000 + 1000,
