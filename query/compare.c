@@ -164,56 +164,16 @@ static void groups_release(struct groups *g)
     free(g->unknown.v);
 }
 
-/* Whether a and b have the same fields that context key k's value is made of: then the values
- * are equal (the strings are interned: equal strings are one pointer). A million results
- * are mostly repeats of a few contexts, whose values need not be written out each. */
-static int same_context_fields(const struct side_result *a, const struct side_result *b,
-                               enum context_key k)
-{
-    switch (k) {
-    case CX_HOST:
-        return a->host == b->host;
-    case CX_OS:
-        return a->os == b->os;
-    case CX_LABEL:
-        return a->label == b->label;
-    case CX_MOUNT:
-        return a->mount == b->mount;
-    case CX_TOOL:
-        return a->tool == b->tool && a->tool_version == b->tool_version;
-    case CX_ENGINE:
-        return a->ioengine == b->ioengine;
-    case CX_SIZE:
-        return a->size == b->size;
-    case N_CONTEXT:
-        break;
-    }
-    return 0;
-}
-
 /* The context keys whose value differs between results of one side of w. */
 static unsigned varying_context(const struct workload_group *w, size_t nsides, const char *by)
 {
     unsigned mask = 0;
-    struct buf first = BUF_INIT, other = BUF_INIT;
-    for (int k = 0; k < N_CONTEXT; k++) {
-        if (context_is_compared((enum context_key)k, by))
-            continue;
-        for (size_t s = 0; s < nsides && !(mask & (1u << k)); s++) {
-            const struct result_set *rs = &w->sides[s];
-            if (rs->n)
-                context_value(&first, rs->v[0], (enum context_key)k, by);
-            for (size_t i = 1; i < rs->n && !(mask & (1u << k)); i++) {
-                if (same_context_fields(rs->v[0], rs->v[i], (enum context_key)k))
-                    continue;
-                context_value(&other, rs->v[i], (enum context_key)k, by);
-                if (strcmp(first.data, other.data))
-                    mask |= 1u << k;
-            }
-        }
-    }
-    buf_release(&first);
-    buf_release(&other);
+    struct buf scratch[2] = {BUF_INIT, BUF_INIT};
+    for (size_t s = 0; s < nsides; s++)
+        for (size_t i = 1; i < w->sides[s].n; i++)
+            mask |= context_differs(w->sides[s].v[0], w->sides[s].v[i], mask, by, scratch);
+    buf_release(&scratch[0]);
+    buf_release(&scratch[1]);
     return mask;
 }
 
@@ -1144,7 +1104,7 @@ static int recommend(struct db *db, const struct compare_opts *o, const struct s
 static int same_context(const struct side_result *a, const struct side_result *b)
 {
     for (int k = 0; k < N_CONTEXT; k++)
-        if (!same_context_fields(a, b, (enum context_key)k))
+        if (!context_fields_equal(a, b, (enum context_key)k))
             return 0;
     return 1;
 }

@@ -112,25 +112,15 @@ size_t items_run_end(const struct items *it, size_t i, int by_side)
  * items [i, end), sorted by side. */
 static unsigned varying_within_sides(const struct items *it, size_t i, size_t end, const char *by)
 {
-    struct buf a = BUF_INIT, b = BUF_INIT;
+    struct buf scratch[2] = {BUF_INIT, BUF_INIT};
     unsigned mask = 0;
     for (size_t first = i, j = i; j < end; j++) {
         if (it->v[j].side != it->v[first].side)
             first = j;
-        const struct side_result *f = it->v[first].r, *x = it->v[j].r;
-        if (f->context == x->context) /* interned: one context, one pointer */
-            continue;
-        for (int k = 0; k < N_CONTEXT; k++) {
-            if ((mask & (1u << k)) || context_is_compared((enum context_key)k, by))
-                continue;
-            context_value(&a, f, (enum context_key)k, by);
-            context_value(&b, x, (enum context_key)k, by);
-            if (strcmp(a.data, b.data))
-                mask |= 1u << k;
-        }
+        mask |= context_differs(it->v[first].r, it->v[j].r, mask, by, scratch);
     }
-    buf_release(&a);
-    buf_release(&b);
+    buf_release(&scratch[0]);
+    buf_release(&scratch[1]);
     return mask;
 }
 

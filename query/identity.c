@@ -49,7 +49,10 @@ static void tool_major(struct buf *out, const struct side_result *r)
     }
 }
 
-void context_value(struct buf *out, const struct side_result *r, enum context_key k, const char *by)
+/* The value of context key k of r ("" unknown) into out (reset first); by is the compared key
+ * (--by), whose own mount option is left out of the mount options. */
+static void context_value(struct buf *out, const struct side_result *r, enum context_key k,
+                          const char *by)
 {
     buf_reset(out);
     switch (k) {
@@ -83,11 +86,55 @@ void context_value(struct buf *out, const struct side_result *r, enum context_ke
     }
 }
 
-int context_is_compared(enum context_key k, const char *by)
+/* The compared key is what differs on purpose: it is never a context of its own. */
+static int context_is_compared(enum context_key k, const char *by)
 {
     return (k == CX_HOST && !strcmp(by, "host")) || (k == CX_OS && !strcmp(by, "tag:os")) ||
            (k == CX_LABEL && !strcmp(by, "tag:label")) || (k == CX_MOUNT && !strcmp(by, "mount")) ||
            (k == CX_ENGINE && !strcmp(by, "ioengine"));
+}
+
+int context_fields_equal(const struct side_result *a, const struct side_result *b,
+                         enum context_key k)
+{
+    switch (k) {
+    case CX_HOST:
+        return a->host == b->host;
+    case CX_OS:
+        return a->os == b->os;
+    case CX_LABEL:
+        return a->label == b->label;
+    case CX_MOUNT:
+        return a->mount == b->mount;
+    case CX_TOOL:
+        return a->tool == b->tool && a->tool_version == b->tool_version;
+    case CX_ENGINE:
+        return a->ioengine == b->ioengine;
+    case CX_SIZE:
+        return a->size == b->size;
+    case N_CONTEXT:
+        break;
+    }
+    return 0;
+}
+
+unsigned context_differs(const struct side_result *a, const struct side_result *b, unsigned known,
+                         const char *by, struct buf scratch[2])
+{
+    unsigned mask = 0;
+    if (a->context && a->context == b->context) /* interned: one context, one pointer */
+        return 0;
+    for (int k = 0; k < N_CONTEXT; k++) {
+        unsigned bit = 1u << k;
+        if ((known & bit) || context_is_compared((enum context_key)k, by) ||
+            context_fields_equal(a, b, (enum context_key)k))
+            continue;
+        context_value(&scratch[0], a, (enum context_key)k, by);
+        context_value(&scratch[1], b, (enum context_key)k, by);
+        if (strcmp(scratch[0].data, scratch[1].data))
+            mask |= bit;
+    }
+    return mask;
 }
 
 void context_key(struct buf *out, const struct side_result *r, const char *by)

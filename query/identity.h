@@ -16,12 +16,17 @@ enum context_key { CX_HOST, CX_OS, CX_LABEL, CX_MOUNT, CX_TOOL, CX_ENGINE, CX_SI
 /* "host", "OS", ..., as a broken-out workload's name says them. */
 extern const char *const context_names[N_CONTEXT];
 
-/* The value of context key k of r ("" unknown) into out (reset first); by is the compared key
- * (--by), whose own mount option is left out of the mount options. */
-void context_value(struct buf *out, const struct side_result *r, enum context_key k,
-                   const char *by);
-/* The compared key is what differs on purpose: it is never a context of its own. */
-int context_is_compared(enum context_key k, const char *by);
+/* Whether a and b have the same fields that context key k's value is made of: then the values
+ * are equal (the strings are interned: equal strings are one pointer). A million results are
+ * mostly repeats of a few contexts, whose values need not be written out each. Unequal fields
+ * may still make equal values (context_differs compares those). */
+int context_fields_equal(const struct side_result *a, const struct side_result *b,
+                         enum context_key k);
+/* The context keys (bits of enum context_key) whose values differ between a and b, but the
+ * compared key's and those in known (already found elsewhere); scratch: two buffers the caller
+ * keeps across calls and releases. */
+unsigned context_differs(const struct side_result *a, const struct side_result *b, unsigned known,
+                         const char *by, struct buf scratch[2]);
 /* Every context value of r but the compared key's, '\x1f' apart, appended to out: results
  * with the same workload and this text are repeats of one another. */
 void context_key(struct buf *out, const struct side_result *r, const char *by);

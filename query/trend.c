@@ -409,23 +409,18 @@ static unsigned varying_context(const struct trend_rows *rows, size_t i, size_t 
 {
     unsigned mask = 0;
     struct side_result first, other;
-    struct buf a = BUF_INIT, b = BUF_INIT;
+    struct buf scratch[2] = {BUF_INIT, BUF_INIT};
     row_identity(&rows->v[i], &first);
     size_t j = i + 1;
     for (; j < rows->n && !strcmp(rows->v[j].base, rows->v[i].base); j++) {
         if (!strcmp(rows->v[j].key, rows->v[j - 1].key))
             continue; /* the same series */
         row_identity(&rows->v[j], &other);
-        for (int k = 0; k < N_CONTEXT; k++) {
-            context_value(&a, &first, (enum context_key)k, "");
-            context_value(&b, &other, (enum context_key)k, "");
-            if (strcmp(a.data, b.data))
-                mask |= 1u << k;
-        }
+        mask |= context_differs(&first, &other, mask, "", scratch);
     }
     *end = j;
-    buf_release(&a);
-    buf_release(&b);
+    buf_release(&scratch[0]);
+    buf_release(&scratch[1]);
     return mask;
 }
 
